@@ -1,0 +1,32 @@
+//! rocm-probe: probe an AMD ROCm system layer by layer, from the live machine or from a
+//! fixture directory that mirrors one.
+//!
+//! Data flows one way: a [`Source`] (live or fixture) is read by collectors into typed facts
+//! ([`Topology`], [`AgentFacts`]); pure functions derive views and findings from the facts.
+//! Every file read goes through [`SysRoot`], so the same code runs on both kinds of source.
+//!
+//! `unsafe` is denied in this crate. The modules that must touch foreign memory (ioctl wrappers,
+//! calls into libhsakmt/ROCr/HIP, memory maps of large binaries) opt back in one by one and are
+//! named here as they are added; there are none yet.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod agent;
+pub mod drm;
+pub mod fixture;
+pub mod host;
+pub mod marketing;
+pub mod module;
+pub mod problem;
+pub mod properties;
+pub mod root;
+pub mod source;
+pub mod target;
+pub mod topology;
+
+pub use agent::{AgentFacts, Inventory};
+pub use problem::Problem;
+pub use root::{ReadError, ReadErrorKind, SysRoot};
+pub use source::Source;
+pub use topology::Topology;

@@ -1,0 +1,92 @@
+//! `Source`: the one place that touches the system, live or fixture.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::fixture::{FixtureConfig, FixtureError};
+use crate::host::{FixtureHost, Host, LiveHost};
+use crate::root::SysRoot;
+
+/// Where facts come from.
+#[derive(Debug)]
+pub struct Source {
+    root: SysRoot,
+    host: Box<dyn Host>,
+    config: Option<FixtureConfig>,
+}
+
+/// How the report names its source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SourceKind {
+    /// This machine.
+    Live,
+    /// A fixture directory.
+    Fixture {
+        /// The directory as given.
+        root: PathBuf,
+    },
+}
+
+impl Source {
+    /// The live machine and the real process.
+    pub fn live() -> Self {
+        Self {
+            root: SysRoot::live(),
+            host: Box::new(LiveHost),
+            config: None,
+        }
+    }
+
+    /// A fixture directory; its `fixture.toml` (optional) is parsed now.
+    pub fn fixture(dir: impl AsRef<Path>) -> Result<Self, FixtureError> {
+        let dir = dir.as_ref();
+        match std::fs::metadata(dir) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => return Err(fixture_dir_error(dir, "not a directory")),
+            Err(e) => return Err(fixture_dir_error(dir, &e.to_string())),
+        }
+        let config = FixtureConfig::load(dir)?;
+        Ok(Self {
+            root: SysRoot::fixture(dir),
+            host: Box::new(FixtureHost::new(config.clone())),
+            config: Some(config),
+        })
+    }
+
+    /// The file root every read goes through.
+    pub fn root(&self) -> &SysRoot {
+        &self.root
+    }
+
+    /// Identity, environment and device nodes.
+    pub fn host(&self) -> &dyn Host {
+        self.host.as_ref()
+    }
+
+    /// The fixture's description, in fixture mode.
+    pub fn fixture_config(&self) -> Option<&FixtureConfig> {
+        self.config.as_ref()
+    }
+
+    /// Live or fixture, for the report header.
+    pub fn kind(&self) -> SourceKind {
+        if self.root.is_fixture() {
+            SourceKind::Fixture {
+                root: self.root.base().to_owned(),
+            }
+        } else {
+            SourceKind::Live
+        }
+    }
+}
+
+fn fixture_dir_error(dir: &Path, message: &str) -> FixtureError {
+    FixtureError {
+        file: dir.to_owned(),
+        line: None,
+        key: None,
+        message: format!("cannot use as a fixture: {message}"),
+    }
+}

@@ -1,0 +1,305 @@
+//! gfx targets: names from `gfx_target_version` (or, on 2018 kernels, the PCI device id), the
+//! target features each processor has, and full target IDs (`gfx90a:sramecc+:xnack-`).
+//!
+//! Sources: LLVM AMDGPUUsage "Processors" and "Target Features"; ROCr `isa.cpp`; the kernel's
+//! `kgd2kfd_probe` for `gfx_target_version`, `amdgpu_gmc_noretry_set` and
+//! `kfd_process_xnack_mode` for XNACK.
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+/// A gfx IP version as KFD encodes it: `major*10000 + minor*100 + stepping`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GfxVersion {
+    /// Major (9 for GFX9).
+    pub major: u32,
+    /// Minor.
+    pub minor: u32,
+    /// Stepping.
+    pub stepping: u32,
+}
+
+impl GfxVersion {
+    /// Decodes `gfx_target_version`; 0 (CPU nodes) is `None`.
+    pub fn from_target_version(v: u32) -> Option<Self> {
+        (v != 0).then_some(Self {
+            major: (v / 10000) % 100,
+            minor: (v / 100) % 100,
+            stepping: v % 100,
+        })
+    }
+
+    /// Parses a processor name such as `gfx90a` or `gfx1100` (the last two characters are the
+    /// hex minor and stepping).
+    pub fn from_name(name: &str) -> Option<Self> {
+        let digits = name.strip_prefix("gfx")?;
+        if digits.len() < 3 || !digits.is_ascii() {
+            return None;
+        }
+        let (major, rest) = digits.split_at(digits.len() - 2);
+        let major = major.parse().ok()?;
+        let minor = u32::from_str_radix(&rest[..1], 16).ok()?;
+        let stepping = u32::from_str_radix(&rest[1..], 16).ok()?;
+        Some(Self {
+            major,
+            minor,
+            stepping,
+        })
+    }
+
+    /// The processor name, `gfx` + decimal major + hex minor + hex stepping, exactly as
+    /// `rocm_agent_enumerator` and ROCr print it (90010 → `gfx90a`).
+    pub fn name(&self) -> String {
+        format!("gfx{}{:x}{:x}", self.major, self.minor, self.stepping)
+    }
+
+    /// Whether this processor has the `sramecc` target feature.
+    pub fn supports_sramecc(&self) -> bool {
+        matches!(
+            self.name().as_str(),
+            "gfx906" | "gfx908" | "gfx90a" | "gfx940" | "gfx941" | "gfx942" | "gfx950"
+        )
+    }
+
+    /// Whether this processor has the `xnack` target feature.
+    pub fn supports_xnack(&self) -> bool {
+        matches!(
+            self.name().as_str(),
+            "gfx801"
+                | "gfx810"
+                | "gfx900"
+                | "gfx902"
+                | "gfx904"
+                | "gfx906"
+                | "gfx908"
+                | "gfx909"
+                | "gfx90a"
+                | "gfx90c"
+                | "gfx940"
+                | "gfx941"
+                | "gfx942"
+                | "gfx950"
+                | "gfx1010"
+                | "gfx1011"
+                | "gfx1012"
+                | "gfx1013"
+        )
+    }
+
+    /// GPUs whose XNACK mode can be chosen per process (`KFD_SUPPORT_XNACK_PER_PROCESS`:
+    /// GC 9.4.2, 9.4.3, 9.4.4, 9.5.0).
+    fn xnack_per_process(&self) -> bool {
+        matches!(
+            self.name().as_str(),
+            "gfx90a" | "gfx940" | "gfx941" | "gfx942" | "gfx950"
+        )
+    }
+
+    /// The amdgpu default of `noretry` when the parameter is -1 (`amdgpu_gmc_noretry_set`):
+    /// retry faults are off on GC 9.0.1, 9.4.x, 9.5.0 and GC ≥ 10.3, on elsewhere.
+    fn default_noretry(&self) -> bool {
+        matches!(
+            self.name().as_str(),
+            "gfx900" | "gfx906" | "gfx908" | "gfx90a" | "gfx940" | "gfx941" | "gfx942" | "gfx950"
+        ) || (self.major, self.minor) >= (10, 3)
+    }
+
+    /// Integrated GPUs (APUs), by processor; MI300A shares gfx942 with discrete parts and is
+    /// told apart by device id in [`is_integrated`].
+    fn is_apu_processor(&self) -> bool {
+        matches!(
+            self.name().as_str(),
+            "gfx801"
+                | "gfx810"
+                | "gfx902"
+                | "gfx909"
+                | "gfx90c"
+                | "gfx1013"
+                | "gfx1033"
+                | "gfx1035"
+                | "gfx1036"
+                | "gfx1103"
+                | "gfx1150"
+                | "gfx1151"
+                | "gfx1152"
+                | "gfx1153"
+        )
+    }
+}
+
+impl fmt::Display for GfxVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+impl Serialize for GfxVersion {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+/// MI300A (gfx942 APU) device id.
+const MI300A_DEVICE_ID: u32 = 0x74a0;
+
+/// Whether a GPU is integrated with the CPU (shares system memory).
+pub fn is_integrated(gfx: GfxVersion, device_id: Option<u32>) -> bool {
+    gfx.is_apu_processor() || device_id == Some(MI300A_DEVICE_ID)
+}
+
+/// The gfx target of a PCI device id, for kernels that predate `gfx_target_version` (Linux
+/// < 5.15). Only parts that such kernels drove are listed; PCI ids per family from the amdgpu
+/// driver's `amdgpu_pciidlist` and libdrm's `amdgpu.ids`.
+pub fn from_device_id(device_id: u32) -> Option<GfxVersion> {
+    #[rustfmt::skip]
+    const TABLE: &[(&str, &[u32])] = &[
+        ("gfx700", &[0x1304, 0x1305, 0x1306, 0x1307, 0x1309, 0x130a, 0x130b, 0x130c, 0x130d, 0x130e, 0x130f, 0x1310, 0x1311, 0x1312, 0x1313, 0x1315, 0x1316, 0x1317, 0x1318, 0x131b, 0x131c, 0x131d]),
+        ("gfx701", &[0x67a0, 0x67a1, 0x67a2, 0x67a8, 0x67a9, 0x67aa, 0x67b0, 0x67b1, 0x67b8, 0x67b9, 0x67ba, 0x67be]),
+        ("gfx801", &[0x9870, 0x9874, 0x9875, 0x9876, 0x9877, 0x98e4]),
+        ("gfx802", &[0x6920, 0x6921, 0x6928, 0x6929, 0x692b, 0x692f, 0x6930, 0x6938, 0x6939]),
+        ("gfx803", &[0x7300, 0x730f, 0x67c0, 0x67c1, 0x67c2, 0x67c4, 0x67c7, 0x67c8, 0x67c9, 0x67ca, 0x67cc, 0x67cf, 0x6fdf, 0x67d0, 0x67df, 0x67e0, 0x67e1, 0x67e3, 0x67e7, 0x67e8, 0x67e9, 0x67eb, 0x67ef, 0x67ff, 0x6980, 0x6981, 0x6985, 0x6986, 0x6987, 0x6995, 0x6997, 0x699f, 0x694c, 0x694e, 0x694f]),
+        ("gfx900", &[0x6860, 0x6861, 0x6862, 0x6863, 0x6864, 0x6867, 0x6868, 0x6869, 0x686a, 0x686b, 0x686c, 0x686d, 0x686e, 0x686f, 0x687f]),
+        ("gfx902", &[0x15dd, 0x15d8]),
+        ("gfx904", &[0x69a0, 0x69a1, 0x69a2, 0x69a3, 0x69af]),
+        ("gfx906", &[0x66a0, 0x66a1, 0x66a2, 0x66a3, 0x66a4, 0x66a7, 0x66af]),
+        ("gfx908", &[0x738c, 0x7388, 0x738e, 0x7390]),
+        ("gfx90a", &[0x7408, 0x740c, 0x740f, 0x7410]),
+        ("gfx90c", &[0x15e7, 0x1636, 0x1638, 0x164c]),
+        ("gfx1010", &[0x7310, 0x7312, 0x7318, 0x7319, 0x731a, 0x731b, 0x731e, 0x731f]),
+        ("gfx1011", &[0x7360, 0x7362]),
+        ("gfx1012", &[0x7340, 0x7341, 0x7347, 0x734f]),
+        ("gfx1030", &[0x73a0, 0x73a1, 0x73a2, 0x73a3, 0x73a5, 0x73a8, 0x73a9, 0x73ab, 0x73ac, 0x73ad, 0x73ae, 0x73af, 0x73bf]),
+        ("gfx1031", &[0x73c0, 0x73c1, 0x73c3, 0x73da, 0x73db, 0x73dc, 0x73dd, 0x73de, 0x73df]),
+        ("gfx1032", &[0x73e0, 0x73e1, 0x73e2, 0x73e3, 0x73e8, 0x73e9, 0x73ea, 0x73eb, 0x73ec, 0x73ed, 0x73ef, 0x73ff]),
+    ];
+    TABLE
+        .iter()
+        .find(|(_, ids)| ids.contains(&device_id))
+        .and_then(|(name, _)| GfxVersion::from_name(name))
+}
+
+/// Where a GPU's gfx target came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetSource {
+    /// The node's `gfx_target_version` (Linux ≥ 5.15).
+    GfxTargetVersion,
+    /// The PCI device id, looked up in a table (older kernels).
+    DeviceIdTable,
+}
+
+/// The process XNACK mode as KFD would set it for a new process on this machine
+/// (`kfd_process_xnack_mode`), adjusted by `HSA_XNACK`, or `None` when it cannot be known.
+///
+/// `noretry` is amdgpu's parameter (-1 = the kernel's per-GPU default). `gpus` are the
+/// processors of every GPU node; the mode is one value for the whole process.
+pub fn process_xnack(gpus: &[GfxVersion], noretry: Option<i32>, hsa_xnack: Option<&str>) -> Option<bool> {
+    let noretry = noretry?;
+    // Only SOC15 (GFX9+) GPUs take part in the choice; older ones have no SVM.
+    let soc15: Vec<&GfxVersion> = gpus.iter().filter(|g| g.major >= 9).collect();
+    if soc15.is_empty() {
+        return None;
+    }
+    let retry_on = |g: &GfxVersion| {
+        let noretry = if noretry == -1 { g.default_noretry() } else { noretry != 0 };
+        // GFX10+ cannot preempt shaders during page faults: never XNACK on, whatever noretry.
+        g.major == 9 && !noretry
+    };
+    let default = soc15.iter().all(|g| retry_on(g));
+    match hsa_xnack.map(str::trim) {
+        // ROCr asks KFD to switch; GPUs with per-process XNACK always accept.
+        Some("1") => Some(soc15.iter().all(|g| g.xnack_per_process() || retry_on(g)) || default),
+        Some("0") => Some(false),
+        _ => Some(default),
+    }
+}
+
+/// A full target ID: processor plus the features that processor has, in canonical order
+/// (`sramecc` before `xnack`). A feature whose setting is unknown is left out (which in LLVM's
+/// grammar means "any").
+pub fn target_id(gfx: GfxVersion, sramecc: Option<bool>, xnack: Option<bool>) -> String {
+    let mut id = gfx.name();
+    let mut feature = |name: &str, supported: bool, on: Option<bool>| {
+        if let (true, Some(on)) = (supported, on) {
+            id.push_str(&format!(":{name}{}", if on { '+' } else { '-' }));
+        }
+    };
+    feature("sramecc", gfx.supports_sramecc(), sramecc);
+    feature("xnack", gfx.supports_xnack(), xnack);
+    id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(n: u32) -> GfxVersion {
+        GfxVersion::from_target_version(n).unwrap()
+    }
+
+    #[test]
+    fn names_use_hex_minor_and_stepping() {
+        let cases = [
+            (90000, "gfx900"),
+            (90010, "gfx90a"),
+            (90012, "gfx90c"),
+            (90402, "gfx942"),
+            (90500, "gfx950"),
+            (100300, "gfx1030"),
+            (100303, "gfx1033"),
+            (110000, "gfx1100"),
+            (110003, "gfx1103"),
+            (110501, "gfx1151"),
+            (120001, "gfx1201"),
+        ];
+        for (n, name) in cases {
+            assert_eq!(v(n).name(), name);
+            assert_eq!(GfxVersion::from_name(name), Some(v(n)));
+        }
+        assert_eq!(GfxVersion::from_target_version(0), None);
+        assert_eq!(GfxVersion::from_name("gfx"), None);
+        assert_eq!(GfxVersion::from_name("gfx9-generic"), None);
+    }
+
+    #[test]
+    fn device_id_fallback() {
+        assert_eq!(from_device_id(0x6860).map(|g| g.name()), Some("gfx900".into()));
+        assert_eq!(from_device_id(0x740f).map(|g| g.name()), Some("gfx90a".into()));
+        assert_eq!(from_device_id(0xffff), None);
+    }
+
+    #[test]
+    fn target_ids_list_supported_features_in_order() {
+        assert_eq!(target_id(v(90010), Some(true), Some(false)), "gfx90a:sramecc+:xnack-");
+        assert_eq!(target_id(v(90010), Some(true), None), "gfx90a:sramecc+");
+        assert_eq!(target_id(v(110000), Some(false), Some(false)), "gfx1100");
+        assert_eq!(target_id(v(90000), Some(true), Some(true)), "gfx900:xnack+");
+    }
+
+    #[test]
+    fn xnack_follows_the_kernel_rules() {
+        let mi210 = [v(90010)];
+        assert_eq!(process_xnack(&mi210, None, None), None);
+        assert_eq!(process_xnack(&mi210, Some(-1), None), Some(false));
+        assert_eq!(process_xnack(&mi210, Some(0), None), Some(true));
+        assert_eq!(process_xnack(&mi210, Some(1), Some("1")), Some(true));
+        assert_eq!(process_xnack(&mi210, Some(0), Some("0")), Some(false));
+        // A Navi card in the same process forces XNACK off.
+        assert_eq!(process_xnack(&[v(90010), v(100300)], Some(0), None), Some(false));
+        // Raven's default is retry on.
+        assert_eq!(process_xnack(&[v(90002)], Some(-1), None), Some(true));
+        // gfx900 has no per-process mode: HSA_XNACK=1 cannot turn it on under noretry=1.
+        assert_eq!(process_xnack(&[v(90000)], Some(1), Some("1")), Some(false));
+        // Pre-SOC15 GPUs do not take part.
+        assert_eq!(process_xnack(&[v(80003)], Some(0), None), None);
+    }
+
+    #[test]
+    fn integrated_gpus() {
+        assert!(is_integrated(v(110003), Some(0x15bf)));
+        assert!(is_integrated(v(90402), Some(0x74a0)));
+        assert!(!is_integrated(v(90402), Some(0x74a1)));
+        assert!(!is_integrated(v(110000), None));
+    }
+}
