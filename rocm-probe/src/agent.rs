@@ -24,6 +24,9 @@ const CAP_COHERENT_HOST_ACCESS: u32 = 0x1000_0000;
 /// `capability` bits 22–25: ASIC revision.
 const CAP_ASIC_REVISION_SHIFT: u32 = 22;
 
+/// AMD's PCI vendor id.
+pub const PCI_VENDOR_AMD: u32 = 0x1002;
+
 /// The environment variable ROCr reads to ask for an XNACK mode.
 pub const HSA_XNACK: &str = "HSA_XNACK";
 /// Where the CPU model name comes from.
@@ -49,6 +52,21 @@ pub struct AgentFacts {
 }
 
 impl AgentFacts {
+    /// Only what gfx names need: the topology, plus — for full target IDs — what decides XNACK
+    /// (amdgpu's `noretry` and `HSA_XNACK`). No drm, `amdgpu.ids` or `/proc` reads.
+    pub fn collect_targets(source: &Source, target_ids: bool) -> Result<Self, ReadError> {
+        let topology = Topology::collect(source.root())?;
+        let mut facts = Self {
+            topology,
+            ..Self::default()
+        };
+        if target_ids {
+            facts.amdgpu = AmdgpuParameters::collect(source.root(), &mut facts.problems);
+            facts.hsa_xnack = source.host().env(HSA_XNACK);
+        }
+        Ok(facts)
+    }
+
     /// Collects the topology and what the agent view needs beside it. Fails only when there is
     /// no readable KFD topology.
     pub fn collect(source: &Source) -> Result<Self, ReadError> {
@@ -134,13 +152,15 @@ pub struct Agent {
     pub isa: Option<String>,
     /// rocminfo "Marketing Name".
     pub marketing_name: Option<String>,
+    /// rocminfo "Vendor Name" (GPUs: from the PCI vendor id).
+    pub vendor_name: Option<String>,
     /// rocminfo "Uuid" (`GPU-<unique_id in hex>`).
     pub uuid: Option<String>,
     /// rocminfo "Chip ID": the PCI device id.
     pub chip_id: Option<u32>,
     /// rocminfo "ASIC Revision" (`capability` bits 22–25).
     pub asic_revision: Option<u32>,
-    /// PCI revision used for the marketing name (drm `revision`, else the ASIC revision).
+    /// PCI revision id (drm `device/revision`), used for the marketing name.
     pub pci_revision: Option<u32>,
     /// KFD `gpu_id`.
     pub gpu_id: Option<u32>,
@@ -162,6 +182,8 @@ pub struct Agent {
     pub wavefront_size: Option<u32>,
     /// rocminfo "Max Waves Per CU".
     pub max_waves_per_cu: Option<u32>,
+    /// rocminfo "Max Work-item Per CU": wavefront size × max waves per CU.
+    pub max_work_items_per_cu: Option<u32>,
     /// rocminfo "Max Clock Freq. (MHz)".
     pub max_clock_mhz: Option<u32>,
     /// rocminfo "Cache Info".
@@ -257,6 +279,31 @@ impl Inventory {
         AgentFacts::collect(source).map(|f| Self::from_facts(&f))
     }
 
+    /// One line per GPU node in node order, as `rocm_agent_enumerator` prints them: the gfx
+    /// name, or with `target_ids` the full target ID. Nodes whose target is unknown are left
+    /// out (each has a problem).
+    pub fn targets(&self, target_ids: bool) -> Vec<String> {
+        self.gpu_agents()
+            .filter_map(|a| {
+                if target_ids {
+                    a.target_id.clone()
+                } else {
+                    a.name.clone()
+                }
+            })
+            .collect()
+    }
+
+    /// The exit code of commands that list GPUs: 0 with at least one GPU agent, 1 without
+    /// (DESIGN §5: no GPU is a failure of layer 1).
+    pub fn exit_code(&self) -> u8 {
+        if self.gpu_agents().next().is_some() {
+            0
+        } else {
+            1
+        }
+    }
+
     /// GPU agents in node order.
     pub fn gpu_agents(&self) -> impl Iterator<Item = &Agent> {
         self.agents
@@ -289,7 +336,11 @@ impl Inventory {
                     let gfx = gfx_of.get(&node.id).copied();
                     if gfx.is_none() {
                         problems.push(Problem::new(
-                            format!("{}/nodes/{}/properties", crate::topology::TOPOLOGY_DIR, node.id),
+                            format!(
+                                "{}/nodes/{}/properties",
+                                crate::topology::TOPOLOGY_DIR,
+                                node.id
+                            ),
                             "GPU node without gfx_target_version and with an unknown device_id",
                         ));
                     }
@@ -319,7 +370,10 @@ impl Inventory {
 
 fn gfx_of(node: &Node) -> Option<(GfxVersion, TargetSource)> {
     let p = node.props();
-    if let Some(g) = p.gfx_target_version.and_then(GfxVersion::from_target_version) {
+    if let Some(g) = p
+        .gfx_target_version
+        .and_then(GfxVersion::from_target_version)
+    {
         return Some((g, TargetSource::GfxTargetVersion));
     }
     p.device_id
@@ -347,9 +401,9 @@ fn memory_of(node: &Node, heaps: &[u32]) -> Option<u64> {
     if banks.is_empty() {
         return None;
     }
-    banks
-        .iter()
-        .try_fold(0u64, |sum, b| b.size_in_bytes.and_then(|s| sum.checked_add(s)))
+    banks.iter().try_fold(0u64, |sum, b| {
+        b.size_in_bytes.and_then(|s| sum.checked_add(s))
+    })
 }
 
 fn caches_of(node: &Node) -> CacheSizes {
@@ -377,6 +431,7 @@ fn blank_agent(node: &Node, device_type: DeviceType) -> Agent {
         target_id: None,
         isa: None,
         marketing_name: None,
+        vendor_name: None,
         uuid: None,
         chip_id: None,
         asic_revision: None,
@@ -391,6 +446,7 @@ fn blank_agent(node: &Node, device_type: DeviceType) -> Agent {
         shader_arrays_per_engine: None,
         wavefront_size: None,
         max_waves_per_cu: None,
+        max_work_items_per_cu: None,
         max_clock_mhz: None,
         caches: caches_of(node),
         memory_bytes: None,
@@ -429,25 +485,33 @@ fn gpu_agent(
     let p = node.props();
     let drm = p.drm_render_minor.and_then(|m| facts.render_nodes.get(&m));
     let asic_revision = p.capability.map(|c| (c >> CAP_ASIC_REVISION_SHIFT) & 0xf);
-    let pci_revision = drm.and_then(|d| d.revision).or(asic_revision);
+    let pci_revision = drm.and_then(|d| d.revision);
     let marketing_name = p
         .device_id
-        .zip(pci_revision)
-        .and_then(|(d, r)| facts.names.lookup(d, r).map(str::to_owned))
+        .and_then(|d| facts.names.lookup(d, pci_revision).map(str::to_owned))
         .or_else(|| drm.and_then(|d| d.product_name.clone()));
     let sramecc = p.capability.map(|c| c & CAP_SRAM_EDC != 0);
     let processor = gfx.map(|(g, _)| g);
     let xnack = processor.filter(|g| g.supports_xnack()).and(xnack);
     let target_id = processor.map(|g| target::target_id(g, sramecc, xnack));
     let div = |a: Option<u32>, b: Option<u32>| a.zip(b.filter(|b| *b != 0)).map(|(a, b)| a / b);
+    let max_waves_per_cu = p
+        .max_waves_per_simd
+        .zip(p.simd_per_cu)
+        .map(|(w, s)| w.saturating_mul(s));
     Agent {
         name: processor.map(|g| g.name()),
         gfx: processor,
         gfx_source: gfx.map(|(_, s)| s),
-        isa: target_id.as_ref().map(|t| format!("amdgcn-amd-amdhsa--{t}")),
+        isa: target_id
+            .as_ref()
+            .map(|t| format!("amdgcn-amd-amdhsa--{t}")),
         target_id,
         marketing_name,
-        uuid: p.unique_id.filter(|u| *u != 0).map(|u| format!("GPU-{u:016x}")),
+        uuid: p
+            .unique_id
+            .filter(|u| *u != 0)
+            .map(|u| format!("GPU-{u:016x}")),
         chip_id: p.device_id,
         asic_revision,
         pci_revision,
@@ -459,10 +523,14 @@ fn gpu_agent(
         shader_engines: div(p.array_count, p.simd_arrays_per_engine),
         shader_arrays_per_engine: p.simd_arrays_per_engine,
         wavefront_size: p.wave_front_size,
-        max_waves_per_cu: p
-            .max_waves_per_simd
-            .zip(p.simd_per_cu)
+        max_waves_per_cu,
+        max_work_items_per_cu: max_waves_per_cu
+            .zip(p.wave_front_size)
             .map(|(w, s)| w.saturating_mul(s)),
+        vendor_name: p.vendor_id.map(|v| match v {
+            PCI_VENDOR_AMD => "AMD".to_owned(),
+            other => format!("0x{other:04x}"),
+        }),
         max_clock_mhz: p.max_engine_clk_fcompute,
         memory_bytes: memory_of(node, &[1, 2]),
         integrated: processor.map(|g| target::is_integrated(g, p.device_id)),
@@ -506,7 +574,11 @@ fn group_physical(agents: &mut [Agent], problems: &mut Vec<Problem>) -> Vec<Phys
             if let Some(l) = a.bdfid {
                 if let Some(first) = seen.insert(l, a.node) {
                     problems.push(Problem::new(
-                        format!("{}/nodes/{}/properties", crate::topology::TOPOLOGY_DIR, a.node),
+                        format!(
+                            "{}/nodes/{}/properties",
+                            crate::topology::TOPOLOGY_DIR,
+                            a.node
+                        ),
                         format!("same PCI location_id {l} as node {first}: a duplicated node?"),
                     ));
                 }
@@ -560,14 +632,20 @@ mod tests {
     #[test]
     fn cpu_model_from_cpuinfo() {
         let text = "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9654 96-Core Processor\n";
-        assert_eq!(cpu_model(text).as_deref(), Some("AMD EPYC 9654 96-Core Processor"));
+        assert_eq!(
+            cpu_model(text).as_deref(),
+            Some("AMD EPYC 9654 96-Core Processor")
+        );
         assert_eq!(cpu_model("processor : 0\n"), None);
     }
 
     #[test]
     fn pci_addresses_from_location_id() {
         assert_eq!(pci_address(Some(0), 1280).as_deref(), Some("0000:05:00.0"));
-        assert_eq!(pci_address(Some(1), 25600 | 0x9).as_deref(), Some("0001:64:01.1"));
+        assert_eq!(
+            pci_address(Some(1), 25600 | 0x9).as_deref(),
+            Some("0001:64:01.1")
+        );
         assert_eq!(pci_address(None, 1280), None);
     }
 }

@@ -154,7 +154,10 @@ fn key_at_line(text: &str, line: usize) -> Option<String> {
     for (i, l) in text.lines().enumerate() {
         let l = l.trim();
         if let Some(header) = l.strip_prefix('[') {
-            table = header.trim_matches(|c| c == '[' || c == ']').trim().to_owned();
+            table = header
+                .trim_matches(|c| c == '[' || c == ']')
+                .trim()
+                .to_owned();
         }
         if i + 1 == line {
             if l.starts_with('[') {
@@ -231,7 +234,10 @@ targets = ["gfx942"]
 
     #[test]
     fn empty_file_is_an_empty_config() {
-        assert_eq!(FixtureConfig::parse("", Path::new("f")).unwrap(), FixtureConfig::default());
+        assert_eq!(
+            FixtureConfig::parse("", Path::new("f")).unwrap(),
+            FixtureConfig::default()
+        );
     }
 
     #[test]
@@ -240,7 +246,11 @@ targets = ["gfx942"]
         let err = FixtureConfig::parse(&bad, Path::new("fx/fixture.toml")).unwrap_err();
         assert_eq!(err.line, Some(4), "{err}");
         assert_eq!(err.key.as_deref(), Some("identity.uid"));
-        assert!(err.to_string().starts_with("fx/fixture.toml:4: key `identity.uid`: "), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("fx/fixture.toml:4: key `identity.uid`: "),
+            "{err}"
+        );
 
         let bad = FULL.replace("mode = \"0660\"", "mode = \"rw-rw----\"");
         let err = FixtureConfig::parse(&bad, Path::new("f")).unwrap_err();

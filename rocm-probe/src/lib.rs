@@ -18,6 +18,7 @@ pub mod fixture;
 pub mod host;
 pub mod marketing;
 pub mod module;
+pub mod output;
 pub mod problem;
 pub mod properties;
 pub mod root;

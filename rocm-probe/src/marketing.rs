@@ -65,13 +65,20 @@ impl MarketingNames {
         }
     }
 
-    /// The name for a device id and revision; exact match only, as libdrm's
-    /// `amdgpu_get_marketing_name` does.
-    pub fn lookup(&self, device_id: u32, revision: u32) -> Option<&str> {
-        self.entries
-            .iter()
-            .find(|e| e.device_id == device_id && e.revision == revision)
-            .map(|e| e.name.as_str())
+    /// The name for a device id and PCI revision, as libdrm's `amdgpu_get_marketing_name`
+    /// matches it. Without a revision, or when no line has it, the device id alone decides
+    /// when all its lines agree (MI300X, MI210: one name whatever the revision) — the
+    /// `capability` ASIC revision is the chip's internal one, not the PCI revision, and
+    /// matches no line.
+    pub fn lookup(&self, device_id: u32, revision: Option<u32>) -> Option<&str> {
+        let mut same_device = self.entries.iter().filter(|e| e.device_id == device_id);
+        if let Some(hit) = same_device.clone().find(|e| Some(e.revision) == revision) {
+            return Some(&hit.name);
+        }
+        let first = same_device.next()?;
+        same_device
+            .all(|e| e.name == first.name)
+            .then_some(first.name.as_str())
     }
 }
 
@@ -91,10 +98,19 @@ mod tests {
     fn exact_device_and_revision_match() {
         let names = MarketingNames::parse(IDS, &[0x6860, 0x740f, 0x73bf]);
         assert_eq!(names.entries.len(), 4);
-        assert_eq!(names.lookup(0x6860, 3), Some("AMD Radeon Pro V340"));
-        assert_eq!(names.lookup(0x740f, 2), Some("AMD Instinct MI210"));
-        assert_eq!(names.lookup(0x740f, 1), None);
-        assert_eq!(names.lookup(0x73bf, 0xc0), Some("AMD Radeon RX 6900 XT, 6950 XT"));
+        assert_eq!(names.lookup(0x6860, Some(3)), Some("AMD Radeon Pro V340"));
+        assert_eq!(names.lookup(0x740f, Some(2)), Some("AMD Instinct MI210"));
+        assert_eq!(
+            names.lookup(0x73bf, Some(0xc0)),
+            Some("AMD Radeon RX 6900 XT, 6950 XT")
+        );
+        // Ambiguous without the right revision: several names for 0x6860.
+        assert_eq!(names.lookup(0x6860, None), None);
+        assert_eq!(names.lookup(0x6860, Some(0x42)), None);
+        // Unambiguous: one name for the device id, whatever the revision.
+        assert_eq!(names.lookup(0x740f, None), Some("AMD Instinct MI210"));
+        assert_eq!(names.lookup(0x740f, Some(1)), Some("AMD Instinct MI210"));
+        assert_eq!(names.lookup(0x1234, None), None);
     }
 
     #[test]

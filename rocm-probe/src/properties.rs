@@ -34,8 +34,10 @@ impl RawProperties {
                 continue;
             }
             if raw.values.contains_key(key) {
-                raw.problems
-                    .push(format!("line {}: key `{key}` repeated; first value kept", i + 1));
+                raw.problems.push(format!(
+                    "line {}: key `{key}` repeated; first value kept",
+                    i + 1
+                ));
                 continue;
             }
             raw.values.insert(key.to_owned(), value.to_owned());
@@ -194,7 +196,10 @@ mod tests {
         assert!(p[0].contains("repeated"), "{p:?}");
         assert!(p[1].contains("`bi` has no value"), "{p:?}");
         assert!(p.iter().any(|m| m.contains("does not fit in 32 bits")));
-        assert!(p.iter().any(|m| m.contains("\"-1\" is not an unsigned number")));
+        assert!(
+            p.iter()
+                .any(|m| m.contains("\"-1\" is not an unsigned number"))
+        );
         assert!(p.iter().any(|m| m.contains("unknown key `weird`")));
     }
 

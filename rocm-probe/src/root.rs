@@ -344,9 +344,18 @@ mod tests {
         let (dir, root) = fixture();
         std::fs::write(dir.path().join("bin"), b"ab\0cd").unwrap();
         std::fs::write(dir.path().join("latin1"), b"caf\xe9").unwrap();
-        assert_eq!(root.read_text("/nope").unwrap_err().kind, ReadErrorKind::NotFound);
-        assert_eq!(root.read_text("/bin").unwrap_err().kind, ReadErrorKind::NotText);
-        assert_eq!(root.read_text("/latin1").unwrap_err().kind, ReadErrorKind::NotText);
+        assert_eq!(
+            root.read_text("/nope").unwrap_err().kind,
+            ReadErrorKind::NotFound
+        );
+        assert_eq!(
+            root.read_text("/bin").unwrap_err().kind,
+            ReadErrorKind::NotText
+        );
+        assert_eq!(
+            root.read_text("/latin1").unwrap_err().kind,
+            ReadErrorKind::NotText
+        );
         assert_eq!(root.read("/").unwrap_err().kind, ReadErrorKind::WrongType);
     }
 
@@ -365,26 +374,42 @@ mod tests {
         let (dir, root) = fixture();
         let path = dir.path().join("fifo");
         nix::unistd::mkfifo(&path, nix::sys::stat::Mode::S_IRUSR).unwrap();
-        assert_eq!(root.read("/fifo").unwrap_err().kind, ReadErrorKind::NotRegular);
+        assert_eq!(
+            root.read("/fifo").unwrap_err().kind,
+            ReadErrorKind::NotRegular
+        );
     }
 
     #[test]
     fn absolute_symlinks_resolve_inside_the_root() {
         let (dir, root) = fixture();
         std::fs::create_dir_all(dir.path().join("sys/devices/pci/card1/device")).unwrap();
-        std::fs::write(dir.path().join("sys/devices/pci/card1/device/revision"), "0xc1\n").unwrap();
+        std::fs::write(
+            dir.path().join("sys/devices/pci/card1/device/revision"),
+            "0xc1\n",
+        )
+        .unwrap();
         std::fs::create_dir_all(dir.path().join("sys/class/drm")).unwrap();
-        symlink("/sys/devices/pci/card1", dir.path().join("sys/class/drm/renderD128")).unwrap();
+        symlink(
+            "/sys/devices/pci/card1",
+            dir.path().join("sys/class/drm/renderD128"),
+        )
+        .unwrap();
         symlink("../devices/pci", dir.path().join("sys/class/pci")).unwrap();
         assert_eq!(
-            root.read_value("/sys/class/drm/renderD128/device/revision").unwrap(),
+            root.read_value("/sys/class/drm/renderD128/device/revision")
+                .unwrap(),
             "0xc1"
         );
         assert_eq!(
-            root.read_value("/sys/class/pci/card1/device/revision").unwrap(),
+            root.read_value("/sys/class/pci/card1/device/revision")
+                .unwrap(),
             "0xc1"
         );
-        assert_eq!(root.read_dir("/sys/class/drm/renderD128").unwrap(), ["device"]);
+        assert_eq!(
+            root.read_dir("/sys/class/drm/renderD128").unwrap(),
+            ["device"]
+        );
     }
 
     #[test]
@@ -397,21 +422,33 @@ mod tests {
         symlink("loop_a", dir.path().join("sys/loop_b")).unwrap();
         symlink("/etc/passwd", dir.path().join("sys/abs")).unwrap();
         let err = root.read("/sys/escape").unwrap_err();
-        assert!(matches!(err.kind, ReadErrorKind::EscapesRoot { .. }), "{err}");
+        assert!(
+            matches!(err.kind, ReadErrorKind::EscapesRoot { .. }),
+            "{err}"
+        );
         assert_eq!(err.path, "/sys/escape");
         assert!(matches!(
             root.read("/sys/escape2").unwrap_err().kind,
             ReadErrorKind::EscapesRoot { .. }
         ));
-        assert_eq!(root.read("/sys/loop_a").unwrap_err().kind, ReadErrorKind::SymlinkLoop);
+        assert_eq!(
+            root.read("/sys/loop_a").unwrap_err().kind,
+            ReadErrorKind::SymlinkLoop
+        );
         // An absolute target is re-rooted: the host's /etc/passwd is never read.
-        assert_eq!(root.read("/sys/abs").unwrap_err().kind, ReadErrorKind::NotFound);
+        assert_eq!(
+            root.read("/sys/abs").unwrap_err().kind,
+            ReadErrorKind::NotFound
+        );
     }
 
     #[test]
     fn live_root_maps_paths_unchanged() {
         let root = SysRoot::live();
-        assert_eq!(root.resolve("/proc/cmdline").unwrap(), PathBuf::from("/proc/cmdline"));
+        assert_eq!(
+            root.resolve("/proc/cmdline").unwrap(),
+            PathBuf::from("/proc/cmdline")
+        );
         // procfs reports size 0 for files that have content: the read must not trust st_size.
         assert!(!root.read_text("/proc/self/status").unwrap().is_empty());
     }

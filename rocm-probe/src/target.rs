@@ -194,7 +194,11 @@ pub enum TargetSource {
 ///
 /// `noretry` is amdgpu's parameter (-1 = the kernel's per-GPU default). `gpus` are the
 /// processors of every GPU node; the mode is one value for the whole process.
-pub fn process_xnack(gpus: &[GfxVersion], noretry: Option<i32>, hsa_xnack: Option<&str>) -> Option<bool> {
+pub fn process_xnack(
+    gpus: &[GfxVersion],
+    noretry: Option<i32>,
+    hsa_xnack: Option<&str>,
+) -> Option<bool> {
     let noretry = noretry?;
     // Only SOC15 (GFX9+) GPUs take part in the choice; older ones have no SVM.
     let soc15: Vec<&GfxVersion> = gpus.iter().filter(|g| g.major >= 9).collect();
@@ -202,7 +206,11 @@ pub fn process_xnack(gpus: &[GfxVersion], noretry: Option<i32>, hsa_xnack: Optio
         return None;
     }
     let retry_on = |g: &GfxVersion| {
-        let noretry = if noretry == -1 { g.default_noretry() } else { noretry != 0 };
+        let noretry = if noretry == -1 {
+            g.default_noretry()
+        } else {
+            noretry != 0
+        };
         // GFX10+ cannot preempt shaders during page faults: never XNACK on, whatever noretry.
         g.major == 9 && !noretry
     };
@@ -264,14 +272,23 @@ mod tests {
 
     #[test]
     fn device_id_fallback() {
-        assert_eq!(from_device_id(0x6860).map(|g| g.name()), Some("gfx900".into()));
-        assert_eq!(from_device_id(0x740f).map(|g| g.name()), Some("gfx90a".into()));
+        assert_eq!(
+            from_device_id(0x6860).map(|g| g.name()),
+            Some("gfx900".into())
+        );
+        assert_eq!(
+            from_device_id(0x740f).map(|g| g.name()),
+            Some("gfx90a".into())
+        );
         assert_eq!(from_device_id(0xffff), None);
     }
 
     #[test]
     fn target_ids_list_supported_features_in_order() {
-        assert_eq!(target_id(v(90010), Some(true), Some(false)), "gfx90a:sramecc+:xnack-");
+        assert_eq!(
+            target_id(v(90010), Some(true), Some(false)),
+            "gfx90a:sramecc+:xnack-"
+        );
         assert_eq!(target_id(v(90010), Some(true), None), "gfx90a:sramecc+");
         assert_eq!(target_id(v(110000), Some(false), Some(false)), "gfx1100");
         assert_eq!(target_id(v(90000), Some(true), Some(true)), "gfx900:xnack+");
@@ -286,7 +303,10 @@ mod tests {
         assert_eq!(process_xnack(&mi210, Some(1), Some("1")), Some(true));
         assert_eq!(process_xnack(&mi210, Some(0), Some("0")), Some(false));
         // A Navi card in the same process forces XNACK off.
-        assert_eq!(process_xnack(&[v(90010), v(100300)], Some(0), None), Some(false));
+        assert_eq!(
+            process_xnack(&[v(90010), v(100300)], Some(0), None),
+            Some(false)
+        );
         // Raven's default is retry on.
         assert_eq!(process_xnack(&[v(90002)], Some(-1), None), Some(true));
         // gfx900 has no per-process mode: HSA_XNACK=1 cannot turn it on under noretry=1.

@@ -332,7 +332,11 @@ fn read_properties<T>(
             if text.trim().is_empty() {
                 messages.push("empty file".to_owned());
             }
-            problems.extend(messages.into_iter().map(|m| Problem::new(path.to_owned(), m)));
+            problems.extend(
+                messages
+                    .into_iter()
+                    .map(|m| Problem::new(path.to_owned(), m)),
+            );
             Some(parsed)
         }
         Err(e) => {
@@ -424,7 +428,10 @@ mod tests {
             &mut p,
         );
         assert!(p.is_empty(), "{p:?}");
-        assert_eq!((c.level, c.size, c.cache_type), (Some(1), Some(32), Some(9)));
+        assert_eq!(
+            (c.level, c.size, c.cache_type),
+            (Some(1), Some(32), Some(9))
+        );
         assert_eq!(c.sibling_map.as_deref(), Some("1,0,0,0"));
     }
 
@@ -443,7 +450,9 @@ mod tests {
     #[test]
     fn nodes_sort_numerically_past_ten_and_junk_names_are_problems() {
         let mut files = vec![];
-        let paths: Vec<String> = (0..12).map(|i| format!("{T}/nodes/{i}/properties")).collect();
+        let paths: Vec<String> = (0..12)
+            .map(|i| format!("{T}/nodes/{i}/properties"))
+            .collect();
         for p in &paths {
             files.push((p.as_str(), "simd_count 0\n"));
         }
@@ -456,8 +465,14 @@ mod tests {
         let ids: Vec<u32> = topo.nodes.iter().map(|n| n.id).collect();
         assert_eq!(ids, (0..12).collect::<Vec<_>>());
         let bad: Vec<&str> = topo.problems.iter().map(|p| p.path.as_str()).collect();
-        assert!(bad.contains(&"/sys/class/kfd/kfd/topology/nodes/foo"), "{bad:?}");
-        assert!(bad.contains(&"/sys/class/kfd/kfd/topology/nodes/07"), "{bad:?}");
+        assert!(
+            bad.contains(&"/sys/class/kfd/kfd/topology/nodes/foo"),
+            "{bad:?}"
+        );
+        assert!(
+            bad.contains(&"/sys/class/kfd/kfd/topology/nodes/07"),
+            "{bad:?}"
+        );
     }
 
     #[test]
@@ -473,13 +488,25 @@ mod tests {
         let bin = "simd_count \u{0}\u{1}\u{2}";
         let dir = tree(&[
             (&format!("{T}/generation_id"), "1\n"),
-            (&format!("{T}/nodes/0/properties"), "simd_count 0\ncpu_cores_count 8\n"),
-            (&format!("{T}/nodes/1/properties"), "simd_count 12\nlocation_id zz\nsimd_per"),
+            (
+                &format!("{T}/nodes/0/properties"),
+                "simd_count 0\ncpu_cores_count 8\n",
+            ),
+            (
+                &format!("{T}/nodes/1/properties"),
+                "simd_count 12\nlocation_id zz\nsimd_per",
+            ),
             (&format!("{T}/nodes/2/properties"), ""),
             (&format!("{T}/nodes/3/properties"), bin),
             (&format!("{T}/nodes/1/gpu_id"), "banana\n"),
-            (&format!("{T}/nodes/1/mem_banks/0/properties"), "heap_type 1\nsize_in_bytes 99\n"),
-            (&format!("{T}/nodes/1/mem_banks/x/properties"), "heap_type 1\n"),
+            (
+                &format!("{T}/nodes/1/mem_banks/0/properties"),
+                "heap_type 1\nsize_in_bytes 99\n",
+            ),
+            (
+                &format!("{T}/nodes/1/mem_banks/x/properties"),
+                "heap_type 1\n",
+            ),
         ]);
         let topo = Topology::collect(&SysRoot::fixture(dir.path())).unwrap();
         assert_eq!(topo.generation_id, Some(1));
@@ -496,7 +523,11 @@ mod tests {
                 .iter()
                 .any(|p| p.path.ends_with(path) && p.message.contains(needle))
         };
-        assert!(has("nodes/1/properties", "`location_id`"), "{:#?}", topo.problems);
+        assert!(
+            has("nodes/1/properties", "`location_id`"),
+            "{:#?}",
+            topo.problems
+        );
         assert!(has("nodes/1/properties", "`simd_per` has no value"));
         assert!(has("nodes/2/properties", "empty file"));
         assert!(has("nodes/3/properties", "binary content"));

@@ -1,0 +1,181 @@
+//! `agents` as text, in rocminfo's layout and under rocminfo's field names, so that the two can
+//! be compared line by line. Fields sysfs cannot give are not printed; unknown values say so.
+
+use std::fmt::Display;
+use std::io::{self, Write};
+
+use rocm_probe::agent::{Agent, DeviceType, Inventory};
+
+const GIB: f64 = (1u64 << 30) as f64;
+
+/// Renders every agent, then the physical GPUs, hives and XNACK mode.
+pub fn text(inv: &Inventory, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "==========")?;
+    writeln!(out, "HSA Agents")?;
+    writeln!(out, "==========")?;
+    for (i, agent) in inv.agents.iter().enumerate() {
+        let title = format!("Agent {}", i + 1);
+        let stars = "*".repeat(title.len());
+        writeln!(out, "{stars}\n{title}\n{stars}")?;
+        match agent.device_type {
+            DeviceType::Cpu => cpu(agent, out)?,
+            DeviceType::Gpu => gpu(agent, out)?,
+        }
+    }
+    machine(inv, out)
+}
+
+fn line(out: &mut dyn Write, indent: usize, label: &str, value: impl Display) -> io::Result<()> {
+    let pad = 2 * indent;
+    let value = value.to_string();
+    if value.is_empty() {
+        return writeln!(out, "{:pad$}{label}", "");
+    }
+    writeln!(out, "{:pad$}{label:<width$}{value}", "", width = 27 - pad)
+}
+
+fn opt<T: Display>(v: Option<T>) -> String {
+    v.map_or_else(|| "unknown".to_owned(), |v| v.to_string())
+}
+
+/// rocminfo prints counts as `decimal(0xhex)`.
+fn hex<T: Display + std::fmt::LowerHex>(v: Option<T>) -> String {
+    v.map_or_else(|| "unknown".to_owned(), |v| format!("{v}(0x{v:x})"))
+}
+
+fn flag(v: Option<bool>) -> String {
+    opt(v.map(|b| if b { "TRUE" } else { "FALSE" }))
+}
+
+fn gib(bytes: Option<u64>) -> String {
+    bytes.map_or_else(
+        || "unknown".to_owned(),
+        |b| format!("{:.0} GiB ({b} bytes)", b as f64 / GIB),
+    )
+}
+
+fn cpu(a: &Agent, out: &mut dyn Write) -> io::Result<()> {
+    line(out, 1, "Name:", opt(a.name.as_ref()))?;
+    line(out, 1, "Marketing Name:", opt(a.marketing_name.as_ref()))?;
+    line(out, 1, "Device Type:", "CPU")?;
+    line(out, 1, "Node:", a.node)?;
+    line(out, 1, "Max Clock Freq. (MHz):", opt(a.max_clock_mhz))?;
+    line(out, 1, "Internal Node ID:", a.node)?;
+    line(out, 1, "Compute Unit:", opt(a.compute_units))?;
+    line(out, 1, "Memory:", gib(a.memory_bytes))
+}
+
+fn gpu(a: &Agent, out: &mut dyn Write) -> io::Result<()> {
+    line(out, 1, "Name:", opt(a.name.as_ref()))?;
+    line(out, 1, "Uuid:", opt(a.uuid.as_ref()))?;
+    line(out, 1, "Marketing Name:", opt(a.marketing_name.as_ref()))?;
+    line(out, 1, "Vendor Name:", opt(a.vendor_name.as_ref()))?;
+    line(out, 1, "Device Type:", "GPU")?;
+    line(out, 1, "Node:", a.node)?;
+    line(out, 1, "Chip ID:", hex(a.chip_id))?;
+    line(out, 1, "ASIC Revision:", hex(a.asic_revision))?;
+    line(out, 1, "Max Clock Freq. (MHz):", opt(a.max_clock_mhz))?;
+    line(out, 1, "BDFID:", opt(a.bdfid))?;
+    line(out, 1, "PCI Address:", opt(a.pci_address.as_ref()))?;
+    line(out, 1, "Internal Node ID:", a.node)?;
+    line(out, 1, "Compute Unit:", opt(a.compute_units))?;
+    line(out, 1, "SIMDs per CU:", opt(a.simds_per_cu))?;
+    line(out, 1, "Shader Engines:", opt(a.shader_engines))?;
+    line(
+        out,
+        1,
+        "Shader Arrs. per Eng.:",
+        opt(a.shader_arrays_per_engine),
+    )?;
+    line(
+        out,
+        1,
+        "Coherent Host Access:",
+        flag(a.coherent_host_access),
+    )?;
+    line(out, 1, "Wavefront Size:", hex(a.wavefront_size))?;
+    line(out, 1, "Max Waves Per CU:", hex(a.max_waves_per_cu))?;
+    line(
+        out,
+        1,
+        "Max Work-item Per CU:",
+        hex(a.max_work_items_per_cu),
+    )?;
+    line(out, 1, "Packet Processor uCode::", opt(a.mec_firmware))?;
+    line(out, 1, "SDMA engine uCode::", opt(a.sdma_firmware))?;
+    line(out, 1, "Cache Info:", "")?;
+    let kib =
+        |v: Option<u64>| v.map_or_else(|| "unknown".to_owned(), |v| format!("{v}(0x{v:x}) KB"));
+    line(out, 2, "L1:", kib(a.caches.l1_kib))?;
+    line(out, 2, "L2:", kib(a.caches.l2_kib))?;
+    if a.caches.l3_kib.is_some() {
+        line(out, 2, "L3:", kib(a.caches.l3_kib))?;
+    }
+    let memory_label = if a.integrated == Some(true) {
+        "Memory (GTT-sized, APU):"
+    } else {
+        "Memory (VRAM):"
+    };
+    line(out, 1, memory_label, gib(a.memory_bytes))?;
+    line(out, 1, "Integrated:", flag(a.integrated))?;
+    line(out, 1, "Partition:", partition(a))?;
+    line(
+        out,
+        1,
+        "XNACK:",
+        opt(a.xnack.map(|x| if x { "on" } else { "off" })),
+    )?;
+    line(out, 1, "ISA Info:", "")?;
+    line(out, 2, "ISA 1", "")?;
+    line(out, 3, "Name:", opt(a.isa.as_ref()))
+}
+
+fn partition(a: &Agent) -> String {
+    match (a.physical_gpu, a.partition) {
+        (Some(g), Some(p)) => format!("GPU {g}, partition {p}"),
+        _ => "unknown".to_owned(),
+    }
+}
+
+fn machine(inv: &Inventory, out: &mut dyn Write) -> io::Result<()> {
+    let agents = inv.gpu_agents().count();
+    writeln!(out, "=============")?;
+    writeln!(out, "Physical GPUs")?;
+    writeln!(out, "=============")?;
+    writeln!(out, "{} physical GPUs, {agents} GPU agents", inv.gpus.len())?;
+    for g in &inv.gpus {
+        let nodes = match g.nodes.as_slice() {
+            [one] => format!("node {one}"),
+            [first, .., last] => format!("{} partitions: nodes {first}-{last}", g.nodes.len()),
+            [] => String::new(),
+        };
+        writeln!(
+            out,
+            "  GPU {}  {}  {}  {}  {} CUs  {}  {}",
+            g.index,
+            opt(g.pci_address.as_ref()),
+            opt(g.gfx),
+            opt(g.marketing_name.as_ref()),
+            opt(g.compute_units),
+            gib(g.memory_bytes),
+            nodes
+        )?;
+    }
+    for h in &inv.hives {
+        let gpus: Vec<String> = h.gpus.iter().map(ToString::to_string).collect();
+        writeln!(
+            out,
+            "XGMI hive 0x{:016x}: GPUs {}",
+            h.hive_id,
+            gpus.join(", ")
+        )?;
+    }
+    let x = &inv.xnack;
+    writeln!(
+        out,
+        "XNACK: {} (amdgpu noretry={}, HSA_XNACK={})",
+        opt(x.enabled.map(|e| if e { "on" } else { "off" })),
+        opt(x.noretry),
+        x.hsa_xnack.as_deref().unwrap_or("unset")
+    )
+}
