@@ -549,7 +549,9 @@ fn gpu_agent(
 /// them and differ only in the low `location_id` bits (the partition index). `unique_id` is not
 /// used: its meaning changed across kernels.
 fn group_physical(agents: &mut [Agent], problems: &mut Vec<Problem>) -> Vec<PhysicalGpu> {
-    let mut groups: Vec<((Option<u32>, u32), Vec<usize>)> = Vec::new();
+    /// (PCI domain, bus); nodes without a location get a key of their own.
+    type Key = (Option<u32>, u32);
+    let mut groups: Vec<(Key, Vec<usize>)> = Vec::new();
     for (i, a) in agents.iter().enumerate() {
         if a.device_type != DeviceType::Gpu {
             continue;

@@ -1,0 +1,466 @@
+//! Process-level tests of the `rocm-probe` binary: every command, every exit code.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join("fixtures")
+        .join(name)
+}
+
+/// The binary with a hermetic environment (DESIGN §8) and a kill after a generous bound, so a
+/// hang fails the test instead of stalling the run.
+fn probe() -> Command {
+    let mut cmd = Command::cargo_bin("rocm-probe").unwrap();
+    cmd.env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .timeout(Duration::from_secs(60));
+    cmd
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(cmd: &mut Command) -> Run {
+    let out = cmd.output().unwrap();
+    Run {
+        code: out.status.code().expect("exited, not killed"),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+fn json(name: &str) -> Value {
+    let r = run(probe()
+        .arg("--root")
+        .arg(fixture(name))
+        .args(["agents", "--json"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    serde_json::from_str(&r.stdout).unwrap()
+}
+
+fn gpu_agents(doc: &Value) -> Vec<&Value> {
+    doc["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["device_type"] == "gpu")
+        .collect()
+}
+
+#[test]
+fn targets_mi300x_prints_63_gfx942_lines() {
+    let r = run(probe()
+        .arg("--root")
+        .arg(fixture("mi300x-cpx-8gpu"))
+        .arg("targets"));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines, vec!["gfx942"; 63]);
+    assert!(r.stderr.is_empty(), "{}", r.stderr);
+}
+
+#[test]
+fn targets_name_gives_full_target_ids_in_both_spellings() {
+    for flag in ["--name", "-name"] {
+        let r = run(probe()
+            .arg("--root")
+            .arg(fixture("mi210-xgmi-8gpu"))
+            .args(["targets", flag]));
+        assert_eq!(r.code, 0, "{flag}: {}", r.stderr);
+        assert_eq!(
+            r.stdout.lines().collect::<Vec<_>>(),
+            vec!["gfx90a:sramecc+:xnack-"; 8]
+        );
+    }
+}
+
+#[test]
+fn hsa_xnack_in_the_fixture_environment_turns_xnack_on_for_mi210() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("mi210-xgmi-8gpu"), dir.path());
+    let toml = dir.path().join("fixture.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("{text}\n[env]\nHSA_XNACK = \"1\"\n")).unwrap();
+    let r = run(probe()
+        .arg("--root")
+        .arg(dir.path())
+        .args(["targets", "-name"]));
+    assert_eq!(
+        r.stdout.lines().next(),
+        Some("gfx90a:sramecc+:xnack+"),
+        "{}",
+        r.stderr
+    );
+    // The probe's own environment is never the fixture's.
+    let r = run(probe()
+        .env("HSA_XNACK", "1")
+        .arg("--root")
+        .arg(fixture("mi210-xgmi-8gpu"))
+        .args(["targets", "--name"]));
+    assert_eq!(r.stdout.lines().next(), Some("gfx90a:sramecc+:xnack-"));
+}
+
+#[test]
+fn agents_json_mi300x_63_agents_38_cus_8_gpus_one_hive_vram_null() {
+    let doc = json("mi300x-cpx-8gpu");
+    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["source"]["kind"], "fixture");
+    let gpus = gpu_agents(&doc);
+    assert_eq!(gpus.len(), 63);
+    assert!(gpus.iter().all(|a| a["compute_units"] == 38));
+    assert!(gpus.iter().all(|a| a["memory_bytes"].is_null()));
+    let sizes: Vec<usize> = doc["gpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["nodes"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(sizes.len(), 8);
+    assert_eq!(sizes.iter().filter(|&&n| n == 7).count(), 1);
+    assert_eq!(doc["hives"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn agents_mi308x_json_exact_bytes_text_rounds_to_gib() {
+    let doc = json("mi308x-cpx-8gpu");
+    let gpus = gpu_agents(&doc);
+    assert_eq!(gpus.len(), 32);
+    assert!(gpus.iter().all(|a| a["compute_units"] == 20));
+    let short = gpus
+        .iter()
+        .filter(|a| a["memory_bytes"] == 51539607552u64 - 16 * 1024 * 1024)
+        .count();
+    assert_eq!(short, 8);
+    assert_eq!(doc["gpus"].as_array().unwrap().len(), 8);
+
+    let r = run(probe()
+        .arg("--root")
+        .arg(fixture("mi308x-cpx-8gpu"))
+        .arg("agents"));
+    assert_eq!(r.code, 0);
+    let vram: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("Memory (VRAM):"))
+        .collect();
+    assert_eq!(vram.len(), 32);
+    assert!(vram.iter().all(|l| l.contains(" 48 GiB (")), "{vram:?}");
+    assert!(vram.iter().any(|l| l.contains("(51522830336 bytes)")));
+}
+
+#[test]
+fn agents_text_uses_rocminfo_field_names() {
+    let r = run(probe()
+        .arg("--root")
+        .arg(fixture("apu-phoenix-780m"))
+        .arg("agents"));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for expected in [
+        "  Name:                    gfx1103",
+        "  Marketing Name:          AMD Radeon 780M Graphics",
+        "  Device Type:             GPU",
+        "  Chip ID:                 5567(0x15bf)",
+        "  Compute Unit:            12",
+        "  SIMDs per CU:            2",
+        "  Shader Engines:          1",
+        "  Shader Arrs. per Eng.:   2",
+        "  Wavefront Size:          32(0x20)",
+        "  Max Waves Per CU:        32(0x20)",
+        "  Max Clock Freq. (MHz):   2700",
+        "  BDFID:                   25600",
+        "    L1:                    32(0x20) KB",
+        "      Name:                amdgcn-amd-amdhsa--gfx1103",
+        "  Memory (GTT-sized, APU): 29 GiB (31433977856 bytes)",
+    ] {
+        assert!(
+            r.stdout.lines().any(|l| l == expected),
+            "missing {expected:?} in\n{}",
+            r.stdout
+        );
+    }
+    assert!(
+        !r.stdout.lines().any(|l| l.ends_with(' ')),
+        "trailing blanks"
+    );
+}
+
+#[test]
+fn default_command_is_agents() {
+    let a = run(probe().arg("--root").arg(fixture("rx7900xtx")));
+    let b = run(probe()
+        .arg("--root")
+        .arg(fixture("rx7900xtx"))
+        .arg("agents"));
+    assert_eq!((a.code, &a.stdout), (b.code, &b.stdout));
+}
+
+#[test]
+fn no_gpu_fixture_exits_1_with_one_line() {
+    for cmd in [
+        &["targets"][..],
+        &["agents"],
+        &["agents", "--json"],
+        &["targets", "-name"],
+    ] {
+        let r = run(probe().arg("--root").arg(fixture("no-amdgpu")).args(cmd));
+        assert_eq!(r.code, 1, "{cmd:?}");
+        assert!(r.stdout.is_empty(), "{cmd:?}: {}", r.stdout);
+        assert_eq!(r.stderr.lines().count(), 1, "{cmd:?}: {}", r.stderr);
+        assert!(r.stderr.contains("no KFD"), "{}", r.stderr);
+    }
+}
+
+#[test]
+fn live_machine_without_kfd_exits_1_with_one_line() {
+    if Path::new("/sys/class/kfd").exists() {
+        eprintln!("skipped: this machine has /sys/class/kfd");
+        return;
+    }
+    for cmd in ["targets", "agents"] {
+        let r = run(probe().arg(cmd));
+        assert_eq!(r.code, 1, "{cmd}: {}", r.stderr);
+        assert!(r.stdout.is_empty());
+        assert_eq!(
+            r.stderr.trim_end(),
+            "rocm-probe: no KFD: /sys/class/kfd/kfd/topology/nodes: not found (the amdgpu \
+             driver is not loaded, or this container does not expose /sys/class/kfd)"
+        );
+    }
+}
+
+#[test]
+fn unusable_fixture_or_arguments_exit_2() {
+    let r = run(probe().args(["--root", "/nonexistent/fixture", "targets"]));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("/nonexistent/fixture"), "{}", r.stderr);
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("fixture.toml"),
+        "[identity]\nuid = \"root\"\n",
+    )
+    .unwrap();
+    let r = run(probe().arg("--root").arg(dir.path()).arg("targets"));
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("fixture.toml:2: key `identity.uid`: "),
+        "{}",
+        r.stderr
+    );
+
+    assert_eq!(run(probe().arg("--no-such-flag")).code, 2);
+    assert_eq!(run(probe().arg("frobnicate")).code, 2);
+    let help = run(probe().arg("--help"));
+    assert_eq!(help.code, 0);
+    assert!(help.stdout.contains("targets"));
+}
+
+#[test]
+fn closed_stdout_is_not_an_error() {
+    let bin = assert_cmd::cargo::cargo_bin("rocm-probe");
+    let root = fixture("mi300x-cpx-8gpu");
+    let script = format!(
+        "'{}' --root '{}' agents | head -c 10 >/dev/null; echo ${{PIPESTATUS[0]}}",
+        bin.display(),
+        root.display()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+// ---- malformed input: a clear message naming the path, never a panic (exit 101) or a hang.
+
+fn copy_tree(from: &Path, to: &Path) {
+    let status = std::process::Command::new("cp")
+        .args(["-a", "--no-target-directory"])
+        .arg(from)
+        .arg(to)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// A copy of the phoenix fixture with one change applied.
+fn broken(change: impl FnOnce(&Path)) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("apu-phoenix-780m"), dir.path());
+    change(&dir.path().join("sys/class/kfd/kfd/topology/nodes"));
+    dir
+}
+
+fn assert_names_path(dir: &Path, path_suffix: &str, needle: &str) {
+    for cmd in [
+        &["agents"][..],
+        &["agents", "--json"],
+        &["targets"],
+        &["targets", "--name"],
+    ] {
+        let r = run(probe().arg("--root").arg(dir).args(cmd));
+        assert!(
+            r.code == 0 || r.code == 1,
+            "{cmd:?} exit {}: {}",
+            r.code,
+            r.stderr
+        );
+        let named = r
+            .stderr
+            .lines()
+            .any(|l| l.contains(path_suffix) && l.contains(needle));
+        assert!(
+            named,
+            "{cmd:?}: no line naming {path_suffix} / {needle}:\n{}",
+            r.stderr
+        );
+    }
+}
+
+#[test]
+fn truncated_properties_are_named() {
+    let dir = broken(|nodes| {
+        let p = nodes.join("1/properties");
+        let text = std::fs::read_to_string(&p).unwrap();
+        std::fs::write(&p, &text[..text.find("location_id").unwrap() + 5]).unwrap();
+    });
+    assert_names_path(dir.path(), "nodes/1/properties", "`locat` has no value");
+    // What was read before the cut still counts.
+    let r = run(probe().arg("--root").arg(dir.path()).arg("targets"));
+    assert_eq!((r.code, r.stdout.as_str()), (0, "gfx1103\n"));
+}
+
+#[test]
+fn non_numeric_values_are_named() {
+    let dir = broken(|nodes| {
+        let p = nodes.join("1/properties");
+        let text = std::fs::read_to_string(&p).unwrap();
+        std::fs::write(&p, text.replace("simd_per_cu 2", "simd_per_cu two")).unwrap();
+    });
+    assert_names_path(
+        dir.path(),
+        "nodes/1/properties",
+        "\"two\" is not an unsigned number",
+    );
+}
+
+#[test]
+fn empty_and_binary_files_are_named() {
+    let dir = broken(|nodes| {
+        std::fs::write(nodes.join("1/properties"), b"").unwrap();
+        std::fs::write(nodes.join("0/properties"), b"\x7fELF\x00\x01\x02\xff").unwrap();
+    });
+    assert_names_path(dir.path(), "nodes/1/properties", "empty file");
+    assert_names_path(dir.path(), "nodes/0/properties", "binary content");
+    let r = run(probe().arg("--root").arg(dir.path()).arg("targets"));
+    assert_eq!(r.code, 1, "no GPU can be told apart: {}", r.stderr);
+}
+
+#[test]
+fn a_directory_named_foo_under_nodes_is_named() {
+    let dir = broken(|nodes| {
+        std::fs::create_dir(nodes.join("foo")).unwrap();
+        std::fs::write(nodes.join("foo/properties"), "simd_count 4\n").unwrap();
+    });
+    assert_names_path(dir.path(), "nodes/foo", "not a node directory");
+    let r = run(probe().arg("--root").arg(dir.path()).arg("targets"));
+    assert_eq!(r.stdout, "gfx1103\n");
+}
+
+#[test]
+fn a_symlink_out_of_the_root_is_named() {
+    let dir = broken(|nodes| {
+        let p = nodes.join("1/properties");
+        std::fs::remove_file(&p).unwrap();
+        std::os::unix::fs::symlink("../../../../../../../../../../etc/passwd", &p).unwrap();
+    });
+    assert_names_path(dir.path(), "nodes/1/properties", "points outside the root");
+}
+
+#[test]
+fn a_fifo_and_a_huge_file_do_not_hang_or_exhaust_memory() {
+    let dir = broken(|nodes| {
+        let fifo = nodes.join("1/properties");
+        std::fs::remove_file(&fifo).unwrap();
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let big = std::fs::File::create(nodes.join("0/properties")).unwrap();
+        big.set_len(100 << 20).unwrap();
+    });
+    assert_names_path(dir.path(), "nodes/1/properties", "not a regular file");
+    assert_names_path(dir.path(), "nodes/0/properties", "larger than");
+}
+
+/// Tests run as root, and root reads anything: the unreadable-file case runs the probe as
+/// `nobody` through setpriv.
+#[test]
+fn an_unreadable_file_is_named_when_run_unprivileged() {
+    let is_root = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"));
+    if !is_root || !Path::new("/usr/bin/setpriv").exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run this test as root with setpriv"
+        );
+        eprintln!("skipped: needs root and setpriv");
+        return;
+    }
+    let dir = broken(|nodes| {
+        use std::os::unix::fs::PermissionsExt;
+        let p = nodes.join("1/properties");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).unwrap();
+    });
+    // nobody must be able to reach the fixture and the binary.
+    let bin = dir.path().join("rocm-probe");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("rocm-probe"), &bin).unwrap();
+    let status = std::process::Command::new("chmod")
+        .args(["-R", "a+rX"])
+        .arg(dir.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let p = dir
+            .path()
+            .join("sys/class/kfd/kfd/topology/nodes/1/properties");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).unwrap();
+    }
+    let mut cmd = Command::new("/usr/bin/setpriv");
+    cmd.env_clear()
+        .timeout(Duration::from_secs(60))
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&bin)
+        .arg("--root")
+        .arg(dir.path())
+        .arg("agents");
+    let r = run(&mut cmd);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .lines()
+            .any(|l| l.contains("nodes/1/properties: permission denied")),
+        "{}",
+        r.stderr
+    );
+}
