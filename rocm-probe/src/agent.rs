@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::drm::RenderNode;
 use crate::marketing::MarketingNames;
 use crate::module::AmdgpuParameters;
-use crate::problem::Problem;
+use crate::problem::{Problem, optional};
 use crate::root::ReadError;
 use crate::source::Source;
 use crate::target::{self, GfxVersion, TargetSource};
@@ -83,14 +83,8 @@ impl AgentFacts {
         device_ids.sort_unstable();
         device_ids.dedup();
         let names = MarketingNames::collect(root, &device_ids, &mut problems);
-        let cpu_model = match root.read_text(CPUINFO) {
-            Ok(text) => cpu_model(&text),
-            Err(e) if e.is_not_found() => None,
-            Err(e) => {
-                problems.push(e.into());
-                None
-            }
-        };
+        let cpu_model =
+            optional(root.read_text(CPUINFO), &mut problems).and_then(|t| cpu_model(&t));
         Ok(Self {
             amdgpu: AmdgpuParameters::collect(root, &mut problems),
             topology,

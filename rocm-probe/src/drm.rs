@@ -2,8 +2,11 @@
 
 use serde::Serialize;
 
-use crate::problem::Problem;
+use crate::problem::{Problem, optional};
 use crate::root::SysRoot;
+
+/// Where drm devices are listed.
+pub const DRM_DIR: &str = "/sys/class/drm";
 
 /// What the drm side adds to a KFD GPU node.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -20,15 +23,9 @@ impl RenderNode {
     /// Reads the render node's device files. Partition render nodes are platform devices
     /// without these files: absent files are simply `None`.
     pub fn collect(root: &SysRoot, minor: u32, problems: &mut Vec<Problem>) -> Self {
-        let dir = format!("/sys/class/drm/renderD{minor}/device");
-        let mut read = |name: &str| match root.read_value(&format!("{dir}/{name}")) {
-            Ok(v) if !v.is_empty() => Some(v),
-            Ok(_) => None,
-            Err(e) if e.is_not_found() => None,
-            Err(e) => {
-                problems.push(e.into());
-                None
-            }
+        let dir = format!("{DRM_DIR}/renderD{minor}/device");
+        let mut read = |name: &str| {
+            optional(root.read_value(&format!("{dir}/{name}")), problems).filter(|v| !v.is_empty())
         };
         let revision_text = read("revision");
         let product_name = read("product_name");

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::problem::Problem;
+use crate::problem::{Problem, optional};
 use crate::root::SysRoot;
 
 /// Where libdrm installs the table.
@@ -54,15 +54,9 @@ impl MarketingNames {
         if device_ids.is_empty() {
             return Self::default();
         }
-        match root.read_text(AMDGPU_IDS) {
-            Ok(text) => Self::parse(&text, device_ids),
-            Err(e) => {
-                if !e.is_not_found() {
-                    problems.push(e.into());
-                }
-                Self::default()
-            }
-        }
+        optional(root.read_text(AMDGPU_IDS), problems)
+            .map(|text| Self::parse(&text, device_ids))
+            .unwrap_or_default()
     }
 
     /// The name for a device id and PCI revision, as libdrm's `amdgpu_get_marketing_name`

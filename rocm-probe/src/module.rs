@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::problem::Problem;
+use crate::problem::{Problem, optional};
 use crate::root::SysRoot;
 
 /// Where the module's sysfs directory lives.
@@ -19,20 +19,13 @@ impl AmdgpuParameters {
     /// Reads the parameters; absent files are `None`.
     pub fn collect(root: &SysRoot, problems: &mut Vec<Problem>) -> Self {
         let path = format!("{AMDGPU_MODULE}/parameters/noretry");
-        let noretry = match root.read_value(&path) {
-            Ok(text) => match text.parse() {
-                Ok(v) => Some(v),
-                Err(_) => {
-                    problems.push(Problem::new(path, format!("{text:?} is not an integer")));
-                    None
-                }
-            },
-            Err(e) if e.is_not_found() => None,
-            Err(e) => {
-                problems.push(e.into());
-                None
+        let noretry = optional(root.read_value(&path), problems).and_then(|text| {
+            let parsed = text.parse().ok();
+            if parsed.is_none() {
+                problems.push(Problem::new(path, format!("{text:?} is not an integer")));
             }
-        };
+            parsed
+        });
         Self { noretry }
     }
 }

@@ -29,3 +29,19 @@ impl fmt::Display for Problem {
         write!(f, "{}: {}", self.path, self.message)
     }
 }
+
+/// Most inputs are optional: a missing file is `None` and says nothing; any other failure to
+/// read it is recorded as a problem with its path.
+pub(crate) fn optional<T>(
+    result: Result<T, crate::root::ReadError>,
+    problems: &mut Vec<Problem>,
+) -> Option<T> {
+    match result {
+        Ok(v) => Some(v),
+        Err(e) if e.is_not_found() => None,
+        Err(e) => {
+            problems.push(e.into());
+            None
+        }
+    }
+}

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::problem::Problem;
+use crate::problem::{Problem, optional};
 use crate::properties::properties;
 use crate::root::{ReadError, ReadErrorKind, SysRoot};
 
@@ -295,13 +295,8 @@ fn read_indexed<T>(
     problems: &mut Vec<Problem>,
     parse: fn(&str, &mut Vec<String>) -> T,
 ) -> Vec<T> {
-    let names = match root.read_dir(dir) {
-        Ok(names) => names,
-        Err(e) if e.is_not_found() => return Vec::new(),
-        Err(e) => {
-            problems.push(e.into());
-            return Vec::new();
-        }
+    let Some(names) = optional(root.read_dir(dir), problems) else {
+        return Vec::new();
     };
     let mut ids: Vec<u32> = Vec::with_capacity(names.len());
     for name in names {
@@ -349,14 +344,7 @@ fn read_properties<T>(
 }
 
 fn read_optional(root: &SysRoot, path: &str, problems: &mut Vec<Problem>) -> Option<String> {
-    match root.read_value(path) {
-        Ok(v) => Some(v),
-        Err(e) if e.is_not_found() => None,
-        Err(e) => {
-            problems.push(e.into());
-            None
-        }
-    }
+    optional(root.read_value(path), problems)
 }
 
 fn read_number(root: &SysRoot, path: &str, problems: &mut Vec<Problem>) -> Option<u32> {
