@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 
 /// Probe an AMD ROCm system layer by layer and say which layer is broken, why, and what to do.
 #[derive(Debug, Parser)]
@@ -13,14 +13,83 @@ pub struct Args {
     #[arg(long, global = true, value_name = "DIR", visible_alias = "fixture")]
     pub root: Option<PathBuf>,
 
-    /// What to do (default: agents).
+    /// When to colour text output: auto (a terminal without NO_COLOR), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+
+    /// What to do (default: report).
     #[command(subcommand)]
     pub command: Option<Command>,
+
+    /// Options of the default command, `report`.
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour on a terminal unless NO_COLOR is set.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// Output formats of `report`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Human-readable text.
+    Text,
+    /// One JSON document (schema in schema/report.schema.json).
+    Json,
+}
+
+/// Profiles (`--profile`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProfileArg {
+    /// An APU or one Radeon.
+    Desktop,
+    /// Between desktop and cluster.
+    Workstation,
+    /// Instinct GPUs, XGMI hives, 4+ GPUs.
+    Cluster,
+}
+
+/// Options of `report`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReportArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Shorthand for --format json.
+    #[arg(long)]
+    pub json: bool,
+    /// Show only this layer (1-9).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=9))]
+    pub layer: Option<u8>,
+    /// Show evidence for passing and informational findings too.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Exit 1 on warnings too.
+    #[arg(long)]
+    pub strict: bool,
+    /// Severity profile for platform-tuning rules (default: detected).
+    #[arg(long, value_enum)]
+    pub profile: Option<ProfileArg>,
 }
 
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Walk the stack bottom-up and say which layer is broken, why, and what to do (default).
+    Report(ReportArgs),
+    /// Print the documentation of a finding id (all ids without one).
+    Explain {
+        /// A finding id such as driver.kfd-permission-denied.
+        id: Option<String>,
+    },
     /// List agents (CPU and GPU nodes) under rocminfo's field names, from KFD sysfs only.
     Agents {
         /// Print JSON instead of text.

@@ -3,11 +3,13 @@
 use std::io::Write;
 
 use anyhow::Result;
+use rocm_probe::finding::{RULES, rule};
 use rocm_probe::output::Document;
+use rocm_probe::report::{Options, Profile};
 use rocm_probe::topology::TOPOLOGY_DIR;
-use rocm_probe::{AgentFacts, Inventory, ReadError, Source};
+use rocm_probe::{AgentFacts, Inventory, ReadError, Report, Source};
 
-use crate::args::{Args, Command};
+use crate::args::{Args, ColorChoice, Command, Format, ProfileArg, ReportArgs};
 use crate::render;
 
 /// Exit code: the command ran and found what it looks for.
@@ -21,11 +23,68 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<u8> {
         Some(dir) => Source::fixture(dir)?,
         None => Source::live(),
     };
-    match args.command {
-        None => agents(&source, false, out),
-        Some(Command::Agents { json }) => agents(&source, json, out),
-        Some(Command::Targets { name }) => targets(&source, name, out),
+    match &args.command {
+        None => report(&source, &args.report, args.color, out),
+        Some(Command::Report(r)) => report(&source, r, args.color, out),
+        Some(Command::Explain { id }) => explain(id.as_deref(), out),
+        Some(Command::Agents { json }) => agents(&source, *json, out),
+        Some(Command::Targets { name }) => targets(&source, *name, out),
     }
+}
+
+fn report(
+    source: &Source,
+    args: &ReportArgs,
+    color: ColorChoice,
+    out: &mut dyn Write,
+) -> Result<u8> {
+    let options = Options {
+        profile: args.profile.map(|p| match p {
+            ProfileArg::Desktop => Profile::Desktop,
+            ProfileArg::Workstation => Profile::Workstation,
+            ProfileArg::Cluster => Profile::Cluster,
+        }),
+    };
+    let report = Report::collect(source, options);
+    let format = if args.json { Format::Json } else { args.format };
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, &Document::new(source, &report))?;
+            writeln!(out)?;
+        }
+        Format::Text => {
+            let style = render::report::Style {
+                color: render::use_color(color),
+                verbose: args.verbose,
+                layer: args.layer,
+            };
+            render::report::text(&report, source, style, out)?;
+        }
+    }
+    Ok(report.exit_code(args.strict))
+}
+
+fn explain(id: Option<&str>, out: &mut dyn Write) -> Result<u8> {
+    let Some(id) = id else {
+        for r in RULES {
+            writeln!(out, "{:<36} {:<5} {}", r.id, r.status.word(), r.title)?;
+        }
+        return Ok(OK);
+    };
+    let Some(r) = rule(id) else {
+        anyhow::bail!("unknown finding id {id:?}; `rocm-probe explain` lists them");
+    };
+    writeln!(out, "{} — {}", r.id, r.title)?;
+    writeln!(
+        out,
+        "layer {} ({}), default status {}",
+        r.layer.number(),
+        r.layer.title(),
+        r.status.word()
+    )?;
+    writeln!(out)?;
+    writeln!(out, "{}", render::wrap(r.explain, 96))?;
+    Ok(OK)
 }
 
 fn agents(source: &Source, json: bool, out: &mut dyn Write) -> Result<u8> {

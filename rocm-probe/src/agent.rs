@@ -70,6 +70,16 @@ impl AgentFacts {
     /// Collects the topology and what the agent view needs beside it. Fails only when there is
     /// no readable KFD topology.
     pub fn collect(source: &Source) -> Result<Self, ReadError> {
+        let mut problems = Vec::new();
+        let params = AmdgpuParameters::collect(source.root(), &mut problems);
+        let mut facts = Self::collect_with(source, params)?;
+        facts.problems.extend(problems);
+        Ok(facts)
+    }
+
+    /// As [`AgentFacts::collect`], with the amdgpu parameters already read by the caller (each
+    /// file is read once per run).
+    pub fn collect_with(source: &Source, amdgpu: AmdgpuParameters) -> Result<Self, ReadError> {
         let root = source.root();
         let topology = Topology::collect(root)?;
         let mut problems = Vec::new();
@@ -86,7 +96,7 @@ impl AgentFacts {
         let cpu_model =
             optional(root.read_text(CPUINFO), &mut problems).and_then(|t| cpu_model(&t));
         Ok(Self {
-            amdgpu: AmdgpuParameters::collect(root, &mut problems),
+            amdgpu,
             topology,
             render_nodes,
             names,

@@ -12,22 +12,32 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod access;
 pub mod agent;
+pub mod checks;
 pub mod drm;
+pub mod facts;
+pub mod finding;
 pub mod fixture;
 pub mod host;
 pub mod marketing;
 pub mod module;
 pub mod output;
+pub mod pci;
+pub mod platform;
 pub mod problem;
 pub mod properties;
+pub mod report;
 pub mod root;
 pub mod source;
 pub mod target;
 pub mod topology;
 
 pub use agent::{AgentFacts, Inventory};
+pub use facts::Facts;
+pub use finding::{Finding, Layer, Status};
 pub use problem::Problem;
+pub use report::Report;
 pub use root::{ReadError, ReadErrorKind, SysRoot};
 pub use source::Source;
 pub use topology::Topology;

@@ -1,10 +1,13 @@
-//! The amdgpu kernel module as `/sys/module/amdgpu` shows it.
+//! The amdgpu kernel module as `/sys/module/amdgpu` shows it — never `lsmod`, which misses a
+//! built-in amdgpu.
 
 use serde::Serialize;
 
 use crate::problem::{Problem, optional};
 use crate::root::SysRoot;
 
+/// Where loaded (and built-in) modules are listed.
+pub const MODULES: &str = "/sys/module";
 /// Where the module's sysfs directory lives.
 pub const AMDGPU_MODULE: &str = "/sys/module/amdgpu";
 
@@ -27,5 +30,51 @@ impl AmdgpuParameters {
             parsed
         });
         Self { noretry }
+    }
+}
+
+/// The amdgpu module's state.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ModuleFacts {
+    /// `/sys/module/amdgpu` exists (loaded, or built into the kernel).
+    pub present: bool,
+    /// `initstate` (`live`, `coming`, `going`); absent for built-in modules.
+    pub initstate: Option<String>,
+    /// `version`: present only for out-of-tree (DKMS) builds.
+    pub version: Option<String>,
+    /// `taint` letters (`O` out-of-tree, `E` unsigned, …).
+    pub taint: Option<String>,
+    /// Interpreted parameters.
+    pub parameters: AmdgpuParameters,
+}
+
+impl ModuleFacts {
+    /// Reads the module's state; `None` when `/sys/module` itself is absent (not captured).
+    pub fn collect(root: &SysRoot, problems: &mut Vec<Problem>) -> Option<Self> {
+        if !root.exists(MODULES) {
+            return None;
+        }
+        if !root.exists(AMDGPU_MODULE) {
+            return Some(Self::default());
+        }
+        let value = |name: &str, problems: &mut Vec<Problem>| {
+            optional(
+                root.read_value(&format!("{AMDGPU_MODULE}/{name}")),
+                problems,
+            )
+            .filter(|v| !v.is_empty())
+        };
+        Some(Self {
+            present: true,
+            initstate: value("initstate", problems),
+            version: value("version", problems),
+            taint: value("taint", problems),
+            parameters: AmdgpuParameters::collect(root, problems),
+        })
+    }
+
+    /// Built into the kernel: the directory exists without `initstate`.
+    pub fn builtin(&self) -> bool {
+        self.present && self.initstate.is_none()
     }
 }

@@ -203,6 +203,23 @@ impl SysRoot {
         Ok(names)
     }
 
+    /// The target of a symlink as written in it (not followed), e.g. a PCI function's
+    /// `driver` link.
+    pub fn read_link(&self, abs: &str) -> Result<String, ReadError> {
+        let path = if self.fixture {
+            let (parent, name) = split_parent(abs);
+            self.resolve_dir(parent)?.join(name)
+        } else {
+            PathBuf::from(abs)
+        };
+        std::fs::read_link(&path)
+            .map(|t| t.to_string_lossy().into_owned())
+            .map_err(|e| match e.raw_os_error() {
+                Some(libc::EINVAL) => ReadError::new(abs, ReadErrorKind::WrongType),
+                _ => ReadError::from_io(abs, &e),
+            })
+    }
+
     /// Whether a path exists (following symlinks inside the root).
     pub fn exists(&self, abs: &str) -> bool {
         self.resolve(abs)

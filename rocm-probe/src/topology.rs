@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::problem::{Problem, optional};
 use crate::properties::properties;
-use crate::root::{ReadError, ReadErrorKind, SysRoot};
+use crate::root::{ReadError, SysRoot};
 
 /// Where the kernel publishes the topology (the libhsakmt spelling is
 /// `/sys/devices/virtual/kfd/kfd/topology`; `rocm_agent_enumerator` uses this one).
@@ -358,16 +358,6 @@ fn read_number(root: &SysRoot, path: &str, problems: &mut Vec<Problem>) -> Optio
             ));
             None
         }
-    }
-}
-
-impl From<ReadError> for Problem {
-    fn from(e: ReadError) -> Self {
-        let hint = match e.kind {
-            ReadErrorKind::PermissionDenied => " (a device cgroup hides GPUs this way)",
-            _ => "",
-        };
-        Problem::new(e.path, format!("{}{hint}", e.kind))
     }
 }
 

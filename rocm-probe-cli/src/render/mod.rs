@@ -1,3 +1,38 @@
 //! Output formats; one module per command's text rendering (JSON is serde's).
 
 pub mod agents;
+pub mod report;
+
+use std::io::IsTerminal;
+
+use crate::args::ColorChoice;
+
+/// Resolves `--color` once: `auto` colours only a terminal, and never when NO_COLOR is set.
+pub fn use_color(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+    }
+}
+
+/// Wraps prose at word boundaries.
+pub fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = 0;
+    for word in text.split_whitespace() {
+        if line > 0 && line + 1 + word.len() > width {
+            out.push('\n');
+            line = 0;
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(word);
+        line += word.len();
+    }
+    out
+}

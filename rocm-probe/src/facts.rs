@@ -1,0 +1,97 @@
+//! `Facts`: everything the report's checks look at, collected in one pass through the Source.
+
+use serde::Serialize;
+
+use crate::access::{self, DeviceFacts};
+use crate::agent::{AgentFacts, Inventory};
+use crate::fixture::Identity;
+use crate::module::ModuleFacts;
+use crate::pci::PciFacts;
+use crate::platform::PlatformFacts;
+use crate::problem::Problem;
+use crate::source::{Source, SourceKind};
+
+/// The device node ROCm opens first.
+pub const KFD_DEVICE: &str = "/dev/kfd";
+
+/// All facts of one run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Facts {
+    /// Live or fixture.
+    pub source: SourceKind,
+    /// The KFD topology and what the agent view needs; `None` without a readable topology.
+    pub kfd: Option<AgentFacts>,
+    /// Why `kfd` is `None`.
+    pub kfd_error: Option<Problem>,
+    /// Agents, physical GPUs and hives derived from `kfd`.
+    pub inventory: Option<Inventory>,
+    /// The PCI bus; `None` when not captured.
+    pub pci: Option<PciFacts>,
+    /// The amdgpu module; `None` when `/sys/module` was not captured.
+    pub module: Option<ModuleFacts>,
+    /// Command line, blacklists, Secure Boot, containers, environment.
+    pub platform: PlatformFacts,
+    /// Who runs the probe; `None` when not recorded.
+    pub identity: Option<Identity>,
+    /// `/dev/kfd`, then the render node of each GPU node.
+    pub devices: Vec<DeviceFacts>,
+    /// Problems outside the topology.
+    pub problems: Vec<Problem>,
+}
+
+impl Facts {
+    /// Collects every area the report needs. Never fails: what cannot be read is recorded.
+    pub fn collect(source: &Source) -> Self {
+        let root = source.root();
+        let mut problems = Vec::new();
+        let module = ModuleFacts::collect(root, &mut problems);
+        let params = module
+            .as_ref()
+            .map(|m| m.parameters.clone())
+            .unwrap_or_default();
+        let (kfd, kfd_error) = match AgentFacts::collect_with(source, params) {
+            Ok(f) => (Some(f), None),
+            Err(e) => (None, Some(Problem::from(e))),
+        };
+        let inventory = kfd.as_ref().map(Inventory::from_facts);
+        let pci = PciFacts::collect(root, &mut problems);
+        let platform = PlatformFacts::collect(source, &mut problems);
+        let identity = source.host().identity();
+
+        let mut paths = vec![KFD_DEVICE.to_owned()];
+        if let Some(inv) = &inventory {
+            for minor in inv.gpu_agents().filter_map(|a| a.drm_render_minor) {
+                let path = format!("/dev/dri/renderD{minor}");
+                if !paths.contains(&path) {
+                    paths.push(path);
+                }
+            }
+        }
+        let nodes: Vec<_> = paths.iter().map(|p| source.host().device(p)).collect();
+        let mut gids: Vec<u32> = nodes.iter().flatten().map(|n| n.gid).collect();
+        gids.sort_unstable();
+        gids.dedup();
+        let names = access::group_names(root, &gids, &mut problems);
+        let devices = paths
+            .into_iter()
+            .zip(nodes)
+            .map(|(path, node)| DeviceFacts {
+                group_name: node.as_ref().and_then(|n| names.get(&n.gid).cloned()),
+                path,
+                node,
+            })
+            .collect();
+        Self {
+            source: source.kind(),
+            kfd,
+            kfd_error,
+            inventory,
+            pci,
+            module,
+            platform,
+            identity,
+            devices,
+            problems,
+        }
+    }
+}

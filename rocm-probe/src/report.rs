@@ -1,0 +1,240 @@
+//! The report: findings grouped by layer, each layer's verdict, the root cause and the exit code
+//! (DESIGN §5).
+
+use serde::Serialize;
+
+use crate::agent::Inventory;
+use crate::checks;
+use crate::facts::Facts;
+use crate::finding::{Finding, Layer, Status, rule};
+use crate::source::Source;
+
+/// Who the machine is for; sets the severity of platform-tuning rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// An APU or one Radeon.
+    Desktop,
+    /// Anything between.
+    Workstation,
+    /// Any Instinct GPU, an XGMI hive, or 4+ GPUs.
+    Cluster,
+}
+
+impl Profile {
+    /// The id used on the command line and in JSON.
+    pub fn id(self) -> &'static str {
+        match self {
+            Profile::Desktop => "desktop",
+            Profile::Workstation => "workstation",
+            Profile::Cluster => "cluster",
+        }
+    }
+
+    /// DESIGN §5's auto-detection.
+    pub fn detect(inventory: Option<&Inventory>) -> Self {
+        let Some(inv) = inventory else {
+            return Profile::Workstation;
+        };
+        let instinct = inv.gpus.iter().any(|g| {
+            g.marketing_name
+                .as_deref()
+                .is_some_and(|n| n.contains("Instinct"))
+                || g.gfx.is_some_and(|x| {
+                    matches!(
+                        x.name().as_str(),
+                        "gfx908" | "gfx90a" | "gfx940" | "gfx941" | "gfx942" | "gfx950"
+                    )
+                })
+        });
+        if instinct || !inv.hives.is_empty() || inv.gpus.len() >= 4 {
+            Profile::Cluster
+        } else if inv.gpu_agents().any(|a| a.integrated == Some(true)) || inv.gpus.len() == 1 {
+            Profile::Desktop
+        } else {
+            Profile::Workstation
+        }
+    }
+}
+
+/// One layer's verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LayerReport {
+    /// 1–9.
+    pub number: u8,
+    /// `hardware`, `driver`, …
+    pub layer: Layer,
+    /// The heaviest status among its findings; `skip` when it has none.
+    pub status: Status,
+    /// Ids of its findings, in order.
+    pub findings: Vec<&'static str>,
+    /// Set when the layer could not be checked because a lower layer failed.
+    pub consequence_of: Option<&'static str>,
+    /// Why a layer without findings says nothing.
+    pub note: Option<String>,
+}
+
+/// The bottom line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    /// `pass`, `warn` or `fail`.
+    pub status: Status,
+    /// 0 when healthy, else the lowest layer carrying the root cause.
+    pub root_layer: u8,
+    /// The root-cause finding's id.
+    pub root_cause: Option<&'static str>,
+    /// One plain sentence.
+    pub summary: String,
+}
+
+/// A few facts for the reader (and for fleet tooling) without the whole fact tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FactsSummary {
+    /// Physical GPUs.
+    pub gpus: usize,
+    /// GPU agents (KFD GPU nodes).
+    pub agents: usize,
+    /// gfx names in node order.
+    pub targets: Vec<String>,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// The profile in force.
+    pub profile: Profile,
+    /// The bottom line.
+    pub verdict: Verdict,
+    /// Layers 1–9, bottom-up.
+    pub layers: Vec<LayerReport>,
+    /// Every finding, bottom-up.
+    pub findings: Vec<Finding>,
+    /// Key facts.
+    pub facts: FactsSummary,
+}
+
+/// Options that change the verdict.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Force a profile instead of detecting one.
+    pub profile: Option<Profile>,
+}
+
+impl Report {
+    /// Collects, checks and assembles.
+    pub fn collect(source: &Source, options: Options) -> Self {
+        Self::from_facts(&Facts::collect(source), options)
+    }
+
+    /// Checks and assembles; pure.
+    pub fn from_facts(facts: &Facts, options: Options) -> Self {
+        let profile = options
+            .profile
+            .unwrap_or_else(|| Profile::detect(facts.inventory.as_ref()));
+        let mut findings = checks::run(facts);
+        findings.sort_by_key(|f| f.layer);
+
+        let root = root_cause(&findings);
+        if let Some(root) = root.filter(|r| r.status == Status::Fail) {
+            // Everything broken above a failed layer follows from it.
+            for f in &mut findings {
+                if f.layer > root.layer && f.status >= Status::Warn && f.caused_by.is_none() {
+                    f.caused_by = Some(root.id);
+                }
+            }
+        }
+        let layers = Layer::ALL
+            .iter()
+            .map(|&layer| {
+                let own: Vec<&Finding> = findings.iter().filter(|f| f.layer == layer).collect();
+                let blocked = root.filter(|r| r.status == Status::Fail && r.layer < layer);
+                LayerReport {
+                    number: layer.number(),
+                    layer,
+                    status: own.iter().map(|f| f.status).max().unwrap_or(Status::Skip),
+                    findings: own.iter().map(|f| f.id).collect(),
+                    consequence_of: blocked.map(|r| r.id),
+                    note: match (own.is_empty(), blocked) {
+                        (true, Some(r)) => Some(format!("not checked: follows from {}", r.id)),
+                        (true, None) => Some("no checks for this layer in this version".to_owned()),
+                        _ => None,
+                    },
+                }
+            })
+            .collect();
+        let verdict = match root {
+            None => Verdict {
+                status: Status::Pass,
+                root_layer: 0,
+                root_cause: None,
+                summary: "No failures or warnings in the layers checked".to_owned(),
+            },
+            Some(r) => Verdict {
+                status: r.status,
+                root_layer: r.layer.number(),
+                root_cause: Some(r.id),
+                summary: findings[r.index].summary.clone(),
+            },
+        };
+        let inv = facts.inventory.as_ref();
+        let facts = FactsSummary {
+            gpus: inv.map_or(0, |i| i.gpus.len()),
+            agents: inv.map_or(0, |i| i.gpu_agents().count()),
+            targets: inv.map_or_else(Vec::new, |i| i.targets(false)),
+        };
+        Self {
+            profile,
+            verdict,
+            layers,
+            findings,
+            facts,
+        }
+    }
+}
+
+/// The root cause's identity (the finding itself stays in the list).
+#[derive(Debug, Clone, Copy)]
+struct Root {
+    id: &'static str,
+    layer: Layer,
+    status: Status,
+    index: usize,
+}
+
+/// The lowest-layer failure that is not itself a consequence; else the lowest warning.
+fn root_cause(findings: &[Finding]) -> Option<Root> {
+    [Status::Fail, Status::Warn].into_iter().find_map(|status| {
+        findings
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.status == status)
+            .min_by_key(|(i, f)| (f.layer, f.caused_by.is_some(), *i))
+            .map(|(index, f)| Root {
+                id: f.id,
+                layer: f.layer,
+                status,
+                index,
+            })
+    })
+}
+
+impl Report {
+    /// DESIGN §5: 0 without a failure, 1 with one (or with a warning under `--strict`).
+    pub fn exit_code(&self, strict: bool) -> u8 {
+        let worst = self.findings.iter().map(|f| f.status).max();
+        match worst {
+            Some(Status::Fail) => 1,
+            Some(Status::Warn) if strict => 1,
+            _ => 0,
+        }
+    }
+
+    /// Every emitted id is declared (a test runs this over every fixture).
+    pub fn undeclared_ids(&self) -> Vec<&'static str> {
+        self.findings
+            .iter()
+            .filter(|f| rule(f.id).is_none_or(|r| r.layer != f.layer))
+            .map(|f| f.id)
+            .collect()
+    }
+}
