@@ -1,7 +1,8 @@
 //! Fixture sweep: every `fixtures/*` yields an inventory, matches its `[expect]`, and is
 //! snapshot-tested (reviewed snapshots under `tests/snapshots/`).
 
-use rocm_probe::{Inventory, Source};
+use rocm_probe::report::Options;
+use rocm_probe::{Inventory, Report, Source};
 use rocm_probe_tests::fixtures;
 
 /// The inventory of a fixture, or `None` when it has no KFD topology.
@@ -20,27 +21,50 @@ fn every_fixture_meets_its_expectations() {
             .fixture_config()
             .and_then(|c| c.expect.clone())
             .unwrap_or_else(|| panic!("{name}: fixture.toml has no [expect]"));
-        let inv = inventory(&dir);
-        let exit = inv.as_ref().map_or(1, Inventory::exit_code);
-        let agents = inv.as_ref().map_or(0, |i| i.gpu_agents().count());
-        let targets = inv.as_ref().map_or_else(Vec::new, |i| i.targets(false));
+        let report = Report::collect(&source, Options::default());
+        assert!(
+            report.undeclared_ids().is_empty(),
+            "{name}: {:?}",
+            report.undeclared_ids()
+        );
+        let ids: Vec<&str> = report.findings.iter().map(|f| f.id).collect();
         if let Some(want) = expect.exit {
-            assert_eq!(i32::from(exit), want, "{name}: exit");
+            assert_eq!(
+                i32::from(report.exit_code(false)),
+                want,
+                "{name}: exit; findings {ids:?}"
+            );
+        }
+        if let Some(want) = expect.root_layer {
+            assert_eq!(
+                report.verdict.root_layer, want,
+                "{name}: root layer; findings {ids:?}"
+            );
+        }
+        if let Some(want) = &expect.root_status {
+            let got = serde_json::to_value(report.verdict.status).unwrap();
+            assert_eq!(got, want.as_str(), "{name}: root status; findings {ids:?}");
+        }
+        for id in expect.findings.iter().flatten() {
+            assert!(
+                ids.contains(&id.as_str()),
+                "{name}: {id} missing from {ids:?}"
+            );
         }
         if let Some(want) = expect.agents {
-            assert_eq!(agents, want, "{name}: GPU agents");
+            assert_eq!(report.facts.agents, want, "{name}: GPU agents");
         }
         if let Some(want) = &expect.targets {
-            assert_eq!(&targets, want, "{name}: targets");
+            assert_eq!(&report.facts.targets, want, "{name}: targets");
         }
-        // The report (layers, findings) does not exist yet: a fixture that expects one must
-        // fail here rather than pass unchecked.
-        assert!(
-            expect.root_layer.is_none()
-                && expect.root_status.is_none()
-                && expect.findings.is_none(),
-            "{name}: [expect] keys root_layer/root_status/findings need the report"
-        );
+    }
+}
+
+#[test]
+fn reports_match_reviewed_snapshots() {
+    for (name, dir) in fixtures() {
+        let report = Report::collect(&Source::fixture(&dir).unwrap(), Options::default());
+        insta::assert_json_snapshot!(format!("report__{name}"), report);
     }
 }
 

@@ -44,6 +44,8 @@ pub enum Format {
     Text,
     /// One JSON document (schema in schema/report.schema.json).
     Json,
+    /// JUnit XML: a test suite per layer, a test case per check.
+    Junit,
 }
 
 /// Profiles (`--profile`).

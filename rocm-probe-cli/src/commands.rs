@@ -52,6 +52,7 @@ fn report(
             serde_json::to_writer_pretty(&mut *out, &Document::new(source, &report))?;
             writeln!(out)?;
         }
+        Format::Junit => render::junit::junit(&report, out)?,
         Format::Text => {
             let style = render::report::Style {
                 color: render::use_color(color),

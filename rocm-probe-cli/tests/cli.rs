@@ -195,16 +195,6 @@ fn agents_text_uses_rocminfo_field_names() {
 }
 
 #[test]
-fn default_command_is_agents() {
-    let a = run(probe().arg("--root").arg(fixture("rx7900xtx")));
-    let b = run(probe()
-        .arg("--root")
-        .arg(fixture("rx7900xtx"))
-        .arg("agents"));
-    assert_eq!((a.code, &a.stdout), (b.code, &b.stdout));
-}
-
-#[test]
 fn no_gpu_fixture_exits_1_with_one_line() {
     for cmd in [
         &["targets"][..],
@@ -330,6 +320,23 @@ fn assert_names_path(dir: &Path, path_suffix: &str, needle: &str) {
             r.stderr
         );
     }
+    // The report carries the same as evidence of a sysfs finding.
+    let r = run(probe().arg("--root").arg(dir));
+    assert!(
+        r.code == 0 || r.code == 1,
+        "report exit {}: {}",
+        r.code,
+        r.stderr
+    );
+    let named = r
+        .stdout
+        .lines()
+        .any(|l| l.contains(path_suffix) && l.contains(needle));
+    assert!(
+        named,
+        "report: no evidence naming {path_suffix} / {needle}:\n{}",
+        r.stdout
+    );
 }
 
 #[test]
@@ -463,4 +470,172 @@ fn an_unreadable_file_is_named_when_run_unprivileged() {
         "{}",
         r.stderr
     );
+}
+
+#[test]
+fn default_command_is_report() {
+    let a = run(probe().arg("--root").arg(fixture("rx7900xtx")));
+    let b = run(probe()
+        .arg("--root")
+        .arg(fixture("rx7900xtx"))
+        .arg("report"));
+    assert_eq!((a.code, &a.stdout), (b.code, &b.stdout));
+    assert!(a.stdout.starts_with("PASS: "), "{}", a.stdout);
+    assert_eq!(a.code, 0);
+}
+
+fn live_kfd_absent() -> bool {
+    if Path::new("/sys/class/kfd").exists() {
+        eprintln!("skipped: this machine has /sys/class/kfd");
+        return false;
+    }
+    true
+}
+
+#[test]
+fn live_report_names_layer_1_as_the_root_cause() {
+    if !live_kfd_absent() {
+        return;
+    }
+    let r = run(&mut probe());
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let first = r.stdout.lines().next().unwrap();
+    assert!(
+        first.starts_with("FAIL: No AMD GPU on the PCI bus"),
+        "{first}"
+    );
+    assert!(
+        first.contains("root cause in layer 1 (hardware)"),
+        "{first}"
+    );
+    assert!(first.contains("layers 2–9 follow from it"), "{first}");
+    for n in 3..=9 {
+        assert!(
+            r.stdout
+                .lines()
+                .any(|l| l.starts_with(&format!("Layer {n} "))
+                    && l.contains("SKIP")
+                    && l.contains("follows from hardware.no-amd-gpu")),
+            "layer {n} not marked as a consequence:\n{}",
+            r.stdout
+        );
+    }
+}
+
+#[test]
+fn live_report_json_validates_against_the_committed_schema() {
+    if !live_kfd_absent() {
+        return;
+    }
+    let r = run(probe().arg("--json"));
+    assert_eq!(r.code, 1);
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    let schema_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/report.schema.json");
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert_eq!(doc["verdict"]["root_layer"], 1);
+    assert_eq!(doc["verdict"]["root_cause"], "hardware.no-amd-gpu");
+    assert_eq!(doc["source"]["kind"], "live");
+    let layers = doc["layers"].as_array().unwrap();
+    assert_eq!(layers.len(), 9);
+    assert!(
+        layers[1..]
+            .iter()
+            .all(|l| l["consequence_of"] == "hardware.no-amd-gpu")
+    );
+}
+
+#[test]
+fn junit_is_well_formed_xml() {
+    if !Path::new("/usr/bin/xmllint").exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI installs xmllint (libxml2-utils)"
+        );
+        eprintln!("skipped: xmllint not installed");
+        return;
+    }
+    for root in [
+        None,
+        Some(fixture("mi300x-cpx-8gpu")),
+        Some(fixture("no-amdgpu")),
+    ] {
+        let mut cmd = probe();
+        if let Some(root) = &root {
+            cmd.arg("--root").arg(root);
+        }
+        let r = run(cmd.args(["--format", "junit"]));
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("report.xml");
+        std::fs::write(&file, &r.stdout).unwrap();
+        let lint = std::process::Command::new("xmllint")
+            .arg("--noout")
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            lint.status.success(),
+            "{root:?}: {}",
+            String::from_utf8_lossy(&lint.stderr)
+        );
+        let failures = r.stdout.matches("<failure ").count();
+        assert_eq!(
+            failures > 0,
+            r.code == 1,
+            "{root:?}: exit {} with {failures} failures",
+            r.code
+        );
+    }
+}
+
+#[test]
+fn explain_documents_every_id() {
+    let list = run(probe().arg("explain"));
+    assert_eq!(list.code, 0);
+    let ids: Vec<String> = list
+        .stdout
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids.len(), rocm_probe::finding::RULES.len());
+    for id in &ids {
+        let r = run(probe().args(["explain", id]));
+        assert_eq!(r.code, 0, "{id}");
+        assert!(r.stdout.starts_with(&format!("{id} — ")), "{}", r.stdout);
+        assert!(r.stdout.lines().count() >= 3, "{id}: {}", r.stdout);
+    }
+    let r = run(probe().args(["explain", "driver.no-such-thing"]));
+    assert_eq!(r.code, 2);
+}
+
+#[test]
+fn strict_turns_warnings_into_exit_1() {
+    let r = run(probe().arg("--root").arg(fixture("mi300x-cpx-8gpu")));
+    assert_eq!(r.code, 0);
+    assert!(r.stdout.starts_with("WARN: "), "{}", r.stdout);
+    let r = run(probe()
+        .arg("--root")
+        .arg(fixture("mi300x-cpx-8gpu"))
+        .arg("--strict"));
+    assert_eq!(r.code, 1);
+}
+
+#[test]
+fn layer_filter_and_color() {
+    let r = run(probe()
+        .arg("--root")
+        .arg(fixture("no-amdgpu"))
+        .args(["--layer", "2", "--color", "always"]));
+    assert!(r.stdout.contains("Layer 2 "));
+    assert!(!r.stdout.contains("Layer 1 "));
+    assert!(r.stdout.contains("\x1b[1;31mFAIL"), "{}", r.stdout);
+    let r = run(probe()
+        .env("NO_COLOR", "1")
+        .arg("--root")
+        .arg(fixture("no-amdgpu")));
+    assert!(!r.stdout.contains('\x1b'));
+    assert_eq!(run(probe().args(["--layer", "10"])).code, 2);
 }

@@ -5,7 +5,9 @@ use std::fmt;
 use serde::Serialize;
 
 /// The nine layers of a ROCm install, bottom-up. Numbers and ids are part of the output contract.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Layer {
     /// 1: compute units, memory, interconnect; the gfx target everything keys off.
@@ -85,7 +87,9 @@ impl fmt::Display for Layer {
 }
 
 /// A finding's status. Ordered by weight: a layer's verdict is its heaviest finding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Not applicable or could not be checked — always with the reason.
@@ -114,7 +118,7 @@ impl Status {
 }
 
 /// One piece of evidence: where a value came from and what it was.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Evidence {
     /// A path inside the root, or a non-file source such as `env:HSA_OVERRIDE_GFX_VERSION`,
     /// `identity` or `device:/dev/kfd`.
@@ -142,7 +146,7 @@ impl Evidence {
 }
 
 /// What a check found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Finding {
     /// Stable dotted id, declared in [`RULES`].
     pub id: &'static str,
@@ -254,16 +258,18 @@ rules! {
         "PCI bus not captured",
         "The fixture has no sys/bus/pci directory, so PCI-level checks (GPU present but not driven, link \
          speed, BAR size) cannot run. Live runs always read /sys/bus/pci.";
-    TOPOLOGY_MALFORMED = "hardware.topology-malformed", Hardware, Warn,
-        "Malformed KFD topology files",
-        "Some files under /sys/class/kfd/kfd/topology could not be parsed (truncated, non-numeric, binary, \
-         empty, or misnamed entries). The values in them are treated as unknown. On a live machine this \
-         points at a kernel bug or a broken container bind mount; in a fixture, at a damaged capture.";
-    TOPOLOGY_UNREADABLE = "hardware.topology-unreadable", Hardware, Skip,
-        "Unreadable KFD topology files",
-        "Some topology files could not be read (permission denied, not a regular file, too large, a \
-         symlink out of the fixture). A device cgroup that hides a GPU makes its files fail with EPERM; \
-         libhsakmt then skips that node too. The affected values are unknown.";
+    SYSFS_MALFORMED = "hardware.sysfs-malformed", Hardware, Warn,
+        "Malformed GPU sysfs files",
+        "Some files of the KFD topology, the drm devices or the PCI bus could not be parsed (truncated, \
+         non-numeric, binary, empty, or misnamed entries), or contradict each other (two nodes at one \
+         PCI location). The values in them are treated as unknown. On a live machine this points at a \
+         kernel bug or a broken container bind mount; in a fixture, at a damaged capture.";
+    SYSFS_UNREADABLE = "hardware.sysfs-unreadable", Hardware, Skip,
+        "Unreadable GPU sysfs files",
+        "Some files of the KFD topology, the drm devices or the PCI bus could not be read (permission \
+         denied, not a regular file, too large, a symlink out of the fixture). A device cgroup that \
+         hides a GPU makes its files fail with EPERM; libhsakmt then skips that node too. The affected \
+         checks are skipped and the values unknown.";
     PARTITION_MISSING = "hardware.partition-missing", Hardware, Warn,
         "A partitioned GPU has fewer partitions than its siblings",
         "Physical GPUs of the same model in the same partition mode expose the same number of KFD nodes. \
@@ -328,6 +334,15 @@ rules! {
         "A GPU's render node is not accessible",
         "The user cannot open /dev/dri/renderD<minor> read-write, so libhsakmt skips that GPU. Join the \
          node's owning group and log in again.";
+    INPUT_MALFORMED = "driver.input-malformed", Driver, Warn,
+        "Malformed driver or platform files",
+        "Files about the amdgpu module, the kernel command line, modprobe configuration, /etc/group or \
+         the EFI variables could not be parsed; the values in them are treated as unknown.";
+    INPUT_UNREADABLE = "driver.input-unreadable", Driver, Skip,
+        "Unreadable driver or platform files",
+        "Files about the amdgpu module, the kernel command line, modprobe configuration, /etc/group or \
+         the EFI variables could not be read (permission denied, not a regular file, too large); the \
+         checks that need them are skipped.";
     IDENTITY_NOT_RECORDED = "driver.identity-not-recorded", Driver, Skip,
         "Device access not checked: identity not recorded",
         "The fixture has no [identity] table, so whether the probing user may open /dev/kfd and the render \

@@ -8,7 +8,7 @@ use crate::source::{Source, SourceKind};
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// Which tool wrote the document.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Tool {
     /// Always `rocm-probe`.
     pub name: &'static str,
@@ -17,7 +17,7 @@ pub struct Tool {
 }
 
 /// A JSON document: the common header plus the command's body, flattened into one object.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Document<T> {
     /// [`SCHEMA_VERSION`].
     pub schema_version: u32,
@@ -43,4 +43,10 @@ impl<T> Document<T> {
             body,
         }
     }
+}
+
+/// The JSON Schema of `report --json`, generated from the types; `schema/report.schema.json`
+/// is this, committed, and a test keeps the two equal.
+pub fn report_schema() -> schemars::Schema {
+    schemars::schema_for!(Document<crate::report::Report>)
 }

@@ -10,7 +10,7 @@ use crate::finding::{Finding, Layer, Status, rule};
 use crate::source::Source;
 
 /// Who the machine is for; sets the severity of platform-tuning rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Profile {
     /// An APU or one Radeon.
@@ -58,7 +58,7 @@ impl Profile {
 }
 
 /// One layer's verdict.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LayerReport {
     /// 1–9.
     pub number: u8,
@@ -75,7 +75,7 @@ pub struct LayerReport {
 }
 
 /// The bottom line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Verdict {
     /// `pass`, `warn` or `fail`.
     pub status: Status,
@@ -88,7 +88,7 @@ pub struct Verdict {
 }
 
 /// A few facts for the reader (and for fleet tooling) without the whole fact tree.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FactsSummary {
     /// Physical GPUs.
     pub gpus: usize,
@@ -99,7 +99,7 @@ pub struct FactsSummary {
 }
 
 /// The whole report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Report {
     /// The profile in force.
     pub profile: Profile,

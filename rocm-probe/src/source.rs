@@ -17,7 +17,7 @@ pub struct Source {
 }
 
 /// How the report names its source.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SourceKind {
     /// This machine.

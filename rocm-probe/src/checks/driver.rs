@@ -4,9 +4,9 @@ use crate::access::{Access, DeviceFacts, access};
 use crate::facts::{Facts, KFD_DEVICE};
 use crate::finding::{
     AMDGPU_BLACKLISTED, AMDGPU_NOT_LOADED, CONTAINER, Evidence, Finding, GPU_NOT_BOUND,
-    GPU_NOT_IN_KFD, IDENTITY_NOT_RECORDED, KFD_DEVICE_MISSING, KFD_MISSING, KFD_PERMISSION_DENIED,
-    KFD_READY, NO_AMD_GPU, NOMODESET, OUT_OF_TREE_DRIVER, RENDER_NODE_MISSING,
-    RENDER_PERMISSION_DENIED, Rule, SECURE_BOOT, Status, WSL,
+    GPU_NOT_IN_KFD, IDENTITY_NOT_RECORDED, INPUT_MALFORMED, INPUT_UNREADABLE, KFD_DEVICE_MISSING,
+    KFD_MISSING, KFD_PERMISSION_DENIED, KFD_READY, NO_AMD_GPU, NOMODESET, OUT_OF_TREE_DRIVER,
+    RENDER_NODE_MISSING, RENDER_PERMISSION_DENIED, Rule, SECURE_BOOT, Status, WSL,
 };
 use crate::module::AMDGPU_MODULE;
 use crate::pci::PCI_DEVICES;
@@ -17,6 +17,16 @@ use crate::topology::TOPOLOGY_DIR;
 pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     let no_gpu = below.iter().any(|x| x.id == NO_AMD_GPU.id);
     let mut out = Vec::new();
+    let inputs: Vec<&crate::problem::Problem> = f
+        .problems
+        .iter()
+        .filter(|p| !p.path.starts_with(PCI_DEVICES))
+        .collect();
+    out.extend(super::hardware::problems(
+        &inputs,
+        "driver or platform",
+        [INPUT_UNREADABLE, INPUT_MALFORMED],
+    ));
     environment(f, &mut out);
     module(f, no_gpu, &mut out);
     if f.kfd.is_none() {

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use crate::facts::Facts;
 use crate::finding::{
-    Evidence, Finding, GPUS_FOUND, NO_AMD_GPU, PARTITION_MISSING, PCI_NOT_CAPTURED,
-    TOPOLOGY_MALFORMED, TOPOLOGY_UNREADABLE,
+    Evidence, Finding, GPUS_FOUND, NO_AMD_GPU, PARTITION_MISSING, PCI_NOT_CAPTURED, Rule,
+    SYSFS_MALFORMED, SYSFS_UNREADABLE,
 };
 use crate::pci::{PCI_DEVICES, VENDOR_AMD};
 use crate::problem::{Problem, ProblemKind};
@@ -65,9 +65,18 @@ pub fn check(f: &Facts) -> Vec<Finding> {
                 .finding("PCI bus not captured in this fixture: PCI-level checks skipped"),
         );
     }
-    if let Some(kfd) = &f.kfd {
-        out.extend(problems(&kfd.topology.problems));
-    }
+    // The inventory's problems include the topology's and the drm/amdgpu.ids ones.
+    let mut sysfs: Vec<&Problem> = f.inventory.iter().flat_map(|i| &i.problems).collect();
+    sysfs.extend(
+        f.problems
+            .iter()
+            .filter(|p| p.path.starts_with(PCI_DEVICES)),
+    );
+    out.extend(problems(
+        &sysfs,
+        "sysfs",
+        [SYSFS_UNREADABLE, SYSFS_MALFORMED],
+    ));
     if let Some(inv) = &f.inventory {
         out.extend(partition_missing(inv));
     }
@@ -111,24 +120,26 @@ fn gpus_found(f: &Facts) -> Finding {
         }))
 }
 
-fn problems(problems: &[Problem]) -> Vec<Finding> {
+/// One finding per kind of input problem: unreadable (the checks that need it skip) and
+/// malformed (a warning about the input), each listing every path.
+pub(crate) fn problems(problems: &[&Problem], what: &str, rules: [Rule; 2]) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (kind, rule) in [
-        (ProblemKind::Unreadable, TOPOLOGY_UNREADABLE),
-        (ProblemKind::Malformed, TOPOLOGY_MALFORMED),
-    ] {
-        let hits: Vec<&Problem> = problems.iter().filter(|p| p.kind == kind).collect();
+    for (kind, rule) in [ProblemKind::Unreadable, ProblemKind::Malformed]
+        .into_iter()
+        .zip(rules)
+    {
+        let hits: Vec<&&Problem> = problems.iter().filter(|p| p.kind == kind).collect();
         if hits.is_empty() {
             continue;
         }
-        let what = if kind == ProblemKind::Unreadable {
+        let adjective = if kind == ProblemKind::Unreadable {
             "unreadable"
         } else {
             "malformed"
         };
         out.push(
             rule.finding(format!(
-                "{} {what} topology file(s); their values are unknown",
+                "{} {adjective} {what} file(s); their values are unknown",
                 hits.len()
             ))
             .with_all(
