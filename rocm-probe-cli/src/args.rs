@@ -92,6 +92,14 @@ pub enum Command {
         /// A finding id such as driver.kfd-permission-denied.
         id: Option<String>,
     },
+    /// Write a fixture of this machine (or of --root) holding exactly what the report reads.
+    Snapshot {
+        /// Target directory (must not exist or be empty).
+        dir: PathBuf,
+        /// Keep serial numbers, unique ids, user and host names.
+        #[arg(long)]
+        no_redact: bool,
+    },
     /// List agents (CPU and GPU nodes) under rocminfo's field names, from KFD sysfs only.
     Agents {
         /// Print JSON instead of text.

@@ -24,6 +24,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<u8> {
         None => Source::live(),
     };
     match &args.command {
+        Some(Command::Snapshot { dir, no_redact }) => snapshot(source, dir, !*no_redact, out),
         None => report(&source, &args.report, args.color, out),
         Some(Command::Report(r)) => report(&source, r, args.color, out),
         Some(Command::Explain { id }) => explain(id.as_deref(), out),
@@ -63,6 +64,32 @@ fn report(
         }
     }
     Ok(report.exit_code(args.strict))
+}
+
+fn snapshot(
+    source: Source,
+    dir: &std::path::Path,
+    redact: bool,
+    out: &mut dyn Write,
+) -> Result<u8> {
+    let summary = rocm_probe::snapshot::snapshot(source, dir, redact)
+        .map_err(|e| anyhow::anyhow!("snapshot into {}: {e}", dir.display()))?;
+    writeln!(
+        out,
+        "wrote {} files and {} symlinks to {}{}",
+        summary.files,
+        summary.links,
+        dir.display(),
+        if redact {
+            " (redacted; --no-redact keeps everything)"
+        } else {
+            ""
+        }
+    )?;
+    for failed in &summary.failed {
+        eprintln!("rocm-probe: not copied (unreadable): {failed}");
+    }
+    Ok(OK)
 }
 
 fn explain(id: Option<&str>, out: &mut dyn Write) -> Result<u8> {

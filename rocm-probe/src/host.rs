@@ -5,7 +5,10 @@
 use std::fmt::Debug;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 
+use std::sync::Arc;
+
 use crate::fixture::{DeviceNode, FixtureConfig, Identity};
+use crate::record::{Record, Recorder};
 
 /// The non-file facts about the probing process.
 pub trait Host: Debug + Send + Sync {
@@ -80,6 +83,46 @@ impl Host for FixtureHost {
 
     fn device(&self, path: &str) -> Option<DeviceNode> {
         self.config.devices.iter().find(|d| d.path == path).cloned()
+    }
+}
+
+/// Wraps another host and records every answer it gives.
+#[derive(Debug)]
+pub struct RecordingHost {
+    inner: Box<dyn Host>,
+    recorder: Arc<Recorder>,
+}
+
+impl RecordingHost {
+    /// Records `inner`'s answers into `recorder`.
+    pub fn new(inner: Box<dyn Host>, recorder: Arc<Recorder>) -> Self {
+        Self { inner, recorder }
+    }
+}
+
+impl Host for RecordingHost {
+    fn env(&self, name: &str) -> Option<String> {
+        let value = self.inner.env(name);
+        self.recorder.push(Record::Env {
+            name: name.to_owned(),
+            value: value.clone(),
+        });
+        value
+    }
+
+    fn identity(&self) -> Option<Identity> {
+        let id = self.inner.identity();
+        self.recorder.push(Record::Identity(id.clone()));
+        id
+    }
+
+    fn device(&self, path: &str) -> Option<DeviceNode> {
+        let node = self.inner.device(path);
+        self.recorder.push(Record::Device {
+            path: path.to_owned(),
+            node: node.clone(),
+        });
+        node
     }
 }
 

@@ -11,7 +11,9 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+use crate::record::{Record, Recorder};
 
 /// The largest file the probe reads whole. sysfs files are a page; anything bigger is not what
 /// the probe expects and is refused rather than read.
@@ -119,6 +121,8 @@ pub struct SysRoot {
     /// Resolved real directories by logical path, so that each directory's symlinks are
     /// followed once per run rather than once per file.
     dirs: Mutex<HashMap<String, PathBuf>>,
+    /// When set, every access is logged (for `snapshot`).
+    recorder: Option<Arc<Recorder>>,
 }
 
 impl SysRoot {
@@ -128,6 +132,7 @@ impl SysRoot {
             base: PathBuf::from("/"),
             fixture: false,
             dirs: Mutex::default(),
+            recorder: None,
         }
     }
 
@@ -137,7 +142,36 @@ impl SysRoot {
             base: base.into(),
             fixture: true,
             dirs: Mutex::default(),
+            recorder: None,
         }
+    }
+
+    /// Logs every access into `recorder` from now on.
+    pub fn with_recorder(mut self, recorder: Arc<Recorder>) -> Self {
+        self.recorder = Some(recorder);
+        self
+    }
+
+    fn log(&self, record: impl FnOnce() -> Record) {
+        if let Some(r) = &self.recorder {
+            r.push(record());
+        }
+    }
+
+    fn log_result<T>(
+        &self,
+        abs: &str,
+        result: Result<T, ReadError>,
+        ok: impl FnOnce(&T) -> Record,
+    ) -> Result<T, ReadError> {
+        self.log(|| match &result {
+            Ok(v) => ok(v),
+            Err(e) => Record::Failed {
+                path: abs.to_owned(),
+                error: e.kind.clone(),
+            },
+        });
+        result
     }
 
     /// The directory absolute paths are mapped into.
@@ -152,6 +186,14 @@ impl SysRoot {
 
     /// Reads a whole file of at most [`READ_CAP`] bytes.
     pub fn read(&self, abs: &str) -> Result<Vec<u8>, ReadError> {
+        let result = self.read_uncounted(abs);
+        self.log_result(abs, result, |bytes| Record::File {
+            path: abs.to_owned(),
+            bytes: bytes.clone(),
+        })
+    }
+
+    fn read_uncounted(&self, abs: &str) -> Result<Vec<u8>, ReadError> {
         let path = self.resolve(abs)?;
         let file = open_nonblocking(&path).map_err(|e| ReadError::from_io(abs, &e))?;
         let meta = file.metadata().map_err(|e| ReadError::from_io(abs, &e))?;
@@ -192,6 +234,14 @@ impl SysRoot {
 
     /// Lists a directory's entry names, sorted bytewise (callers sort numerically where needed).
     pub fn read_dir(&self, abs: &str) -> Result<Vec<String>, ReadError> {
+        let result = self.read_dir_uncounted(abs);
+        self.log_result(abs, result, |entries| Record::Dir {
+            path: abs.to_owned(),
+            entries: entries.clone(),
+        })
+    }
+
+    fn read_dir_uncounted(&self, abs: &str) -> Result<Vec<String>, ReadError> {
         let path = self.resolve_dir(abs)?;
         let entries = std::fs::read_dir(&path).map_err(|e| ReadError::from_io(abs, &e))?;
         let mut names = Vec::new();
@@ -206,6 +256,14 @@ impl SysRoot {
     /// The target of a symlink as written in it (not followed), e.g. a PCI function's
     /// `driver` link.
     pub fn read_link(&self, abs: &str) -> Result<String, ReadError> {
+        let result = self.read_link_uncounted(abs);
+        self.log_result(abs, result, |target| Record::Link {
+            path: abs.to_owned(),
+            target: target.clone(),
+        })
+    }
+
+    fn read_link_uncounted(&self, abs: &str) -> Result<String, ReadError> {
         let path = if self.fixture {
             let (parent, name) = split_parent(abs);
             self.resolve_dir(parent)?.join(name)
@@ -222,9 +280,15 @@ impl SysRoot {
 
     /// Whether a path exists (following symlinks inside the root).
     pub fn exists(&self, abs: &str) -> bool {
-        self.resolve(abs)
-            .map(|p| std::fs::metadata(p).is_ok())
-            .unwrap_or(false)
+        let meta = self
+            .resolve(abs)
+            .ok()
+            .and_then(|p| std::fs::metadata(p).ok());
+        self.log(|| Record::Exists {
+            path: abs.to_owned(),
+            dir: meta.as_ref().map(|m| m.is_dir()),
+        });
+        meta.is_some()
     }
 
     /// Maps an absolute path to the real path to open. In a fixture, every symlink on the way,

@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::fixture::{FixtureConfig, FixtureError};
-use crate::host::{FixtureHost, Host, LiveHost};
+use std::sync::Arc;
+
+use crate::host::{FixtureHost, Host, LiveHost, RecordingHost};
+use crate::record::Recorder;
 use crate::root::SysRoot;
 
 /// Where facts come from.
@@ -53,6 +56,17 @@ impl Source {
             host: Box::new(FixtureHost::new(config.clone())),
             config: Some(config),
         })
+    }
+
+    /// Records every access from now on (for `snapshot`); returns the recorder.
+    pub fn record(self) -> (Self, Arc<Recorder>) {
+        let recorder = Arc::new(Recorder::default());
+        let source = Self {
+            root: self.root.with_recorder(recorder.clone()),
+            host: Box::new(RecordingHost::new(self.host, recorder.clone())),
+            config: self.config,
+        };
+        (source, recorder)
     }
 
     /// The file root every read goes through.

@@ -1,0 +1,255 @@
+//! `snapshot`: writes a fixture holding exactly what a report read — the files with the bytes
+//! that were read, the directory listings, symlinks and existence probes, and a `fixture.toml`
+//! with the identity, the environment variables looked up and the device nodes — so that the
+//! report of the snapshot equals the report of the machine (DESIGN §4).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::fixture::{FIXTURE_FILE, FixtureConfig};
+use crate::record::Record;
+use crate::report::{Options, Report};
+use crate::root::ReadErrorKind;
+use crate::source::Source;
+
+/// What a snapshot wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Files written.
+    pub files: usize,
+    /// Symlinks written.
+    pub links: usize,
+    /// Reads that had failed, and so could not be copied (path and reason).
+    pub failed: Vec<String>,
+}
+
+/// Runs a full report on `source` while recording, then writes the fixture into `dir` (which
+/// must not exist or be empty). Values that identify a machine or person are redacted unless
+/// `redact` is false.
+pub fn snapshot(source: Source, dir: &Path, redact: bool) -> io::Result<Summary> {
+    let (source, recorder) = source.record();
+    let _ = Report::collect(&source, Options::default());
+    // `agents` and `targets` read a subset of what the report reads.
+    write(&recorder.records(), dir, redact)
+}
+
+/// Writes recorded accesses as a fixture.
+pub fn write(records: &[Record], dir: &Path, redact: bool) -> io::Result<Summary> {
+    if dir.exists() && std::fs::read_dir(dir)?.next().is_some() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("{} exists and is not empty", dir.display()),
+        ));
+    }
+    std::fs::create_dir_all(dir)?;
+    let inside = |abs: &str| -> io::Result<PathBuf> {
+        let rel = abs.trim_start_matches('/');
+        if rel.split('/').any(|c| c == "..") {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{abs}: has .."),
+            ));
+        }
+        Ok(dir.join(rel))
+    };
+    let mut summary = Summary::default();
+    let mut config = FixtureConfig {
+        description: Some(format!(
+            "snapshot written by rocm-probe {}{}",
+            env!("CARGO_PKG_VERSION"),
+            if redact {
+                " (identifying values redacted)"
+            } else {
+                ""
+            }
+        )),
+        ..FixtureConfig::default()
+    };
+    let mut written: BTreeSet<String> = BTreeSet::new();
+    let mut placeholders: BTreeMap<PathBuf, bool> = BTreeMap::new();
+    for record in records {
+        match record {
+            Record::File { path, bytes } => {
+                if !written.insert(path.clone()) {
+                    continue;
+                }
+                let target = inside(path)?;
+                create_parent(&target)?;
+                let bytes = if redact {
+                    redact_file(path, bytes)
+                } else {
+                    bytes.clone()
+                };
+                std::fs::write(&target, bytes)?;
+                summary.files += 1;
+            }
+            Record::Link { path, target } => {
+                let at = inside(path)?;
+                create_parent(&at)?;
+                if std::fs::symlink_metadata(&at).is_err() {
+                    std::os::unix::fs::symlink(target, &at)?;
+                    summary.links += 1;
+                }
+            }
+            Record::Dir { path, entries } => {
+                let at = inside(path)?;
+                std::fs::create_dir_all(&at)?;
+                for e in entries {
+                    // Listed but never read (a misnamed node directory, a PCI function of
+                    // another vendor's child): keep the name so the listing is the same.
+                    placeholders.entry(at.join(e)).or_insert(true);
+                }
+            }
+            Record::Exists {
+                path,
+                dir: Some(is_dir),
+            } => {
+                placeholders.insert(inside(path)?, *is_dir);
+            }
+            Record::Exists { dir: None, .. } => {}
+            // Absence is reproduced by not writing the path.
+            Record::Failed {
+                error: ReadErrorKind::NotFound,
+                ..
+            } => {}
+            Record::Failed { path, error } => summary.failed.push(format!("{path}: {error}")),
+            Record::Env {
+                name,
+                value: Some(v),
+            } => {
+                let v = if redact { redact_home(v) } else { v.clone() };
+                config.env.insert(name.clone(), v);
+            }
+            Record::Env { value: None, .. } => {}
+            Record::Identity(id) => config.identity = id.clone(),
+            Record::Device {
+                node: Some(node), ..
+            } => {
+                if !config.devices.iter().any(|d| d.path == node.path) {
+                    config.devices.push(node.clone());
+                }
+            }
+            Record::Device { node: None, .. } => {}
+        }
+    }
+    for (path, is_dir) in placeholders {
+        if std::fs::symlink_metadata(&path).is_ok() {
+            continue;
+        }
+        if is_dir {
+            std::fs::create_dir_all(&path)?;
+        } else {
+            create_parent(&path)?;
+            std::fs::write(&path, b"")?;
+        }
+    }
+    let text = toml::to_string(&config).map_err(io::Error::other)?;
+    std::fs::write(dir.join(FIXTURE_FILE), text)?;
+    Ok(summary)
+}
+
+fn create_parent(path: &Path) -> io::Result<()> {
+    match path.parent() {
+        Some(p) => std::fs::create_dir_all(p),
+        None => Ok(()),
+    }
+}
+
+/// Replaces what identifies a machine or a person: serial numbers and unique ids, the user and
+/// host that built the kernel, the members of groups (user names).
+fn redact_file(path: &str, bytes: &[u8]) -> Vec<u8> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if matches!(name, "serial_number" | "unique_id" | "product_number") {
+        return b"REDACTED\n".to_vec();
+    }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return bytes.to_vec();
+    };
+    let out = match (path, name) {
+        (_, "properties") if path.contains("/kfd/") => text
+            .lines()
+            .map(|l| match l.split_once(' ') {
+                Some(("unique_id", _)) => "unique_id 0".to_owned(),
+                _ => l.to_owned(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        // Members are user names; so are the names of users' private groups (gid >= 1000).
+        ("/etc/group", _) => text
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split(':').collect();
+                match f.as_slice() {
+                    [name, pw, gid, ..] => match gid.parse::<u32>() {
+                        Ok(g) if g >= 1000 => format!("group{g}:{pw}:{gid}:"),
+                        _ => format!("{name}:{pw}:{gid}:"),
+                    },
+                    _ => l.to_owned(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        ("/proc/version", _) => match (text.find('('), text.find(')')) {
+            (Some(a), Some(b)) if a < b && text[a..b].contains('@') => {
+                format!("{}(user@host{}", &text[..a], &text[b..])
+            }
+            _ => text.to_owned(),
+        },
+        _ => return bytes.to_vec(),
+    };
+    let mut out = out.into_bytes();
+    if text.ends_with('\n') && !out.ends_with(b"\n") {
+        out.push(b'\n');
+    }
+    out
+}
+
+/// `/home/alice/x` → `/home/user/x`.
+fn redact_home(value: &str) -> String {
+    value
+        .split(':')
+        .map(|part| match part.strip_prefix("/home/") {
+            Some(rest) => match rest.split_once('/') {
+                Some((_, tail)) => format!("/home/user/{tail}"),
+                None => "/home/user".to_owned(),
+            },
+            None => part.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redaction() {
+        let props = b"simd_count 4\nunique_id 1234\nnum_xcc 1\n";
+        assert_eq!(
+            redact_file("/sys/class/kfd/kfd/topology/nodes/1/properties", props),
+            b"simd_count 4\nunique_id 0\nnum_xcc 1\n"
+        );
+        assert_eq!(
+            redact_file(
+                "/etc/group",
+                b"render:x:109:alice,bob\nvideo:x:44:\nalice:x:1000:\n"
+            ),
+            b"render:x:109:\nvideo:x:44:\ngroup1000:x:1000:\n"
+        );
+        assert_eq!(
+            redact_file("/proc/version", b"Linux version 6.1 (alice@box) (gcc) #1\n"),
+            b"Linux version 6.1 (user@host) (gcc) #1\n"
+        );
+        assert_eq!(
+            redact_file("/sys/x/serial_number", b"0xABC\n"),
+            b"REDACTED\n"
+        );
+        assert_eq!(redact_file("/proc/cmdline", b"quiet\n"), b"quiet\n");
+        assert_eq!(
+            redact_home("/home/alice/rocm/lib:/opt/rocm/lib"),
+            "/home/user/rocm/lib:/opt/rocm/lib"
+        );
+    }
+}

@@ -1,0 +1,72 @@
+//! Round trip (DESIGN §4): with `--no-redact`, the report of `snapshot(X)` equals the report of
+//! X, for every fixture — and so do the agents and targets, which read a subset.
+
+use rocm_probe::report::Options;
+use rocm_probe::{Inventory, Report, Source};
+use rocm_probe_tests::fixtures;
+
+#[test]
+fn snapshot_round_trips_every_fixture() {
+    for (name, dir) in fixtures() {
+        let before = Report::collect(&Source::fixture(&dir).unwrap(), Options::default());
+        let inv_before = Inventory::collect(&Source::fixture(&dir).unwrap()).ok();
+        let out = tempfile::tempdir().unwrap();
+        let snap = out.path().join("snap");
+        let summary =
+            rocm_probe::snapshot::snapshot(Source::fixture(&dir).unwrap(), &snap, false).unwrap();
+        assert!(summary.failed.is_empty(), "{name}: {:?}", summary.failed);
+        let source = Source::fixture(&snap).unwrap();
+        let after = Report::collect(&source, Options::default());
+        assert_eq!(before, after, "{name}: report differs after the round trip");
+        let inv_after = Inventory::collect(&source).ok();
+        assert_eq!(
+            inv_before, inv_after,
+            "{name}: agents differ after the round trip"
+        );
+
+        // The snapshot holds only what was read: no more files than the fixture has.
+        let count = |d: &std::path::Path| walk(d).into_iter().filter(|p| p.is_file()).count();
+        assert!(
+            count(&snap) <= count(&dir) + 1,
+            "{name}: snapshot holds more files than the fixture"
+        );
+    }
+}
+
+#[test]
+fn redacted_snapshot_hides_unique_ids_and_user_names() {
+    let dir = rocm_probe_tests::fixtures_dir().join("apu-phoenix-780m");
+    let out = tempfile::tempdir().unwrap();
+    let snap = out.path().join("snap");
+    rocm_probe::snapshot::snapshot(Source::fixture(&dir).unwrap(), &snap, true).unwrap();
+    let props = std::fs::read_to_string(snap.join("sys/class/kfd/kfd/topology/nodes/1/properties"))
+        .unwrap();
+    assert!(props.lines().any(|l| l == "unique_id 0"), "{props}");
+    let group = std::fs::read_to_string(snap.join("etc/group")).unwrap();
+    assert!(!group.contains("probe"), "{group}");
+    let report = Report::collect(&Source::fixture(&snap).unwrap(), Options::default());
+    assert_eq!(report.facts.targets, ["gfx1103"]);
+}
+
+#[test]
+fn snapshot_refuses_a_non_empty_directory() {
+    let dir = rocm_probe_tests::fixtures_dir().join("rx7900xtx");
+    let out = tempfile::tempdir().unwrap();
+    std::fs::write(out.path().join("keep"), "x").unwrap();
+    let err = rocm_probe::snapshot::snapshot(Source::fixture(&dir).unwrap(), out.path(), true)
+        .unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if e.file_type().unwrap().is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
