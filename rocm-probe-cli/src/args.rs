@@ -100,6 +100,12 @@ pub enum Command {
         #[arg(long)]
         no_redact: bool,
     },
+    /// List processes using the GPUs through KFD, with VRAM, SDMA, CU occupancy and queues.
+    Ps {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// List agents (CPU and GPU nodes) under rocminfo's field names, from KFD sysfs only.
     Agents {
         /// Print JSON instead of text.

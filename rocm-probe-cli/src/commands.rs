@@ -29,6 +29,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<u8> {
         Some(Command::Report(r)) => report(&source, r, args.color, out),
         Some(Command::Explain { id }) => explain(id.as_deref(), out),
         Some(Command::Agents { json }) => agents(&source, *json, out),
+        Some(Command::Ps { json }) => ps(&source, *json, out),
         Some(Command::Targets { name }) => targets(&source, *name, out),
     }
 }
@@ -133,6 +134,24 @@ fn agents(source: &Source, json: bool, out: &mut dyn Write) -> Result<u8> {
         eprintln!("rocm-probe: no GPU node in the KFD topology ({TOPOLOGY_DIR})");
     }
     Ok(code)
+}
+
+fn ps(source: &Source, json: bool, out: &mut dyn Write) -> Result<u8> {
+    let topology = match rocm_probe::Topology::collect(source.root()) {
+        Ok(t) => t,
+        Err(e) => return no_kfd(&e),
+    };
+    let ps = rocm_probe::process::Processes::collect_for(source, &topology).unwrap_or_default();
+    for p in &ps.problems {
+        eprintln!("rocm-probe: warning: {p}");
+    }
+    if json {
+        serde_json::to_writer_pretty(&mut *out, &Document::new(source, &ps))?;
+        writeln!(out)?;
+    } else {
+        render::ps::text(&ps, out)?;
+    }
+    Ok(OK)
 }
 
 fn targets(source: &Source, full: bool, out: &mut dyn Write) -> Result<u8> {

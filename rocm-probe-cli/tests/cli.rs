@@ -639,3 +639,42 @@ fn layer_filter_and_color() {
     assert!(!r.stdout.contains('\x1b'));
     assert_eq!(run(probe().args(["--layer", "10"])).code, 2);
 }
+
+#[test]
+fn ps_lists_kfd_processes_with_queues() {
+    let r = run(probe().arg("--root").arg(fixture("mi308x-busy")).arg("ps"));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{}", r.stdout);
+    assert!(lines[1].split_whitespace().eq([
+        "4242",
+        "python3",
+        "2",
+        "24248",
+        "32768",
+        "0",
+        "20",
+        "0",
+        "0:compute",
+        "1:sdma"
+    ]));
+    assert!(
+        lines[3].starts_with("    5151  all_reduce_perf"),
+        "{}",
+        lines[3]
+    );
+    let r = run(probe()
+        .arg("--root")
+        .arg(fixture("mi308x-busy"))
+        .args(["ps", "--json"]));
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(doc["processes"][1]["gpus"][0]["evicted_ms"], 152);
+    assert_eq!(doc["processes"][0]["queues"][0]["size"], 1048576);
+    let r = run(probe()
+        .arg("--root")
+        .arg(fixture("mi308x-cpx-8gpu"))
+        .arg("ps"));
+    assert_eq!(r.stdout, "No process is using a GPU through KFD.\n");
+    let r = run(probe().arg("--root").arg(fixture("no-amdgpu")).arg("ps"));
+    assert_eq!(r.code, 1);
+}

@@ -9,6 +9,7 @@ use crate::module::ModuleFacts;
 use crate::pci::PciFacts;
 use crate::platform::PlatformFacts;
 use crate::problem::Problem;
+use crate::process::Processes;
 use crate::source::{Source, SourceKind};
 
 /// The device node ROCm opens first.
@@ -35,6 +36,8 @@ pub struct Facts {
     pub identity: Option<Identity>,
     /// `/dev/kfd`, then the render node of each GPU node.
     pub devices: Vec<DeviceFacts>,
+    /// Processes that have `/dev/kfd` open; `None` without KFD.
+    pub processes: Option<Processes>,
     /// Problems outside the topology.
     pub problems: Vec<Problem>,
 }
@@ -54,6 +57,9 @@ impl Facts {
             Err(e) => (None, Some(Problem::from(e))),
         };
         let inventory = kfd.as_ref().map(Inventory::from_facts);
+        let processes = kfd
+            .as_ref()
+            .and_then(|k| Processes::collect_for(source, &k.topology));
         let pci = PciFacts::collect(root, &mut problems);
         let platform = PlatformFacts::collect(source, &mut problems);
         let identity = source.host().identity();
@@ -91,6 +97,7 @@ impl Facts {
             platform,
             identity,
             devices,
+            processes,
             problems,
         }
     }

@@ -26,6 +26,7 @@ pub mod output;
 pub mod pci;
 pub mod platform;
 pub mod problem;
+pub mod process;
 pub mod properties;
 pub mod record;
 pub mod report;

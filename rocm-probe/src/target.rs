@@ -179,6 +179,19 @@ pub fn from_device_id(device_id: u32) -> Option<GfxVersion> {
         .and_then(|(name, _)| GfxVersion::from_name(name))
 }
 
+/// GCN generation 1 (Southern Islands, gfx6) or 2 (Sea Islands, gfx7) of a PCI device id:
+/// the parts KFD does not (or, for gfx7, barely) support, and that radeon claims by default.
+/// Ranges from the amdgpu driver's PCI id list; `None` for everything else.
+pub fn gcn_generation(device_id: u32) -> Option<u8> {
+    match device_id {
+        // Bonaire (gfx704) sits inside the Oland/Hainan range.
+        0x6640..=0x665f => Some(2),
+        0x6600..=0x666f | 0x6780..=0x679f | 0x6800..=0x683f => Some(1),
+        0x1304..=0x131d | 0x67a0..=0x67bf | 0x9830..=0x983f => Some(2),
+        _ => None,
+    }
+}
+
 /// Where a GPU's gfx target came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -281,6 +294,15 @@ mod tests {
             Some("gfx90a".into())
         );
         assert_eq!(from_device_id(0xffff), None);
+    }
+
+    #[test]
+    fn gcn_generations() {
+        assert_eq!(gcn_generation(0x6818), Some(1)); // Pitcairn (HD 7870)
+        assert_eq!(gcn_generation(0x6798), Some(1)); // Tahiti
+        assert_eq!(gcn_generation(0x6649), Some(2)); // Bonaire
+        assert_eq!(gcn_generation(0x67b0), Some(2)); // Hawaii
+        assert_eq!(gcn_generation(0x67df), None); // Polaris
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 pub mod agents;
 pub mod junit;
+pub mod ps;
 pub mod report;
 
 use std::io::IsTerminal;

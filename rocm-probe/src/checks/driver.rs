@@ -11,6 +11,7 @@ use crate::finding::{
 use crate::module::AMDGPU_MODULE;
 use crate::pci::PCI_DEVICES;
 use crate::platform::{CMDLINE, SECURE_BOOT_VAR};
+use crate::target;
 use crate::topology::TOPOLOGY_DIR;
 
 /// Layer 2 findings; `below` are the layer-1 findings (to mark consequences).
@@ -28,7 +29,15 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         [INPUT_UNREADABLE, INPUT_MALFORMED],
     ));
     environment(f, &mut out);
-    module(f, no_gpu, &mut out);
+    let unbound = bindings(f, &mut out);
+    let cause = if no_gpu {
+        Some(&NO_AMD_GPU)
+    } else if unbound {
+        Some(&GPU_NOT_BOUND)
+    } else {
+        None
+    };
+    module(f, cause, &mut out);
     if f.kfd.is_none() {
         if f.module.as_ref().is_none_or(|m| m.present) {
             let mut finding = KFD_MISSING
@@ -50,7 +59,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         }
         return out;
     }
-    pci_vs_kfd(f, &mut out);
+    not_in_kfd(f, &mut out);
     devices(f, &mut out);
     out
 }
@@ -82,7 +91,8 @@ fn environment(f: &Facts, out: &mut Vec<Finding>) {
     }
 }
 
-fn module(f: &Facts, no_gpu: bool, out: &mut Vec<Finding>) {
+/// `cause`: what makes amdgpu's absence expected (no AMD GPU, or every GPU bound elsewhere).
+fn module(f: &Facts, cause: Option<&Rule>, out: &mut Vec<Finding>) {
     let Some(m) = &f.module else { return };
     if m.present {
         if let Some(version) = &m.version {
@@ -163,8 +173,8 @@ fn module(f: &Facts, no_gpu: bool, out: &mut Vec<Finding>) {
         .finding("The amdgpu kernel module is not loaded: no GPU is driven, no /dev/kfd")
         .with(Evidence::absent(AMDGPU_MODULE))
         .remedy("sudo modprobe amdgpu, then read the kernel log (dmesg | grep -i amdgpu) for why it failed.");
-    if no_gpu {
-        finding = finding.caused_by(&NO_AMD_GPU);
+    if let Some(cause) = cause {
+        finding = finding.caused_by(cause);
     } else if let Some(first) = causes.iter().find(|c| c.status == Status::Fail) {
         finding.caused_by = Some(first.id);
     }
@@ -172,62 +182,115 @@ fn module(f: &Facts, no_gpu: bool, out: &mut Vec<Finding>) {
     out.push(finding);
 }
 
-fn pci_vs_kfd(f: &Facts, out: &mut Vec<Finding>) {
-    let (Some(pci), Some(inv)) = (&f.pci, &f.inventory) else {
-        return;
-    };
-    let in_kfd = |address: &str| {
-        let bus = address.rsplit_once(':').map(|(db, _)| db);
-        inv.gpus.iter().any(|g| {
-            g.pci_address
-                .as_deref()
-                .and_then(|a| a.rsplit_once(':').map(|(db, _)| db))
-                == bus
-        })
-    };
+/// AMD GPUs on the PCI bus that amdgpu does not drive. Returns whether every AMD GPU is bound
+/// elsewhere (then amdgpu not being loaded is expected, not the cause).
+fn bindings(f: &Facts, out: &mut Vec<Finding>) -> bool {
+    let Some(pci) = &f.pci else { return false };
+    let mut elsewhere = 0;
     for g in &pci.gpus {
         let path = format!("{PCI_DEVICES}/{}", g.address);
+        let generation = g.device.and_then(target::gcn_generation);
         match g.driver.as_deref() {
-            Some("amdgpu") => {
-                if in_kfd(&g.address) {
-                    continue;
-                }
-                let family = g.device.and_then(crate::target::from_device_id);
-                let why = match family {
-                    Some(x) if x.major < 8 => format!(
-                        "{x} (GCN 1/2) is not supported by KFD without amdgpu.si_support/cik_support"
-                    ),
-                    _ => "the platform likely rejects PCIe atomics (dmesg: `PCI rejects atomics`)"
+            Some("amdgpu") => continue,
+            Some("vfio-pci") => out.push(
+                GPU_NOT_BOUND
+                    .finding_with(
+                        Status::Info,
+                        format!("GPU {} is reserved for VMs (vfio-pci)", g.address),
+                    )
+                    .with(Evidence::new(format!("{path}/driver"), "vfio-pci")),
+            ),
+            None if f.module.as_ref().is_some_and(|m| !m.present) => {
+                // amdgpu is not loaded at all: its own finding says why; this one follows.
+                out.push(
+                    GPU_NOT_BOUND
+                        .finding(format!("GPU {} is not bound to any driver", g.address))
+                        .with(Evidence::absent(format!("{path}/driver")))
+                        .caused_by(&AMDGPU_NOT_LOADED),
+                );
+            }
+            other => {
+                let remedy = match generation {
+                    Some(1) => "This is a GCN 1 (Southern Islands) GPU: KFD never supported it, so \
+                                ROCm cannot use it with any driver. Use a GCN 3 (gfx8) or newer GPU."
+                        .to_owned(),
+                    Some(2) => "This is a GCN 2 (Sea Islands) GPU: boot with radeon.cik_support=0 \
+                                amdgpu.cik_support=1 so amdgpu drives it; KFD supports only Kaveri and \
+                                Hawaii of this generation, and current ROCm releases none."
+                        .to_owned(),
+                    _ => "Bind it to amdgpu: `sudo modprobe amdgpu`, and remove whatever claims it \
+                          (a driver_override, a vfio-pci.ids= option)."
                         .to_owned(),
                 };
                 out.push(
-                    GPU_NOT_IN_KFD
-                        .finding(format!("GPU {} is driven by amdgpu but KFD skipped it: {why}", g.address))
-                        .with(Evidence::new(format!("{path}/driver"), "amdgpu"))
-                        .with(Evidence::new(format!("{TOPOLOGY_DIR}/nodes"), "no node at this PCI address"))
-                        .remedy(
-                            "Check `dmesg | grep kfd`. For atomics: move the GPU to a CPU-attached \
-                             x16 slot (not a chipset slot or riser) and enable Above 4G decoding / \
-                             Resizable BAR in the firmware.",
-                        ),
+                    GPU_NOT_BOUND
+                        .finding(format!(
+                            "GPU {} is {}",
+                            g.address,
+                            other.map_or("not bound to any driver".into(), |d| format!(
+                                "bound to {d}, not amdgpu"
+                            ))
+                        ))
+                        .with(Evidence::new(
+                            format!("{path}/driver"),
+                            other.unwrap_or("absent"),
+                        ))
+                        .with_all(
+                            g.device.map(|d| {
+                                Evidence::new(format!("{path}/device"), format!("0x{d:04x}"))
+                            }),
+                        )
+                        .remedy(remedy),
                 );
             }
-            Some("vfio-pci") => out.push(
-                GPU_NOT_BOUND
-                    .finding_with(Status::Info, format!("GPU {} is reserved for VMs (vfio-pci)", g.address))
-                    .with(Evidence::new(format!("{path}/driver"), "vfio-pci")),
-            ),
-            other => out.push(
-                GPU_NOT_BOUND
-                    .finding(format!(
-                        "GPU {} is {}",
-                        g.address,
-                        other.map_or("not bound to any driver".into(), |d| format!("bound to {d}, not amdgpu"))
-                    ))
-                    .with(Evidence::new(format!("{path}/driver"), other.unwrap_or("absent")))
-                    .remedy("Bind it to amdgpu (for GCN 1/2: amdgpu.si_support=1 / cik_support=1 and radeon.*_support=0)."),
-            ),
         }
+        if g.driver.as_deref() != Some("amdgpu") && g.driver.is_some() {
+            elsewhere += 1;
+        }
+    }
+    !pci.gpus.is_empty() && elsewhere == pci.gpus.len()
+}
+
+/// GPUs amdgpu drives that KFD did not add.
+fn not_in_kfd(f: &Facts, out: &mut Vec<Finding>) {
+    let (Some(pci), Some(inv)) = (&f.pci, &f.inventory) else {
+        return;
+    };
+    // Partitions and functions of one device share (domain, bus).
+    let bus_of = |address: &str| address.rsplit_once(':').map(|(db, _)| db.to_owned());
+    let kfd_buses: Vec<Option<String>> = inv
+        .gpus
+        .iter()
+        .map(|g| g.pci_address.as_deref().and_then(bus_of))
+        .collect();
+    for g in pci
+        .gpus
+        .iter()
+        .filter(|g| g.driver.as_deref() == Some("amdgpu"))
+    {
+        if kfd_buses.contains(&bus_of(&g.address)) {
+            continue;
+        }
+        let path = format!("{PCI_DEVICES}/{}", g.address);
+        let why = match g.device.and_then(target::gcn_generation) {
+            Some(1) => "GCN 1 (Southern Islands) GPUs are not supported by KFD".to_owned(),
+            Some(2) => "of GCN 2 (Sea Islands), KFD supports only Kaveri and Hawaii".to_owned(),
+            _ => {
+                "the platform likely rejects PCIe atomics (dmesg: `PCI rejects atomics`)".to_owned()
+            }
+        };
+        out.push(
+            GPU_NOT_IN_KFD
+                .finding(format!("GPU {} is driven by amdgpu but KFD skipped it: {why}", g.address))
+                .with(Evidence::new(format!("{path}/driver"), "amdgpu"))
+                .with_all(g.device.map(|d| Evidence::new(format!("{path}/device"), format!("0x{d:04x}"))))
+                .with(Evidence::new(format!("{TOPOLOGY_DIR}/nodes"), "no node at this PCI address"))
+                .remedy(
+                    "Check `dmesg | grep kfd`. For atomics: move the GPU to a CPU-attached x16 slot \
+                     (not a chipset slot or riser) and enable Above 4G decoding / Resizable BAR in \
+                     the firmware. An unsupported family cannot be fixed by configuration.",
+                ),
+        );
     }
 }
 
@@ -321,6 +384,8 @@ fn devices(f: &Facts, out: &mut Vec<Finding>) {
         .iter()
         .filter(|d| access(d.node.as_ref(), f.identity.as_ref()) == Access::Denied)
         .collect();
+    // A container given some render nodes is how orchestrators hand out a subset of GPUs.
+    let container = !f.platform.container_markers.is_empty();
     for (rule, list, what) in [
         (&RENDER_NODE_MISSING, &missing, "do not exist"),
         (&RENDER_PERMISSION_DENIED, &denied, "are not accessible"),
@@ -328,15 +393,29 @@ fn devices(f: &Facts, out: &mut Vec<Finding>) {
         if list.is_empty() {
             continue;
         }
-        failed = true;
-        out.push(render_finding(rule, list, what, renders.len(), f));
+        let mut finding = render_finding(rule, list, what, renders.len(), f);
+        if kfd.node.is_none() {
+            finding = finding.caused_by(&KFD_DEVICE_MISSING);
+        }
+        if container && rule.id == RENDER_NODE_MISSING.id && list.len() < renders.len() {
+            finding.status = Status::Info;
+            finding.summary = format!(
+                "This container was given {} of {} GPUs' render nodes: ROCm sees only those \
+                 (intended when GPUs are handed out per container)",
+                renders.len() - list.len(),
+                renders.len()
+            );
+        } else {
+            failed = true;
+        }
+        out.push(finding);
     }
-    if !failed {
+    if !failed && !renders.is_empty() {
         out.push(
             KFD_READY
                 .finding(format!(
                     "amdgpu and KFD are up; /dev/kfd and {} render node(s) are open to this user",
-                    renders.len()
+                    renders.len() - missing.len()
                 ))
                 .with(node_evidence(kfd)),
         );

@@ -1,0 +1,51 @@
+//! `ps` as text: one line per process and GPU, like `rocm-smi --showpids`, then its queues.
+
+use std::io::{self, Write};
+
+use rocm_probe::process::Processes;
+
+const MIB: u64 = 1 << 20;
+
+/// Renders the process view.
+pub fn text(ps: &Processes, out: &mut dyn Write) -> io::Result<()> {
+    if ps.processes.is_empty() {
+        return writeln!(out, "No process is using a GPU through KFD.");
+    }
+    writeln!(
+        out,
+        "{:>8}  {:<16} {:>6} {:>6} {:>12} {:>10} {:>5} {:>11}  QUEUES",
+        "PID", "PROCESS", "NODE", "GPU_ID", "VRAM (MiB)", "SDMA", "CUs", "EVICTED ms"
+    )?;
+    let opt = |v: Option<u64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
+    for p in &ps.processes {
+        let comm = p.comm.as_deref().unwrap_or("?");
+        if p.gpus.is_empty() {
+            writeln!(out, "{:>8}  {comm:<16} (no GPU memory or queues)", p.pid)?;
+        }
+        for g in &p.gpus {
+            let queues: Vec<String> = p
+                .queues
+                .iter()
+                .filter(|q| q.gpu_id == Some(g.gpu_id))
+                .map(|q| format!("{}:{}", q.id, q.type_name()))
+                .collect();
+            writeln!(
+                out,
+                "{:>8}  {comm:<16} {:>6} {:>6} {:>12} {:>10} {:>5} {:>11}  {}",
+                p.pid,
+                opt(g.node.map(u64::from)),
+                g.gpu_id,
+                opt(g.vram_bytes.map(|b| b / MIB)),
+                opt(g.sdma_activity),
+                opt(g.cu_occupancy),
+                opt(g.evicted_ms),
+                if queues.is_empty() {
+                    "-".to_owned()
+                } else {
+                    queues.join(" ")
+                }
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,163 @@
+//! Failure scenarios: beyond `[expect]` (checked by the sweep), the key evidence and remedy of
+//! each, and which finding the report names as the root cause.
+
+use rocm_probe::finding::{Finding, Status};
+use rocm_probe::report::Options;
+use rocm_probe::{Report, Source};
+
+fn report(name: &str) -> Report {
+    let dir = rocm_probe_tests::fixtures_dir().join(name);
+    Report::collect(&Source::fixture(dir).unwrap(), Options::default())
+}
+
+fn finding<'r>(r: &'r Report, id: &str) -> &'r Finding {
+    r.findings
+        .iter()
+        .find(|f| f.id == id)
+        .unwrap_or_else(|| panic!("{id} missing: {:#?}", r.findings))
+}
+
+fn evidence(f: &Finding, source_suffix: &str) -> Option<String> {
+    f.evidence
+        .iter()
+        .find(|e| e.source.ends_with(source_suffix))
+        .map(|e| e.value.clone().unwrap_or_else(|| "(absent)".into()))
+}
+
+#[test]
+fn kfd_permission_denied_names_the_group_and_relogin() {
+    let r = report("kfd-permission-denied");
+    assert_eq!(r.verdict.root_cause, Some("driver.kfd-permission-denied"));
+    let f = finding(&r, "driver.kfd-permission-denied");
+    assert_eq!(
+        evidence(f, "/dev/kfd").as_deref(),
+        Some("mode 0660, owner uid 0, group 109 (render)")
+    );
+    let remedy = f.remedy.as_deref().unwrap();
+    assert!(
+        remedy.contains("usermod -aG render") && remedy.contains("log out"),
+        "{remedy}"
+    );
+}
+
+#[test]
+fn host_render_gid_in_a_container_asks_for_group_add() {
+    let r = report("container-host-render-gid");
+    let f = finding(&r, "driver.kfd-permission-denied");
+    assert!(f.remedy.as_deref().unwrap().contains("--group-add 110"));
+    assert_eq!(finding(&r, "driver.container").status, Status::Info);
+}
+
+#[test]
+fn container_without_devices_is_rooted_at_the_missing_kfd_node() {
+    let r = report("container-no-kfd-device");
+    assert_eq!(r.verdict.root_cause, Some("driver.kfd-device-missing"));
+    let f = finding(&r, "driver.kfd-device-missing");
+    assert!(f.remedy.as_deref().unwrap().contains("--device=/dev/kfd"));
+    let render = finding(&r, "driver.render-node-missing");
+    assert_eq!(render.caused_by, Some("driver.kfd-device-missing"));
+}
+
+#[test]
+fn blacklist_and_nomodeset_are_root_causes_of_the_unloaded_module() {
+    let r = report("amdgpu-blacklisted");
+    assert_eq!(r.verdict.root_cause, Some("driver.amdgpu-blacklisted"));
+    let f = finding(&r, "driver.amdgpu-blacklisted");
+    assert_eq!(
+        evidence(f, "blacklist-amdgpu.conf").as_deref(),
+        Some("blacklist amdgpu")
+    );
+    assert_eq!(
+        finding(&r, "driver.amdgpu-not-loaded").caused_by,
+        Some("driver.amdgpu-blacklisted")
+    );
+
+    let r = report("nomodeset");
+    assert_eq!(r.verdict.root_cause, Some("driver.nomodeset"));
+    assert_eq!(
+        evidence(finding(&r, "driver.nomodeset"), "/proc/cmdline").as_deref(),
+        Some("nomodeset")
+    );
+}
+
+#[test]
+fn secure_boot_is_reported_beside_the_unloaded_module() {
+    let r = report("secure-boot-unsigned-dkms");
+    assert_eq!(r.verdict.root_cause, Some("driver.amdgpu-not-loaded"));
+    let f = finding(&r, "driver.secure-boot");
+    assert_eq!(f.status, Status::Warn);
+    assert_eq!(
+        evidence(f, "SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c").as_deref(),
+        Some("1")
+    );
+}
+
+#[test]
+fn atomics_and_unsupported_families_are_told_apart() {
+    let r = report("pcie-atomics-rejected");
+    let f = finding(&r, "driver.gpu-not-in-kfd");
+    assert!(f.summary.contains("PCIe atomics"), "{}", f.summary);
+    assert_eq!(evidence(f, "/device").as_deref(), Some("0x67df"));
+
+    let r = report("gpu-bound-to-radeon");
+    let f = finding(&r, "driver.gpu-not-bound");
+    assert_eq!(evidence(f, "/driver").as_deref(), Some("radeon"));
+    assert!(
+        f.remedy.as_deref().unwrap().contains("GCN 1"),
+        "{:?}",
+        f.remedy
+    );
+}
+
+#[test]
+fn kfd_missing_with_amdgpu_loaded() {
+    let r = report("kfd-missing");
+    assert_eq!(r.verdict.root_cause, Some("driver.kfd-missing"));
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "driver.amdgpu-not-loaded")
+    );
+}
+
+#[test]
+fn a_render_node_subset_in_a_container_is_information() {
+    let r = report("render-node-missing");
+    let f = finding(&r, "driver.render-node-missing");
+    assert_eq!(f.status, Status::Info);
+    assert!(f.summary.contains("4 of 8"), "{}", f.summary);
+    assert_eq!(f.evidence.len(), 4);
+    assert_eq!(r.exit_code(false), 0);
+}
+
+#[test]
+fn dkms_driver_is_noted_with_its_version() {
+    let r = report("dkms-out-of-tree-driver");
+    let f = finding(&r, "driver.out-of-tree-driver");
+    assert_eq!(evidence(f, "amdgpu/version").as_deref(), Some("6.10.5"));
+    assert_eq!(r.exit_code(false), 0);
+}
+
+#[test]
+fn every_scenario_has_its_own_fixture_and_readme() {
+    for name in [
+        "kfd-permission-denied",
+        "container-no-kfd-device",
+        "container-host-render-gid",
+        "amdgpu-blacklisted",
+        "nomodeset",
+        "secure-boot-unsigned-dkms",
+        "pcie-atomics-rejected",
+        "kfd-missing",
+        "gpu-bound-to-radeon",
+        "render-node-missing",
+        "dkms-out-of-tree-driver",
+    ] {
+        let dir = rocm_probe_tests::fixtures_dir().join(name);
+        let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+        assert!(
+            readme.contains("http"),
+            "{name}: README cites no public report"
+        );
+    }
+}
