@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use anyhow::Result;
-use rocm_probe::finding::{RULES, rule};
+use rocm_probe::finding::{rule, rules};
 use rocm_probe::output::Document;
 use rocm_probe::report::{Options, Profile};
 use rocm_probe::topology::TOPOLOGY_DIR;
@@ -95,7 +95,7 @@ fn snapshot(
 
 fn explain(id: Option<&str>, out: &mut dyn Write) -> Result<u8> {
     let Some(id) = id else {
-        for r in RULES {
+        for r in rules() {
             writeln!(out, "{:<36} {:<5} {}", r.id, r.status.word(), r.title)?;
         }
         return Ok(OK);

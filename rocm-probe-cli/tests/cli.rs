@@ -600,7 +600,7 @@ fn explain_documents_every_id() {
         .lines()
         .map(|l| l.split_whitespace().next().unwrap().to_owned())
         .collect();
-    assert_eq!(ids.len(), rocm_probe::finding::RULES.len());
+    assert_eq!(ids.len(), rocm_probe::finding::rules().len());
     for id in &ids {
         let r = run(probe().args(["explain", id]));
         assert_eq!(r.code, 0, "{id}");

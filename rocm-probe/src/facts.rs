@@ -5,6 +5,7 @@ use serde::Serialize;
 use crate::access::{self, DeviceFacts};
 use crate::agent::{AgentFacts, Inventory};
 use crate::fixture::Identity;
+use crate::install::InstallFacts;
 use crate::module::ModuleFacts;
 use crate::pci::PciFacts;
 use crate::platform::PlatformFacts;
@@ -36,6 +37,8 @@ pub struct Facts {
     pub identity: Option<Identity>,
     /// `/dev/kfd`, then the render node of each GPU node.
     pub devices: Vec<DeviceFacts>,
+    /// ROCm installs on disk and what a process would load.
+    pub installs: InstallFacts,
     /// Processes that have `/dev/kfd` open; `None` without KFD.
     pub processes: Option<Processes>,
     /// Problems outside the topology.
@@ -63,6 +66,7 @@ impl Facts {
         let pci = PciFacts::collect(root, &mut problems);
         let platform = PlatformFacts::collect(source, &mut problems);
         let identity = source.host().identity();
+        let installs = InstallFacts::collect(source, &mut problems);
 
         let mut paths = vec![KFD_DEVICE.to_owned()];
         if let Some(inv) = &inventory {
@@ -97,6 +101,7 @@ impl Facts {
             platform,
             identity,
             devices,
+            installs,
             processes,
             problems,
         }

@@ -6,22 +6,22 @@
 use std::io::{self, Write};
 
 use rocm_probe::Report;
-use rocm_probe::finding::{Finding, RULES, Status};
+use rocm_probe::finding::{Finding, Status, rules};
 
 /// Writes the JUnit XML document.
 pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
-    let failures = RULES
+    let failures = rules()
         .iter()
         .filter(|r| worst(report, r.id) == Some(Status::Fail))
         .count();
     writeln!(
         out,
         r#"<testsuites name="rocm-probe" tests="{}" failures="{failures}">"#,
-        RULES.len()
+        rules().len()
     )?;
     for layer in &report.layers {
-        let rules: Vec<_> = RULES.iter().filter(|r| r.layer == layer.layer).collect();
+        let rules: Vec<_> = rules().iter().filter(|r| r.layer == layer.layer).collect();
         let fails = rules
             .iter()
             .filter(|r| worst(report, r.id) == Some(Status::Fail))

@@ -2,6 +2,8 @@
 
 pub mod driver;
 pub mod hardware;
+pub mod runtime;
+pub mod thunk;
 
 use crate::facts::Facts;
 use crate::finding::Finding;
@@ -9,6 +11,11 @@ use crate::finding::Finding;
 /// Runs every check, bottom-up.
 pub fn run(facts: &Facts) -> Vec<Finding> {
     let mut findings = hardware::check(facts);
-    findings.extend(driver::check(facts, &findings));
+    let driver = driver::check(facts, &findings);
+    findings.extend(driver);
+    let thunk = thunk::check(facts, &findings);
+    findings.extend(thunk);
+    let runtime = runtime::check(facts, &findings);
+    findings.extend(runtime);
     findings
 }

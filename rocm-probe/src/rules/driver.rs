@@ -1,0 +1,90 @@
+//! Layer 2 (driver) finding ids.
+
+use crate::finding::declare_rules;
+
+declare_rules! {
+    DRIVER_RULES;
+    AMDGPU_NOT_LOADED = "driver.amdgpu-not-loaded", Driver, Fail,
+        "The amdgpu kernel module is not loaded",
+        "/sys/module/amdgpu does not exist, so no AMD GPU is driven and KFD (/dev/kfd) is absent. rocminfo \
+         says `ROCk module is NOT loaded, possibly no GPU devices`. Causes: a blacklist in modprobe.d, \
+         `nomodeset` or `modprobe.blacklist=amdgpu` on the kernel command line, Secure Boot rejecting an \
+         unsigned DKMS module, a DKMS build that failed for the running kernel. Built-in amdgpu has \
+         /sys/module/amdgpu too (without initstate); `lsmod` misses it, this check does not.";
+    AMDGPU_BLACKLISTED = "driver.amdgpu-blacklisted", Driver, Fail,
+        "amdgpu is blacklisted",
+        "A modprobe.d file (`blacklist amdgpu` or `install amdgpu /bin/false`) or the kernel command line \
+         (`modprobe.blacklist=amdgpu`, `module_blacklist=amdgpu`) keeps amdgpu from loading. Leftovers of \
+         NVIDIA or old fglrx installers do this.";
+    NOMODESET = "driver.nomodeset", Driver, Fail,
+        "`nomodeset` on the kernel command line",
+        "`nomodeset` (or `amdgpu.modeset=0`) makes amdgpu refuse to load: no KFD, no ROCm. It is often \
+         left over from an installer's safe-graphics boot entry. Remove it from GRUB_CMDLINE_LINUX.";
+    SECURE_BOOT = "driver.secure-boot", Driver, Warn,
+        "Secure Boot is on and amdgpu is not loaded",
+        "With Secure Boot on, the kernel refuses modules not signed by an enrolled key. A DKMS-built \
+         amdgpu (amdgpu-dkms) must be signed with a Machine Owner Key enrolled through mokutil. Detected \
+         from the SecureBoot EFI variable.";
+    OUT_OF_TREE_DRIVER = "driver.out-of-tree-driver", Driver, Info,
+        "amdgpu is an out-of-tree (DKMS) build",
+        "/sys/module/amdgpu/version exists only for amdgpu-dkms builds; in-tree amdgpu has no version \
+         file. A DKMS driver must match the ROCm release it came with and be rebuilt for every kernel.";
+    KFD_MISSING = "driver.kfd-missing", Driver, Fail,
+        "amdgpu is loaded but KFD is absent",
+        "amdgpu drives the GPU but /sys/class/kfd does not exist: the kernel was built without \
+         CONFIG_HSA_AMD, or KFD failed to initialise. ROCm cannot use any GPU.";
+    GPU_NOT_IN_KFD = "driver.gpu-not-in-kfd", Driver, Fail,
+        "An AMD GPU on the PCI bus is not in the KFD topology",
+        "amdgpu drives the GPU but KFD did not add it. Likely causes: the platform does not support PCIe \
+         atomics (dmesg: `kfd kfd: amdgpu: skipped device 1002:xxxx, PCI rejects atomics` — consumer \
+         boards, chipset slots, risers), or the GPU family is not supported by KFD (GCN 1/2 need \
+         amdgpu.si_support=1 / cik_support=1). rocminfo then shows only CPU agents.";
+    GPU_NOT_BOUND = "driver.gpu-not-bound", Driver, Fail,
+        "An AMD GPU is not bound to amdgpu",
+        "The PCI function has no driver, or another one (radeon for old GCN parts, vfio-pci when it is \
+         reserved for a VM). ROCm needs amdgpu.";
+    KFD_DEVICE_MISSING = "driver.kfd-device-missing", Driver, Fail,
+        "/dev/kfd does not exist",
+        "KFD is in sysfs but the device node /dev/kfd is missing. In a container: pass it with \
+         `--device=/dev/kfd --device=/dev/dri` (docker/podman) or `--bind /dev/kfd,/dev/dri` (apptainer \
+         with --containall). rocminfo says `Unable to open /dev/kfd read-write: No such file or directory`.";
+    KFD_PERMISSION_DENIED = "driver.kfd-permission-denied", Driver, Fail,
+        "/dev/kfd is not readable and writable for this user",
+        "ROCm opens /dev/kfd read-write. Its owning group (render on current distributions, video on \
+         older ones) is read from the device node itself. rocminfo says `Unable to open /dev/kfd \
+         read-write: Permission denied`; old versions said HSA_STATUS_ERROR_OUT_OF_RESOURCES. Joining the \
+         group takes effect at the next login.";
+    RENDER_NODE_MISSING = "driver.render-node-missing", Driver, Fail,
+        "A GPU's render node does not exist",
+        "Every KFD GPU node names its DRM render node (drm_render_minor). libhsakmt skips a GPU whose \
+         /dev/dri/renderD<minor> it cannot open, so the GPU disappears from ROCr. In containers, pass \
+         /dev/dri.";
+    RENDER_PERMISSION_DENIED = "driver.render-permission-denied", Driver, Fail,
+        "A GPU's render node is not accessible",
+        "The user cannot open /dev/dri/renderD<minor> read-write, so libhsakmt skips that GPU. Join the \
+         node's owning group and log in again.";
+    INPUT_MALFORMED = "driver.input-malformed", Driver, Warn,
+        "Malformed driver or platform files",
+        "Files about the amdgpu module, the kernel command line, modprobe configuration, /etc/group or \
+         the EFI variables could not be parsed; the values in them are treated as unknown.";
+    INPUT_UNREADABLE = "driver.input-unreadable", Driver, Skip,
+        "Unreadable driver or platform files",
+        "Files about the amdgpu module, the kernel command line, modprobe configuration, /etc/group or \
+         the EFI variables could not be read (permission denied, not a regular file, too large); the \
+         checks that need them are skipped.";
+    IDENTITY_NOT_RECORDED = "driver.identity-not-recorded", Driver, Skip,
+        "Device access not checked: identity not recorded",
+        "The fixture has no [identity] table, so whether the probing user may open /dev/kfd and the render \
+         nodes cannot be decided.";
+    KFD_READY = "driver.kfd-ready", Driver, Pass,
+        "amdgpu, KFD and device nodes are in place",
+        "amdgpu is loaded, KFD lists the GPUs, and this user can open /dev/kfd and every GPU's render node.";
+    CONTAINER = "driver.container", Driver, Info,
+        "Running in a container",
+        "Container markers (/.dockerenv, /run/.containerenv, the `container` environment variable) were \
+         found. Device nodes, groups and /sys visibility then depend on how the container was started.";
+    WSL = "driver.wsl", Driver, Info,
+        "Running under WSL",
+        "WSL has no KFD: ROCm on WSL goes through /dev/dxg and librocdxg. rocminfo reports \
+         HSA_STATUS_ERROR_OUT_OF_RESOURCES there, and rocm_agent_enumerator waits 60 s.";
+}
