@@ -139,6 +139,91 @@ fn dkms_driver_is_noted_with_its_version() {
 }
 
 #[test]
+fn hardware_device_scenarios_carry_their_sysfs_values() {
+    let r = report("pcie-link-x8");
+    let f = finding(&r, "hardware.pcie-link-degraded");
+    assert_eq!(f.status, Status::Warn);
+    assert_eq!(evidence(f, "current_link_width").as_deref(), Some("8"));
+    assert_eq!(evidence(f, "max_link_width").as_deref(), Some("16"));
+
+    let r = report("large-bar-off");
+    let f = finding(&r, "hardware.large-bar-off");
+    assert_eq!(
+        evidence(f, "mem_info_vis_vram_total").as_deref(),
+        Some("268435456")
+    );
+
+    let r = report("apu-small-vram");
+    let f = finding(&r, "hardware.apu-small-memory");
+    assert_eq!(
+        evidence(f, "mem_info_gtt_total").as_deref(),
+        Some("31433977856")
+    );
+    // The real capture, whose kernel gives KFD the GTT size, is healthy.
+    assert!(
+        report("apu-phoenix-780m")
+            .findings
+            .iter()
+            .all(|f| f.id != "hardware.apu-small-memory")
+    );
+    assert!(
+        report("apu-strixpoint")
+            .findings
+            .iter()
+            .all(|f| f.id != "hardware.apu-small-memory")
+    );
+
+    let r = report("ras-uncorrectable");
+    assert_eq!(r.verdict.root_cause, Some("hardware.ras-uncorrectable"));
+    let f = finding(&r, "hardware.ras-uncorrectable");
+    assert_eq!(evidence(f, "umc_err_count").as_deref(), Some("2"));
+    assert!(
+        f.summary.starts_with("GPU 0 (0000:63:00.0)"),
+        "{}",
+        f.summary
+    );
+    assert_eq!(finding(&r, "hardware.ras-correctable").evidence.len(), 2);
+    assert!(
+        finding(&r, "hardware.retired-pages")
+            .summary
+            .contains("2 VRAM page(s) retired, 1 pending")
+    );
+    // One sick GPU of eight does not stop the layers above: they are still checked.
+    assert!(r.layers.iter().all(|l| l.consequence_of.is_none()));
+    assert_eq!(finding(&r, "driver.kfd-ready").status, Status::Pass);
+
+    let r = report("dgpu-runtime-suspended");
+    assert_eq!(
+        finding(&r, "hardware.runtime-suspended").status,
+        Status::Info
+    );
+    assert_eq!(r.exit_code(false), 0);
+}
+
+#[test]
+fn platform_tuning_is_a_warning_on_cluster_nodes_only() {
+    let r = report("cluster-tuning");
+    assert_eq!(r.profile.id(), "cluster");
+    assert_eq!(
+        finding(&r, "driver.iommu-not-passthrough").status,
+        Status::Warn
+    );
+    assert_eq!(finding(&r, "driver.numa-balancing").status, Status::Warn);
+    let dir = rocm_probe_tests::fixtures_dir().join("cluster-tuning");
+    let desktop = Report::collect(
+        &Source::fixture(dir).unwrap(),
+        Options {
+            profile: Some(rocm_probe::report::Profile::Desktop),
+        },
+    );
+    assert_eq!(
+        finding(&desktop, "driver.numa-balancing").status,
+        Status::Info
+    );
+    assert_eq!(desktop.exit_code(true), 0);
+}
+
+#[test]
 fn every_scenario_has_its_own_fixture_and_readme() {
     for name in [
         "kfd-permission-denied",
@@ -152,6 +237,12 @@ fn every_scenario_has_its_own_fixture_and_readme() {
         "gpu-bound-to-radeon",
         "render-node-missing",
         "dkms-out-of-tree-driver",
+        "pcie-link-x8",
+        "large-bar-off",
+        "apu-small-vram",
+        "ras-uncorrectable",
+        "dgpu-runtime-suspended",
+        "cluster-tuning",
     ] {
         let dir = rocm_probe_tests::fixtures_dir().join(name);
         let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();

@@ -26,6 +26,10 @@ pub const SECURE_BOOT_VAR: &str =
 pub const EFI_DIR: &str = "/sys/firmware/efi";
 /// Files container engines create.
 pub const CONTAINER_MARKERS: [&str; 2] = ["/.dockerenv", "/run/.containerenv"];
+/// IOMMUs the kernel drives (one entry per IOMMU unit).
+pub const IOMMU_CLASS: &str = "/sys/class/iommu";
+/// Automatic NUMA balancing switch.
+pub const NUMA_BALANCING: &str = "/proc/sys/kernel/numa_balancing";
 /// WSL's GPU paravirtualisation device.
 pub const DXG: &str = "/dev/dxg";
 
@@ -72,6 +76,10 @@ pub struct PlatformFacts {
     pub wsl_markers: Vec<String>,
     /// The ROCm-steering environment variables that are set.
     pub env: BTreeMap<String, String>,
+    /// Whether an IOMMU is active; `None` when `/sys/class/iommu` was not captured.
+    pub iommu: Option<bool>,
+    /// `kernel.numa_balancing`; `None` when not captured.
+    pub numa_balancing: Option<u32>,
 }
 
 impl PlatformFacts {
@@ -120,7 +128,12 @@ impl PlatformFacts {
                 wsl_markers.push(format!("{PROC_VERSION}: {v}"));
             }
         }
+        let iommu = optional(root.read_dir(IOMMU_CLASS), problems).map(|e| !e.is_empty());
+        let numa_balancing =
+            optional(root.read_value(NUMA_BALANCING), problems).and_then(|v| v.parse().ok());
         Self {
+            iommu,
+            numa_balancing,
             cmdline,
             blacklists,
             secure_boot,

@@ -131,11 +131,19 @@ impl Report {
         let profile = options
             .profile
             .unwrap_or_else(|| Profile::detect(facts.inventory.as_ref()));
-        let mut findings = checks::run(facts);
+        let mut findings = checks::run(facts, profile);
         findings.sort_by_key(|f| f.layer);
 
+        let no_gpu = facts
+            .inventory
+            .as_ref()
+            .is_none_or(|i| i.gpu_agents().next().is_none());
         let root = root_cause(&findings);
-        if let Some(root) = root.filter(|r| r.status == Status::Fail) {
+        // The root stops the layers above it only when nothing can run.
+        let blocking = root.filter(|r| {
+            r.status == Status::Fail && (no_gpu || crate::rules::BLOCKING.contains(&r.id))
+        });
+        if let Some(root) = blocking {
             // Everything broken above a failed layer follows from it.
             for f in &mut findings {
                 if f.layer > root.layer && f.status >= Status::Warn && f.caused_by.is_none() {
@@ -147,7 +155,7 @@ impl Report {
             .iter()
             .map(|&layer| {
                 let own: Vec<&Finding> = findings.iter().filter(|f| f.layer == layer).collect();
-                let blocked = root.filter(|r| r.status == Status::Fail && r.layer < layer);
+                let blocked = blocking.filter(|r| r.layer < layer);
                 LayerReport {
                     number: layer.number(),
                     layer,

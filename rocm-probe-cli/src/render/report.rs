@@ -48,7 +48,8 @@ pub fn text(report: &Report, source: &Source, style: Style, out: &mut dyn Write)
         ),
         Some(id) => {
             let layer = &report.layers[usize::from(v.root_layer) - 1];
-            let above = if v.status == Status::Fail && v.root_layer < 9 {
+            let blocks = report.layers.iter().any(|l| l.consequence_of == Some(id));
+            let above = if blocks && v.root_layer < 9 {
                 format!("; layers {}–9 follow from it", v.root_layer + 1)
             } else {
                 String::new()

@@ -4,18 +4,22 @@ use crate::access::{Access, DeviceFacts, access};
 use crate::facts::{Facts, KFD_DEVICE};
 use crate::finding::{
     AMDGPU_BLACKLISTED, AMDGPU_NOT_LOADED, CONTAINER, Evidence, Finding, GPU_NOT_BOUND,
-    GPU_NOT_IN_KFD, IDENTITY_NOT_RECORDED, INPUT_MALFORMED, INPUT_UNREADABLE, KFD_DEVICE_MISSING,
-    KFD_MISSING, KFD_PERMISSION_DENIED, KFD_READY, NO_AMD_GPU, NOMODESET, OUT_OF_TREE_DRIVER,
-    RENDER_NODE_MISSING, RENDER_PERMISSION_DENIED, Rule, SECURE_BOOT, Status, WSL,
+    GPU_NOT_IN_KFD, IDENTITY_NOT_RECORDED, INPUT_MALFORMED, INPUT_UNREADABLE,
+    IOMMU_NOT_PASSTHROUGH, KFD_DEVICE_MISSING, KFD_MISSING, KFD_PERMISSION_DENIED, KFD_READY,
+    NO_AMD_GPU, NOMODESET, NUMA_BALANCING, OUT_OF_TREE_DRIVER, RENDER_NODE_MISSING,
+    RENDER_PERMISSION_DENIED, Rule, SECURE_BOOT, Status, WSL,
 };
 use crate::module::AMDGPU_MODULE;
 use crate::pci::PCI_DEVICES;
-use crate::platform::{CMDLINE, SECURE_BOOT_VAR};
+use crate::platform::{
+    CMDLINE, IOMMU_CLASS, NUMA_BALANCING as NUMA_BALANCING_FILE, SECURE_BOOT_VAR,
+};
+use crate::report::Profile;
 use crate::target;
 use crate::topology::TOPOLOGY_DIR;
 
 /// Layer 2 findings; `below` are the layer-1 findings (to mark consequences).
-pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
+pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
     let no_gpu = below.iter().any(|x| x.id == NO_AMD_GPU.id);
     let mut out = Vec::new();
     let inputs: Vec<&crate::problem::Problem> = f
@@ -61,7 +65,54 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     }
     not_in_kfd(f, &mut out);
     devices(f, &mut out);
+    tuning(f, profile, &mut out);
     out
+}
+
+/// Platform tuning that matters on multi-GPU nodes (DESIGN §5 profiles): warnings on cluster
+/// nodes, information elsewhere. Only with GPUs in KFD.
+fn tuning(f: &Facts, profile: Profile, out: &mut Vec<Finding>) {
+    if f.inventory
+        .as_ref()
+        .is_none_or(|i| i.gpu_agents().next().is_none())
+    {
+        return;
+    }
+    let status = if profile == Profile::Cluster {
+        Status::Warn
+    } else {
+        Status::Info
+    };
+    let words: Vec<&str> = f.platform.cmdline_words().collect();
+    let passthrough = words
+        .iter()
+        .any(|w| *w == "iommu=pt" || *w == "amd_iommu=pt");
+    if f.platform.iommu == Some(true) && f.platform.cmdline.is_some() && !passthrough {
+        out.push(
+            IOMMU_NOT_PASSTHROUGH
+                .finding_with(
+                    status,
+                    format!("IOMMU active without iommu=pt ({} profile)", profile.id()),
+                )
+                .with(Evidence::new(IOMMU_CLASS, "IOMMU units present"))
+                .with(Evidence::new(
+                    CMDLINE,
+                    f.platform.cmdline.clone().unwrap_or_default(),
+                ))
+                .remedy("Add `iommu=pt` to GRUB_CMDLINE_LINUX, run `sudo update-grub` and reboot."),
+        );
+    }
+    if f.platform.numa_balancing == Some(1) {
+        out.push(
+            NUMA_BALANCING
+                .finding_with(
+                    status,
+                    format!("Automatic NUMA balancing is on ({} profile)", profile.id()),
+                )
+                .with(Evidence::new(NUMA_BALANCING_FILE, "1"))
+                .remedy("sudo sysctl kernel.numa_balancing=0, and persist it in /etc/sysctl.d/."),
+        );
+    }
 }
 
 fn environment(f: &Facts, out: &mut Vec<Finding>) {

@@ -1,11 +1,16 @@
 //! Layer 1: is there an AMD GPU, and is what KFD says about it sound?
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::agent::{AgentFacts, Inventory};
+use crate::drm::{DRM_DIR, RenderNode, gts};
 
 use crate::facts::Facts;
 use crate::finding::{
-    Evidence, Finding, GPUS_FOUND, NO_AMD_GPU, PARTITION_MISSING, PCI_NOT_CAPTURED, Rule,
-    SYSFS_MALFORMED, SYSFS_UNREADABLE,
+    APU_SMALL_MEMORY, Evidence, Finding, GPUS_FOUND, LARGE_BAR_OFF, NO_AMD_GPU, PARTITION_MISSING,
+    PARTITION_MODE_MISMATCH, PCI_NOT_CAPTURED, PCIE_LINK_DEGRADED, RAS_CORRECTABLE,
+    RAS_UNCORRECTABLE, RETIRED_PAGES, RUNTIME_SUSPENDED, Rule, SYSFS_MALFORMED, SYSFS_UNREADABLE,
+    Status,
 };
 use crate::pci::{PCI_DEVICES, VENDOR_AMD};
 use crate::problem::{Problem, ProblemKind};
@@ -79,6 +84,229 @@ pub fn check(f: &Facts) -> Vec<Finding> {
     ));
     if let Some(inv) = &f.inventory {
         out.extend(partition_missing(inv));
+        if let Some(kfd) = &f.kfd {
+            out.extend(devices(inv, kfd));
+        }
+    }
+    out
+}
+
+/// Per physical GPU, what its drm device says: link, BAR, APU memory, RAS, runtime PM,
+/// partition modes. The first node of a GPU carries the PCI function's files.
+fn devices(inv: &Inventory, kfd: &AgentFacts) -> Vec<Finding> {
+    let mut out = Vec::new();
+    /// GPU index with its compute and memory partition modes.
+    type Modes = (usize, Option<String>, Option<String>);
+    let mut modes: BTreeMap<Option<u32>, Vec<Modes>> = BTreeMap::new();
+    for g in &inv.gpus {
+        let Some(agent) = inv.agents.iter().find(|a| a.node == g.nodes[0]) else {
+            continue;
+        };
+        let Some(drm) = agent
+            .drm_render_minor
+            .and_then(|m| kfd.render_nodes.get(&m))
+        else {
+            continue;
+        };
+        let dev = format!("{DRM_DIR}/renderD{}/device", drm.minor);
+        let name = format!(
+            "GPU {} ({})",
+            g.index,
+            g.pci_address.as_deref().unwrap_or("unknown PCI address")
+        );
+        let integrated = agent.integrated == Some(true);
+        if drm.runtime_status.as_deref() == Some("suspended") && !integrated {
+            out.push(
+                RUNTIME_SUSPENDED
+                    .finding(format!(
+                        "{name} is runtime-suspended; not woken to be probed"
+                    ))
+                    .with(Evidence::new(
+                        format!("{dev}/power/runtime_status"),
+                        "suspended",
+                    )),
+            );
+        }
+        out.extend(link(&name, &dev, drm));
+        if let (false, Some(vram), Some(vis)) = (integrated, drm.vram_total, drm.vis_vram_total) {
+            if vis < vram {
+                out.push(
+                    LARGE_BAR_OFF
+                        .finding(format!(
+                            "{name}: the CPU can map {} MiB of {} MiB VRAM",
+                            vis >> 20,
+                            vram >> 20
+                        ))
+                        .with(Evidence::new(
+                            format!("{dev}/mem_info_vram_total"),
+                            vram.to_string(),
+                        ))
+                        .with(Evidence::new(
+                            format!("{dev}/mem_info_vis_vram_total"),
+                            vis.to_string(),
+                        ))
+                        .remedy(
+                            "Enable Above 4G decoding and Resizable BAR in the firmware setup; on \
+                             servers check the BIOS's MMIO high size.",
+                        ),
+                );
+            }
+        }
+        if let (true, Some(kfd_mem), Some(gtt)) = (integrated, agent.memory_bytes, drm.gtt_total) {
+            if kfd_mem.saturating_mul(2) < gtt && drm.vram_total.is_some_and(|v| kfd_mem <= v) {
+                out.push(
+                    APU_SMALL_MEMORY
+                        .finding(format!(
+                            "{name}: ROCm sees {} MiB (the carve-out) of {} MiB the GPU could use",
+                            kfd_mem >> 20,
+                            gtt >> 20
+                        ))
+                        .with(Evidence::new(
+                            format!("{TOPOLOGY_DIR}/nodes/{}/mem_banks", agent.node),
+                            kfd_mem.to_string(),
+                        ))
+                        .with_all(drm.vram_total.map(|v| {
+                            Evidence::new(format!("{dev}/mem_info_vram_total"), v.to_string())
+                        }))
+                        .with(Evidence::new(format!("{dev}/mem_info_gtt_total"), gtt.to_string()))
+                        .remedy(
+                            "Raise the UMA frame buffer size in the firmware setup, or use a kernel \
+                             (≥ 6.10) where KFD allocates APU memory from GTT.",
+                        ),
+                );
+            }
+        }
+        out.extend(ras(&name, &dev, drm));
+        modes.entry(g.device_id).or_default().push((
+            g.index,
+            drm.compute_partition.clone(),
+            drm.memory_partition.clone(),
+        ));
+    }
+    for gpus in modes.values() {
+        let compute: BTreeSet<_> = gpus.iter().filter_map(|g| g.1.as_deref()).collect();
+        let memory: BTreeSet<_> = gpus.iter().filter_map(|g| g.2.as_deref()).collect();
+        if compute.len() > 1 || memory.len() > 1 {
+            out.push(
+                PARTITION_MODE_MISMATCH
+                    .finding("GPUs of one model run in different partition modes")
+                    .with_all(gpus.iter().map(|(i, c, m)| {
+                        Evidence::new(
+                            format!("GPU {i}"),
+                            format!(
+                                "compute {}, memory {}",
+                                c.as_deref().unwrap_or("unknown"),
+                                m.as_deref().unwrap_or("unknown")
+                            ),
+                        )
+                    }))
+                    .remedy("Set one mode on every GPU: amd-smi set --compute-partition / --memory-partition."),
+            );
+        }
+    }
+    out
+}
+
+fn link(name: &str, dev: &str, drm: &RenderNode) -> Option<Finding> {
+    let (cur_w, max_w) = (drm.current_link_width?, drm.max_link_width?);
+    let speeds = drm
+        .current_link_speed
+        .as_deref()
+        .and_then(gts)
+        .zip(drm.max_link_speed.as_deref().and_then(gts));
+    let evidence = [
+        ("current_link_width", cur_w.to_string()),
+        ("max_link_width", max_w.to_string()),
+        (
+            "current_link_speed",
+            drm.current_link_speed.clone().unwrap_or_default(),
+        ),
+        (
+            "max_link_speed",
+            drm.max_link_speed.clone().unwrap_or_default(),
+        ),
+    ]
+    .into_iter()
+    .filter(|(_, v)| !v.is_empty())
+    .map(|(k, v)| Evidence::new(format!("{dev}/{k}"), v));
+    if cur_w < max_w {
+        return Some(
+            PCIE_LINK_DEGRADED
+                .finding(format!("{name}: PCIe link x{cur_w} of x{max_w}"))
+                .with_all(evidence)
+                .remedy(
+                    "Move the GPU to a full-width CPU-attached slot, reseat it, and avoid risers; \
+                     check the slot's lane sharing in the board manual.",
+                ),
+        );
+    }
+    match speeds {
+        Some((cur, max)) if cur < max => Some(
+            PCIE_LINK_DEGRADED
+                .finding_with(
+                    Status::Info,
+                    format!(
+                        "{name}: PCIe link at {cur} of {max} GT/s (idle power saving lowers it)"
+                    ),
+                )
+                .with_all(evidence),
+        ),
+        _ => None,
+    }
+}
+
+fn ras(name: &str, dev: &str, drm: &RenderNode) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let counts = |pick: fn(&crate::drm::RasCount) -> Option<u64>| -> Vec<Evidence> {
+        drm.ras
+            .iter()
+            .filter_map(|r| pick(r).filter(|n| *n > 0).map(|n| (r, n)))
+            .map(|(r, n)| Evidence::new(format!("{dev}/ras/{}_err_count", r.block), n.to_string()))
+            .collect()
+    };
+    let ue = counts(|r| r.uncorrectable);
+    if !ue.is_empty() {
+        out.push(
+            RAS_UNCORRECTABLE
+                .finding(format!(
+                    "{name}: uncorrectable errors in {} RAS block(s)",
+                    ue.len()
+                ))
+                .with_all(ue)
+                .remedy(
+                    "Drain the node and stop scheduling jobs on this GPU; collect \
+                     `amd-smi metric --ecc` and `amd-smi bad-pages` for the vendor.",
+                ),
+        );
+    }
+    let ce = counts(|r| r.correctable);
+    if !ce.is_empty() {
+        out.push(
+            RAS_CORRECTABLE
+                .finding(format!(
+                    "{name}: corrected errors in {} RAS block(s)",
+                    ce.len()
+                ))
+                .with_all(ce),
+        );
+    }
+    let retired = drm.retired_pages.unwrap_or(0) + drm.pending_pages.unwrap_or(0);
+    if retired > 0 {
+        out.push(
+            RETIRED_PAGES
+                .finding(format!(
+                    "{name}: {} VRAM page(s) retired, {} pending retirement",
+                    drm.retired_pages.unwrap_or(0),
+                    drm.pending_pages.unwrap_or(0)
+                ))
+                .with(Evidence::new(
+                    format!("{dev}/ras/gpu_vram_bad_pages"),
+                    format!("{retired} entries"),
+                ))
+                .remedy(
+                    "Watch the count; a growing list means failing memory — have the GPU serviced.",
+                ),
+        );
     }
     out
 }
@@ -151,7 +379,7 @@ pub(crate) fn problems(problems: &[&Problem], what: &str, rules: [Rule; 2]) -> V
     out
 }
 
-fn partition_missing(inv: &crate::agent::Inventory) -> Vec<Finding> {
+fn partition_missing(inv: &Inventory) -> Vec<Finding> {
     let mut most: BTreeMap<Option<u32>, usize> = BTreeMap::new();
     for g in inv.gpus.iter().filter(|g| g.nodes.len() > 1) {
         let m = most.entry(g.device_id).or_default();

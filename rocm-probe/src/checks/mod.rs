@@ -7,11 +7,12 @@ pub mod thunk;
 
 use crate::facts::Facts;
 use crate::finding::Finding;
+use crate::report::Profile;
 
-/// Runs every check, bottom-up.
-pub fn run(facts: &Facts) -> Vec<Finding> {
+/// Runs every check, bottom-up. The profile sets the severity of platform-tuning rules.
+pub fn run(facts: &Facts, profile: Profile) -> Vec<Finding> {
     let mut findings = hardware::check(facts);
-    let driver = driver::check(facts, &findings);
+    let driver = driver::check(facts, &findings, profile);
     findings.extend(driver);
     let thunk = thunk::check(facts, &findings);
     findings.extend(thunk);

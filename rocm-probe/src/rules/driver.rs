@@ -88,3 +88,19 @@ declare_rules! {
         "WSL has no KFD: ROCm on WSL goes through /dev/dxg and librocdxg. rocminfo reports \
          HSA_STATUS_ERROR_OUT_OF_RESOURCES there, and rocm_agent_enumerator waits 60 s.";
 }
+
+declare_rules! {
+    DRIVER_PLATFORM_RULES;
+    IOMMU_NOT_PASSTHROUGH = "driver.iommu-not-passthrough", Driver, Info,
+        "The IOMMU translates GPU DMA (no iommu=pt)",
+        "An IOMMU is active and the kernel command line lacks `iommu=pt`. Every GPU DMA is then \
+         translated, which costs bandwidth and, on multi-GPU nodes, leads to hangs in collectives: \
+         RCCL warns `Missing \"iommu=pt\" from kernel command line which can lead to system instablity \
+         or hang!`. A warning on cluster nodes (Instinct GPUs, XGMI, 4+ GPUs), information elsewhere.";
+    NUMA_BALANCING = "driver.numa-balancing", Driver, Info,
+        "Automatic NUMA balancing is on",
+        "/proc/sys/kernel/numa_balancing is 1: the kernel migrates pages between NUMA nodes behind \
+         the application's back, which AMD's tuning guides for Instinct nodes disable \
+         (`sysctl kernel.numa_balancing=0`) because it perturbs GPU-host transfers. A warning on \
+         cluster nodes, information elsewhere.";
+}

@@ -9,7 +9,9 @@ pub mod thunk;
 /// The tables, bottom-up.
 pub(crate) const TABLES: &[&[crate::finding::Rule]] = &[
     hardware::HARDWARE_RULES,
+    hardware::HARDWARE_DEVICE_RULES,
     driver::DRIVER_RULES,
+    driver::DRIVER_PLATFORM_RULES,
     thunk::THUNK_RULES,
     runtime::RUNTIME_RULES,
 ];
@@ -21,3 +23,16 @@ pub mod all {
     pub use super::runtime::*;
     pub use super::thunk::*;
 }
+
+/// Failures that stop everything above them: no GPU, no driver, no KFD, no access to it. A
+/// failure not listed here (uncorrectable RAS errors on one GPU of eight) leaves the layers
+/// above checkable; any failure also blocks when no GPU is left in KFD.
+pub const BLOCKING: &[&str] = &[
+    hardware::NO_AMD_GPU.id,
+    driver::AMDGPU_NOT_LOADED.id,
+    driver::AMDGPU_BLACKLISTED.id,
+    driver::NOMODESET.id,
+    driver::KFD_MISSING.id,
+    driver::KFD_DEVICE_MISSING.id,
+    driver::KFD_PERMISSION_DENIED.id,
+];
