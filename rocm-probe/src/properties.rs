@@ -1,65 +1,7 @@
 //! The KFD `properties` format: one `key value` pair per line, values decimal unsigned.
 //!
-//! Parsed into a map first so that key order never matters (three key generations exist), then
-//! into typed structs where every key is optional and unknown numeric keys are kept.
-
-use std::collections::BTreeMap;
-
-/// One `properties` file as key/value text, with what could not be parsed.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RawProperties {
-    values: BTreeMap<String, String>,
-    /// Problems found while parsing, without the path (the collector adds it).
-    pub problems: Vec<String>,
-}
-
-impl RawProperties {
-    /// Parses `key value` lines. Blank lines are skipped; a key without a value (a truncated
-    /// file), extra words, and duplicate keys are problems; the first value of a key wins.
-    pub fn parse(text: &str) -> Self {
-        let mut raw = Self::default();
-        for (i, line) in text.lines().enumerate() {
-            let mut words = line.split_whitespace();
-            let Some(key) = words.next() else { continue };
-            let Some(value) = words.next() else {
-                raw.problems
-                    .push(format!("line {}: key `{key}` has no value", i + 1));
-                continue;
-            };
-            if words.next().is_some() {
-                raw.problems.push(format!(
-                    "line {}: key `{key}` has more than one value",
-                    i + 1
-                ));
-                continue;
-            }
-            if raw.values.contains_key(key) {
-                raw.problems.push(format!(
-                    "line {}: key `{key}` repeated; first value kept",
-                    i + 1
-                ));
-                continue;
-            }
-            raw.values.insert(key.to_owned(), value.to_owned());
-        }
-        raw
-    }
-
-    /// The text value of a key.
-    pub fn text(&self, key: &str) -> Option<&str> {
-        self.values.get(key).map(String::as_str)
-    }
-
-    /// All keys with their text values, sorted by key.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.values.iter().map(|(k, v)| (k.as_str(), v.as_str()))
-    }
-
-    /// Whether no key was parsed.
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
-    }
-}
+//! Parsed in one pass into typed structs where key order never matters (three key generations
+//! exist), every key is optional and unknown numeric keys are kept.
 
 /// Parses one value: decimal as the kernel prints it, or `0x` hex (a proposed kernel change
 /// prints `unique_id` in hex).
@@ -71,13 +13,12 @@ pub fn parse_u64(text: &str) -> Option<u64> {
     }
 }
 
-/// Converts a raw value to a field's type, recording why it could not be.
-pub(crate) fn typed<T: TryFrom<u64>>(
-    raw: &RawProperties,
+/// Converts a value to a field's type, recording why it could not be.
+pub(crate) fn convert<T: TryFrom<u64>>(
     key: &str,
+    text: &str,
     problems: &mut Vec<String>,
 ) -> Option<T> {
-    let text = raw.text(key)?;
     let Some(value) = parse_u64(text) else {
         problems.push(format!("key `{key}`: {text:?} is not an unsigned number"));
         return None;
@@ -117,36 +58,50 @@ macro_rules! properties {
         impl $name {
             /// The keys this struct types, in kernel print order.
             pub const KEYS: &'static [&'static str] = &[$($key,)* $($($tkey,)*)?];
+            const _FITS: () = assert!(Self::KEYS.len() <= 64, "one bit per key");
 
-            /// Types the known keys; problems are appended without the path.
-            pub fn from_raw(
-                raw: &$crate::properties::RawProperties,
-                problems: &mut Vec<String>,
-            ) -> Self {
-                let mut this = Self {
-                    $( $field: $crate::properties::typed(raw, $key, problems), )*
-                    $($( $tfield: raw.text($tkey).map(str::to_owned), )*)?
-                    extra: std::collections::BTreeMap::new(),
-                };
-                for (key, text) in raw.iter() {
-                    if Self::KEYS.contains(&key) {
+            /// Parses `key value` lines in one pass: key order never matters, a key without a
+            /// value (a truncated file), extra words and repeated keys are problems (the first
+            /// value wins), unknown numeric keys go to `extra`. Problems carry no path.
+            pub fn parse(text: &str, problems: &mut Vec<String>) -> Self {
+                let mut this = Self::default();
+                // Known keys seen so far, one bit per position in KEYS (at most 64 keys).
+                let mut seen: u64 = 0;
+                for (i, line) in text.lines().enumerate() {
+                    let mut words = line.split_whitespace();
+                    let Some(key) = words.next() else { continue };
+                    let Some(value) = words.next() else {
+                        problems.push(format!("line {}: key `{key}` has no value", i + 1));
+                        continue;
+                    };
+                    if words.next().is_some() {
+                        problems.push(format!("line {}: key `{key}` has more than one value", i + 1));
                         continue;
                     }
-                    match $crate::properties::parse_u64(text) {
-                        Some(v) => { this.extra.insert(key.to_owned(), v); }
-                        None => problems.push(format!(
-                            "unknown key `{key}`: {text:?} is not an unsigned number"
-                        )),
+                    let repeated = match Self::KEYS.iter().position(|k| *k == key) {
+                        Some(bit) => {
+                            let before = seen;
+                            seen |= 1 << bit;
+                            before & (1 << bit) != 0
+                        }
+                        None => this.extra.contains_key(key),
+                    };
+                    if repeated {
+                        problems.push(format!("line {}: key `{key}` repeated; first value kept", i + 1));
+                        continue;
+                    }
+                    match key {
+                        $( $key => this.$field = $crate::properties::convert(key, value, problems), )*
+                        $($( $tkey => this.$tfield = Some(value.to_owned()), )*)?
+                        _ => match $crate::properties::parse_u64(value) {
+                            Some(v) => { this.extra.insert(key.to_owned(), v); }
+                            None => problems.push(format!(
+                                "unknown key `{key}`: {value:?} is not an unsigned number"
+                            )),
+                        },
                     }
                 }
                 this
-            }
-
-            /// Parses `properties` text; problems are appended without the path.
-            pub fn parse(text: &str, problems: &mut Vec<String>) -> Self {
-                let raw = $crate::properties::RawProperties::parse(text);
-                problems.extend(raw.problems.iter().cloned());
-                Self::from_raw(&raw, problems)
             }
         }
     };
@@ -193,8 +148,15 @@ mod tests {
         assert_eq!(d.small, None);
         assert_eq!(d.big, None);
         assert_eq!(p.len(), 5, "{p:?}");
-        assert!(p[0].contains("repeated"), "{p:?}");
-        assert!(p[1].contains("`bi` has no value"), "{p:?}");
+        assert!(
+            p.iter().any(|m| m.contains("line 4: key `small` repeated")),
+            "{p:?}"
+        );
+        assert!(
+            p.iter()
+                .any(|m| m.contains("line 5: key `bi` has no value")),
+            "{p:?}"
+        );
         assert!(p.iter().any(|m| m.contains("does not fit in 32 bits")));
         assert!(
             p.iter()

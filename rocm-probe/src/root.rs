@@ -9,9 +9,14 @@ use std::collections::HashMap;
 use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+
+use nix::errno::Errno;
+use nix::fcntl::{OFlag, OpenHow, ResolveFlag};
 
 use crate::record::{Record, Recorder};
 
@@ -123,6 +128,10 @@ pub struct SysRoot {
     dirs: Mutex<HashMap<String, PathBuf>>,
     /// When set, every access is logged (for `snapshot`).
     recorder: Option<Arc<Recorder>>,
+    /// The fixture directory, open, for `openat2` lookups that cannot leave it.
+    base_fd: Option<OwnedFd>,
+    /// Cleared when the kernel refuses `openat2` (before Linux 5.6, or a seccomp filter).
+    openat2: AtomicBool,
 }
 
 impl SysRoot {
@@ -133,16 +142,27 @@ impl SysRoot {
             fixture: false,
             dirs: Mutex::default(),
             recorder: None,
+            base_fd: None,
+            openat2: AtomicBool::new(false),
         }
     }
 
     /// A fixture directory that mirrors absolute paths.
     pub fn fixture(base: impl Into<PathBuf>) -> Self {
+        let base = base.into();
+        let base_fd = nix::fcntl::open(
+            &base,
+            OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
+            nix::sys::stat::Mode::empty(),
+        )
+        .ok();
         Self {
-            base: base.into(),
+            openat2: AtomicBool::new(base_fd.is_some()),
+            base,
             fixture: true,
             dirs: Mutex::default(),
             recorder: None,
+            base_fd,
         }
     }
 
@@ -194,8 +214,24 @@ impl SysRoot {
     }
 
     fn read_uncounted(&self, abs: &str) -> Result<Vec<u8>, ReadError> {
-        let path = self.resolve(abs)?;
-        let file = open_nonblocking(&path).map_err(|e| ReadError::from_io(abs, &e))?;
+        let fast = self.open_beneath(abs);
+        let file = if let Some(opened) = fast {
+            opened
+        } else if self.fixture {
+            // The directory is resolved (and cached); the last component is opened without
+            // following a symlink, and only a symlink there takes the slow path.
+            let (parent, name) = split_parent(abs);
+            let candidate = self.resolve_dir(parent)?.join(name);
+            match open_nonblocking(&candidate, libc::O_NOFOLLOW) {
+                Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                    open_nonblocking(&self.walk(abs)?, 0)
+                }
+                other => other,
+            }
+        } else {
+            open_nonblocking(Path::new(abs), 0)
+        }
+        .map_err(|e| ReadError::from_io(abs, &e))?;
         let meta = file.metadata().map_err(|e| ReadError::from_io(abs, &e))?;
         if meta.is_dir() {
             return Err(ReadError::new(abs, ReadErrorKind::WrongType));
@@ -212,6 +248,36 @@ impl SysRoot {
             return Err(ReadError::new(abs, ReadErrorKind::TooLarge));
         }
         Ok(buf)
+    }
+
+    /// The fast path of fixture reads: one `openat2` that follows no symlink and cannot leave
+    /// the fixture. `None` sends the caller down the general path: a symlink on the way (which
+    /// must be resolved inside the root by hand), an unusual spelling, or no `openat2`.
+    fn open_beneath(&self, abs: &str) -> Option<io::Result<File>> {
+        let fd = self.base_fd.as_ref()?;
+        if !self.openat2.load(Ordering::Relaxed) {
+            return None;
+        }
+        let rel = abs.trim_start_matches('/');
+        if rel.is_empty()
+            || rel
+                .split('/')
+                .any(|c| c.is_empty() || c == "." || c == "..")
+        {
+            return None;
+        }
+        let how = OpenHow::new()
+            .flags(OFlag::O_RDONLY | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC)
+            .resolve(ResolveFlag::RESOLVE_NO_SYMLINKS | ResolveFlag::RESOLVE_BENEATH);
+        match nix::fcntl::openat2(fd, rel, how) {
+            Ok(owned) => Some(Ok(File::from(owned))),
+            Err(Errno::ELOOP | Errno::EXDEV | Errno::EAGAIN) => None,
+            Err(Errno::ENOSYS | Errno::EPERM) => {
+                self.openat2.store(false, Ordering::Relaxed);
+                None
+            }
+            Err(e) => Some(Err(io::Error::from(e))),
+        }
     }
 
     /// Reads a text file: trailing NUL padding (some drm files are NUL-padded pages) is dropped;
@@ -306,17 +372,35 @@ impl SysRoot {
         }
     }
 
+    /// Resolves a directory, memoized per directory: each directory of a fixture costs one
+    /// `lstat` per run, however many files are read from it.
     fn resolve_dir(&self, abs: &str) -> Result<PathBuf, ReadError> {
         if !self.fixture {
             return Ok(PathBuf::from(abs));
         }
-        let key = normalize(abs).join("/");
-        if let Some(hit) = self.dirs.lock().ok().and_then(|d| d.get(&key).cloned()) {
+        let trimmed = abs.trim_end_matches('/');
+        if trimmed.is_empty() {
+            return Ok(self.base.clone());
+        }
+        let plain = !trimmed
+            .split('/')
+            .skip(1)
+            .any(|c| c.is_empty() || c == "." || c == "..");
+        if !plain || !trimmed.starts_with('/') {
+            // Unusual spelling: resolve it the slow, general way (not cached).
+            return self.walk(abs);
+        }
+        if let Some(hit) = self.dirs.lock().ok().and_then(|d| d.get(trimmed).cloned()) {
             return Ok(hit);
         }
-        let resolved = self.walk(abs)?;
+        let (parent, name) = split_parent(trimmed);
+        let here = self.resolve_dir(parent)?.join(name);
+        let resolved = match std::fs::symlink_metadata(&here) {
+            Ok(meta) if meta.file_type().is_symlink() => self.walk(trimmed)?,
+            _ => here,
+        };
         if let Ok(mut dirs) = self.dirs.lock() {
-            dirs.insert(key, resolved.clone());
+            dirs.insert(trimmed.to_owned(), resolved.clone());
         }
         Ok(resolved)
     }
@@ -376,11 +460,11 @@ impl SysRoot {
     }
 }
 
-fn open_nonblocking(path: &Path) -> io::Result<File> {
+fn open_nonblocking(path: &Path, flags: i32) -> io::Result<File> {
     // O_NONBLOCK: opening a FIFO for reading must not wait for a writer.
     OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | flags)
         .open(path)
 }
 
