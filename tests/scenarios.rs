@@ -224,6 +224,19 @@ fn platform_tuning_is_a_warning_on_cluster_nodes_only() {
 }
 
 #[test]
+fn wsl_is_not_blamed_on_missing_hardware_or_driver() {
+    let r = report("wsl2");
+    assert_eq!(finding(&r, "hardware.wsl-paravirtual").status, Status::Skip);
+    assert_eq!(finding(&r, "driver.wsl").status, Status::Info);
+    let ids: Vec<&str> = r.findings.iter().map(|f| f.id).collect();
+    assert!(
+        !ids.contains(&"hardware.no-amd-gpu") && !ids.contains(&"driver.amdgpu-not-loaded"),
+        "{ids:?}"
+    );
+    assert_eq!(r.exit_code(false), 0);
+}
+
+#[test]
 fn every_scenario_has_its_own_fixture_and_readme() {
     for name in [
         "kfd-permission-denied",
@@ -243,6 +256,7 @@ fn every_scenario_has_its_own_fixture_and_readme() {
         "ras-uncorrectable",
         "dgpu-runtime-suspended",
         "cluster-tuning",
+        "wsl2",
     ] {
         let dir = rocm_probe_tests::fixtures_dir().join(name);
         let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();

@@ -70,3 +70,34 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn snapshot_into_a_tar_gz_archive() {
+    let dir = rocm_probe_tests::fixtures_dir().join("apu-phoenix-780m");
+    let out = tempfile::tempdir().unwrap();
+    let archive = out.path().join("phoenix.tar.gz");
+    rocm_probe::snapshot::snapshot(Source::fixture(&dir).unwrap(), &archive, false).unwrap();
+    let unpacked = out.path().join("unpacked");
+    std::fs::create_dir(&unpacked).unwrap();
+    let status = std::process::Command::new("tar")
+        .arg("-xzf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(&unpacked)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let before = Report::collect(&Source::fixture(&dir).unwrap(), Options::default());
+    let after = Report::collect(
+        &Source::fixture(unpacked.join("snapshot")).unwrap(),
+        Options::default(),
+    );
+    assert_eq!(before, after);
+    // Only the archive is left behind.
+    let left: Vec<_> = std::fs::read_dir(out.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(left.len(), 2, "{left:?}");
+}

@@ -678,3 +678,50 @@ fn ps_lists_kfd_processes_with_queues() {
     let r = run(probe().arg("--root").arg(fixture("no-amdgpu")).arg("ps"));
     assert_eq!(r.code, 1);
 }
+
+#[test]
+fn snapshot_of_a_fixture_reports_the_same() {
+    let out = tempfile::tempdir().unwrap();
+    let snap = out.path().join("snap");
+    let r = run(probe()
+        .arg("--root")
+        .arg(fixture("kfd-permission-denied"))
+        .arg("snapshot")
+        .arg(&snap)
+        .arg("--no-redact"));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.starts_with("wrote "), "{}", r.stdout);
+    let before = run(probe().arg("--root").arg(fixture("kfd-permission-denied")));
+    let after = run(probe().arg("--root").arg(&snap));
+    assert_eq!(before.code, after.code);
+    let body = |s: &str| {
+        s.lines()
+            .filter(|l| !l.starts_with("source: "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(body(&before.stdout), body(&after.stdout));
+    // A second snapshot into the same, now non-empty, directory is refused.
+    let again = run(probe()
+        .arg("--root")
+        .arg(fixture("kfd-permission-denied"))
+        .arg("snapshot")
+        .arg(&snap));
+    assert_eq!(again.code, 2);
+    assert!(again.stderr.contains("not empty"), "{}", again.stderr);
+}
+
+#[test]
+fn live_snapshot_round_trips_on_this_machine() {
+    let out = tempfile::tempdir().unwrap();
+    let snap = out.path().join("live");
+    let r = run(probe().arg("snapshot").arg(&snap).arg("--no-redact"));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let live = run(probe().arg("--json"));
+    let replay = run(probe().arg("--root").arg(&snap).arg("--json"));
+    let mut a: Value = serde_json::from_str(&live.stdout).unwrap();
+    let mut b: Value = serde_json::from_str(&replay.stdout).unwrap();
+    a["source"] = Value::Null;
+    b["source"] = Value::Null;
+    assert_eq!(a, b, "live report and report of its snapshot differ");
+}

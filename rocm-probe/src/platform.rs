@@ -71,9 +71,9 @@ pub struct PlatformFacts {
     /// Whether the machine booted through EFI; `None` when `/sys/firmware` was not captured.
     pub efi: Option<bool>,
     /// Container markers found.
-    pub container_markers: Vec<String>,
+    pub container_markers: BTreeMap<String, String>,
     /// WSL markers found.
-    pub wsl_markers: Vec<String>,
+    pub wsl_markers: BTreeMap<String, String>,
     /// The ROCm-steering environment variables that are set.
     pub env: BTreeMap<String, String>,
     /// Whether an IOMMU is active; `None` when `/sys/class/iommu` was not captured.
@@ -107,25 +107,25 @@ impl PlatformFacts {
         let efi = root.exists("/sys/firmware").then(|| root.exists(EFI_DIR));
         let secure_boot = optional(root.read(SECURE_BOOT_VAR), problems)
             .and_then(|bytes| bytes.get(4).map(|b| *b == 1));
-        let mut container_markers: Vec<String> = CONTAINER_MARKERS
+        let mut container_markers: BTreeMap<String, String> = CONTAINER_MARKERS
             .iter()
             .filter(|p| root.exists(p))
-            .map(|p| (*p).to_owned())
+            .map(|p| ((*p).to_owned(), "present".to_owned()))
             .collect();
         let env: BTreeMap<String, String> = ROCM_ENV
             .iter()
             .filter_map(|name| host.env(name).map(|v| ((*name).to_owned(), v)))
             .collect();
         if let Some(engine) = env.get("container") {
-            container_markers.push(format!("env:container={engine}"));
+            container_markers.insert("env:container".to_owned(), engine.clone());
         }
-        let mut wsl_markers = Vec::new();
+        let mut wsl_markers = BTreeMap::new();
         if host.device(DXG).is_some() {
-            wsl_markers.push(DXG.to_owned());
+            wsl_markers.insert(format!("device:{DXG}"), "present".to_owned());
         }
         if let Some(v) = optional(root.read_value(PROC_VERSION), problems) {
             if v.to_ascii_lowercase().contains("microsoft") {
-                wsl_markers.push(format!("{PROC_VERSION}: {v}"));
+                wsl_markers.insert(PROC_VERSION.to_owned(), v);
             }
         }
         let iommu = optional(root.read_dir(IOMMU_CLASS), problems).map(|e| !e.is_empty());

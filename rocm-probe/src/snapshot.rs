@@ -25,13 +25,53 @@ pub struct Summary {
 }
 
 /// Runs a full report on `source` while recording, then writes the fixture into `dir` (which
-/// must not exist or be empty). Values that identify a machine or person are redacted unless
-/// `redact` is false.
+/// must not exist or be empty), or into a gzip-compressed tar archive when `dir` ends in
+/// `.tar.gz` or `.tgz`. Values that identify a machine or person are redacted unless `redact`
+/// is false.
 pub fn snapshot(source: Source, dir: &Path, redact: bool) -> io::Result<Summary> {
     let (source, recorder) = source.record();
     let _ = Report::collect(&source, Options::default());
-    // `agents` and `targets` read a subset of what the report reads.
-    write(&recorder.records(), dir, redact)
+    // `agents`, `targets` and `ps` read a subset of what the report reads.
+    let name = dir.to_string_lossy();
+    if !(name.ends_with(".tar.gz") || name.ends_with(".tgz")) {
+        return write(&recorder.records(), dir, redact);
+    }
+    if dir.exists() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("{} exists", dir.display()),
+        ));
+    }
+    let staging = tempfile_dir(dir)?;
+    let result =
+        write(&recorder.records(), &staging.join("snapshot"), redact).and_then(|summary| {
+            let file = std::fs::File::create(dir)?;
+            let gz = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+            let mut tar = tar::Builder::new(gz);
+            tar.follow_symlinks(false);
+            tar.append_dir_all("snapshot", staging.join("snapshot"))?;
+            tar.into_inner()?.finish()?;
+            Ok(summary)
+        });
+    let _ = std::fs::remove_dir_all(&staging);
+    result
+}
+
+/// A fresh staging directory next to the archive (same filesystem, cleaned up by the caller).
+fn tempfile_dir(archive: &Path) -> io::Result<PathBuf> {
+    let parent = archive
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    for n in 0..100 {
+        let candidate = parent.join(format!(".rocm-probe-snapshot-{}-{n}", std::process::id()));
+        match std::fs::create_dir(&candidate) {
+            Ok(()) => return Ok(candidate),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("no free staging directory name"))
 }
 
 /// Writes recorded accesses as a fixture.

@@ -33,6 +33,10 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
         [INPUT_UNREADABLE, INPUT_MALFORMED],
     ));
     environment(f, &mut out);
+    if !f.platform.wsl_markers.is_empty() && f.kfd.is_none() {
+        // WSL has neither amdgpu nor KFD by design; their absence is not a fault.
+        return out;
+    }
     let unbound = bindings(f, &mut out);
     let cause = if no_gpu {
         Some(&NO_AMD_GPU)
@@ -123,7 +127,7 @@ fn environment(f: &Facts, out: &mut Vec<Finding>) {
                 .with_all(
                     p.wsl_markers
                         .iter()
-                        .map(|m| Evidence::new(m.clone(), "present")),
+                        .map(|(k, v)| Evidence::new(k.clone(), v.clone())),
                 ),
         );
     }
@@ -136,7 +140,7 @@ fn environment(f: &Facts, out: &mut Vec<Finding>) {
                 .with_all(
                     p.container_markers
                         .iter()
-                        .map(|m| Evidence::new(m.clone(), "present")),
+                        .map(|(k, v)| Evidence::new(k.clone(), v.clone())),
                 ),
         );
     }

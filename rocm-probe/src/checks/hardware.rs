@@ -10,7 +10,7 @@ use crate::finding::{
     APU_SMALL_MEMORY, Evidence, Finding, GPUS_FOUND, LARGE_BAR_OFF, NO_AMD_GPU, PARTITION_MISSING,
     PARTITION_MODE_MISMATCH, PCI_NOT_CAPTURED, PCIE_LINK_DEGRADED, RAS_CORRECTABLE,
     RAS_UNCORRECTABLE, RETIRED_PAGES, RUNTIME_SUSPENDED, Rule, SYSFS_MALFORMED, SYSFS_UNREADABLE,
-    Status,
+    Status, WSL_PARAVIRTUAL,
 };
 use crate::pci::{PCI_DEVICES, VENDOR_AMD};
 use crate::problem::{Problem, ProblemKind};
@@ -24,6 +24,12 @@ pub fn check(f: &Facts) -> Vec<Finding> {
 
     if kfd_gpus > 0 {
         out.push(gpus_found(f));
+    } else if !f.platform.wsl_markers.is_empty() {
+        out.push(
+            WSL_PARAVIRTUAL
+                .finding("Under WSL the GPU is paravirtualised (/dev/dxg): no PCI function or KFD node to check")
+                .with_all(f.platform.wsl_markers.iter().map(|(k, v)| Evidence::new(k.clone(), v.clone()))),
+        );
     } else {
         match (&f.pci, pci_gpus) {
             (Some(pci), Some(0)) => {

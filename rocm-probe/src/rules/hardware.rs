@@ -15,6 +15,12 @@ declare_rules! {
          higher layer is a consequence. On a VM, the GPU must be passed through (VFIO); in a container, \
          the host must have the GPU. Detected from /sys/bus/pci/devices/*/{vendor,class} and \
          /sys/class/kfd/kfd/topology.";
+    WSL_PARAVIRTUAL = "hardware.wsl-paravirtual", Hardware, Skip,
+        "GPU paravirtualised by WSL: KFD-based checks do not apply",
+        "Under WSL the GPU is reached through /dev/dxg (the Windows driver), not through amdgpu and KFD: \
+         there is no /sys/class/kfd and no AMD PCI function inside the VM. ROCm on WSL uses librocdxg \
+         (ROCm 6.1+ for supported Radeon GPUs). rocminfo reports `WSL environment detected.` and \
+         HSA_STATUS_ERROR_OUT_OF_RESOURCES when that path is missing; rocm_agent_enumerator waits 60 s.";
     PCI_NOT_CAPTURED = "hardware.pci-not-captured", Hardware, Skip,
         "PCI bus not captured",
         "The fixture has no sys/bus/pci directory, so PCI-level checks (GPU present but not driven, link \
