@@ -237,6 +237,27 @@ fn wsl_is_not_blamed_on_missing_hardware_or_driver() {
 }
 
 #[test]
+fn dkms_without_a_build_for_the_running_kernel_is_the_root_cause() {
+    let r = report("dkms-not-built");
+    assert_eq!(r.verdict.root_cause, Some("driver.dkms-not-built"));
+    let f = finding(&r, "driver.dkms-not-built");
+    assert_eq!(
+        evidence(f, "osrelease").as_deref(),
+        Some("6.11.0-26-generic")
+    );
+    assert_eq!(
+        evidence(f, "6.10.5-2084815.24.04").as_deref(),
+        Some("built for 6.8.0-51-generic")
+    );
+    assert!(
+        f.remedy
+            .as_deref()
+            .unwrap()
+            .contains("dkms autoinstall -k 6.11.0-26-generic")
+    );
+}
+
+#[test]
 fn every_scenario_has_its_own_fixture_and_readme() {
     for name in [
         "kfd-permission-denied",
@@ -257,6 +278,7 @@ fn every_scenario_has_its_own_fixture_and_readme() {
         "dgpu-runtime-suspended",
         "cluster-tuning",
         "wsl2",
+        "dkms-not-built",
     ] {
         let dir = rocm_probe_tests::fixtures_dir().join(name);
         let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();

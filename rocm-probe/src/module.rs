@@ -11,6 +11,20 @@ pub const MODULES: &str = "/sys/module";
 /// Where the module's sysfs directory lives.
 pub const AMDGPU_MODULE: &str = "/sys/module/amdgpu";
 
+/// The running kernel's release (`uname -r`).
+pub const OSRELEASE: &str = "/proc/sys/kernel/osrelease";
+/// Where DKMS keeps amdgpu-dkms builds: `<version>/<kernel release>/…`.
+pub const DKMS_AMDGPU: &str = "/var/lib/dkms/amdgpu";
+
+/// One amdgpu-dkms source version and the kernels it was built for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct DkmsBuild {
+    /// The amdgpu-dkms version (directory name).
+    pub version: String,
+    /// Kernel releases with a build.
+    pub kernels: Vec<String>,
+}
+
 /// The amdgpu parameters the probe interprets.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct AmdgpuParameters {
@@ -46,6 +60,10 @@ pub struct ModuleFacts {
     pub taint: Option<String>,
     /// Interpreted parameters.
     pub parameters: AmdgpuParameters,
+    /// The running kernel's release.
+    pub kernel_release: Option<String>,
+    /// amdgpu-dkms builds on disk; empty without amdgpu-dkms.
+    pub dkms: Vec<DkmsBuild>,
 }
 
 impl ModuleFacts {
@@ -54,8 +72,27 @@ impl ModuleFacts {
         if !root.exists(MODULES) {
             return None;
         }
+        let kernel_release = optional(root.read_value(OSRELEASE), problems);
+        let dkms = optional(root.read_dir(DKMS_AMDGPU), problems)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|v| !v.starts_with('.') && v != "original_module" && v != "kernel-source")
+            .map(|version| {
+                let kernels =
+                    optional(root.read_dir(&format!("{DKMS_AMDGPU}/{version}")), problems)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|k| k.chars().next().is_some_and(|c| c.is_ascii_digit()))
+                        .collect();
+                DkmsBuild { version, kernels }
+            })
+            .collect();
         if !root.exists(AMDGPU_MODULE) {
-            return Some(Self::default());
+            return Some(Self {
+                kernel_release,
+                dkms,
+                ..Self::default()
+            });
         }
         let value = |name: &str, problems: &mut Vec<Problem>| {
             optional(
@@ -70,6 +107,8 @@ impl ModuleFacts {
             version: value("version", problems),
             taint: value("taint", problems),
             parameters: AmdgpuParameters::collect(root, problems),
+            kernel_release,
+            dkms,
         })
     }
 

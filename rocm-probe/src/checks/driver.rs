@@ -3,13 +3,13 @@
 use crate::access::{Access, DeviceFacts, access};
 use crate::facts::{Facts, KFD_DEVICE};
 use crate::finding::{
-    AMDGPU_BLACKLISTED, AMDGPU_NOT_LOADED, CONTAINER, Evidence, Finding, GPU_NOT_BOUND,
-    GPU_NOT_IN_KFD, IDENTITY_NOT_RECORDED, INPUT_MALFORMED, INPUT_UNREADABLE,
+    AMDGPU_BLACKLISTED, AMDGPU_NOT_LOADED, CONTAINER, DKMS_NOT_BUILT, Evidence, Finding,
+    GPU_NOT_BOUND, GPU_NOT_IN_KFD, IDENTITY_NOT_RECORDED, INPUT_MALFORMED, INPUT_UNREADABLE,
     IOMMU_NOT_PASSTHROUGH, KFD_DEVICE_MISSING, KFD_MISSING, KFD_PERMISSION_DENIED, KFD_READY,
     NO_AMD_GPU, NOMODESET, NUMA_BALANCING, OUT_OF_TREE_DRIVER, RENDER_NODE_MISSING,
     RENDER_PERMISSION_DENIED, Rule, SECURE_BOOT, Status, WSL,
 };
-use crate::module::AMDGPU_MODULE;
+use crate::module::{AMDGPU_MODULE, DKMS_AMDGPU, OSRELEASE};
 use crate::pci::PCI_DEVICES;
 use crate::platform::{
     CMDLINE, IOMMU_CLASS, NUMA_BALANCING as NUMA_BALANCING_FILE, SECURE_BOOT_VAR,
@@ -212,6 +212,31 @@ fn module(f: &Facts, cause: Option<&Rule>, out: &mut Vec<Finding>) {
                      `sudo update-grub` and reboot.",
                 ),
         );
+    }
+    if let Some(kernel) = &m.kernel_release {
+        let built = m.dkms.iter().any(|b| b.kernels.contains(kernel));
+        if !m.dkms.is_empty() && !built {
+            causes.push(
+                DKMS_NOT_BUILT
+                    .finding(format!("amdgpu-dkms has no build for the running kernel {kernel}"))
+                    .with(Evidence::new(OSRELEASE, kernel.clone()))
+                    .with_all(m.dkms.iter().map(|b| {
+                        Evidence::new(
+                            format!("{DKMS_AMDGPU}/{}", b.version),
+                            if b.kernels.is_empty() {
+                                "built for no kernel".to_owned()
+                            } else {
+                                format!("built for {}", b.kernels.join(", "))
+                            },
+                        )
+                    }))
+                    .remedy(format!(
+                        "Run `sudo dkms autoinstall -k {kernel}` and read the build log it names; if \
+                         the kernel is too new for this amdgpu-dkms, boot a supported kernel or \
+                         remove amdgpu-dkms and use the in-tree amdgpu."
+                    )),
+            );
+        }
     }
     if f.platform.secure_boot == Some(true) {
         causes.push(

@@ -25,6 +25,13 @@ declare_rules! {
         "With Secure Boot on, the kernel refuses modules not signed by an enrolled key. A DKMS-built \
          amdgpu (amdgpu-dkms) must be signed with a Machine Owner Key enrolled through mokutil. Detected \
          from the SecureBoot EFI variable.";
+    DKMS_NOT_BUILT = "driver.dkms-not-built", Driver, Fail,
+        "amdgpu-dkms is not built for the running kernel",
+        "amdgpu-dkms is installed (/var/lib/dkms/amdgpu/<version>) but has no build for the running \
+         kernel (/proc/sys/kernel/osrelease): the DKMS build failed, or the kernel is newer than the \
+         driver supports. `dkms status` shows `amdgpu, <ver>: added` instead of `installed`, and \
+         rocminfo says `ROCk module is NOT loaded`. Read /var/lib/dkms/amdgpu/<ver>/build/make.log, \
+         boot a kernel the ROCm release supports, or remove amdgpu-dkms and use the in-tree driver.";
     OUT_OF_TREE_DRIVER = "driver.out-of-tree-driver", Driver, Info,
         "amdgpu is an out-of-tree (DKMS) build",
         "/sys/module/amdgpu/version exists only for amdgpu-dkms builds; in-tree amdgpu has no version \
