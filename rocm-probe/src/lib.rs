@@ -35,6 +35,7 @@ pub mod root;
 pub mod rules;
 pub mod snapshot;
 pub mod source;
+pub mod support;
 pub mod target;
 pub mod topology;
 
