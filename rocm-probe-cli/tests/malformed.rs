@@ -53,7 +53,8 @@ fn run(cmd: &mut Command) -> (i32, String) {
         .status
         .code()
         .unwrap_or_else(|| panic!("killed (hang guard or memory limit): {:?}", out.status));
-    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     (code, text)
 }
 
@@ -69,17 +70,33 @@ fn generate(kind: &str, target: &Path) -> bool {
     match kind {
         "fifo" => {
             std::fs::remove_file(target).unwrap();
-            assert!(Command::new("mkfifo").arg(target).status().unwrap().success());
+            assert!(
+                Command::new("mkfifo")
+                    .arg(target)
+                    .status()
+                    .unwrap()
+                    .success()
+            );
             false
         }
         "chardev" => {
             // A /dev/zero twin inside the fixture: a file that never ends.
             std::fs::remove_file(target).unwrap();
-            assert!(Command::new("mknod").arg(target).args(["c", "1", "5"]).status().unwrap().success());
+            assert!(
+                Command::new("mknod")
+                    .arg(target)
+                    .args(["c", "1", "5"])
+                    .status()
+                    .unwrap()
+                    .success()
+            );
             false
         }
         "huge" => {
-            std::fs::File::create(target).unwrap().set_len(100 << 20).unwrap();
+            std::fs::File::create(target)
+                .unwrap()
+                .set_len(100 << 20)
+                .unwrap();
             false
         }
         "mode000" => {
@@ -93,8 +110,14 @@ fn generate(kind: &str, target: &Path) -> bool {
 
 #[test]
 fn every_malformed_case_is_named_without_panic_hang_or_blowup() {
-    if !is_root() || !Path::new("/usr/bin/prlimit").exists() || !Path::new("/usr/bin/setpriv").exists() {
-        assert!(std::env::var_os("CI").is_none(), "CI runs this as root with util-linux");
+    if !is_root()
+        || !Path::new("/usr/bin/prlimit").exists()
+        || !Path::new("/usr/bin/setpriv").exists()
+    {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs this as root with util-linux"
+        );
         eprintln!("skipped: needs root, prlimit and setpriv");
         return;
     }
@@ -117,13 +140,27 @@ fn every_malformed_case_is_named_without_panic_hang_or_blowup() {
             Some(kind) => {
                 copy(&corpus().join("base"), &dir);
                 let target = dir.join(TOPOLOGY).join(case.target.as_deref().unwrap());
-                assert!(Command::new("chmod").args(["-R", "a+rX"]).arg(scratch.path()).status().unwrap().success());
+                assert!(
+                    Command::new("chmod")
+                        .args(["-R", "a+rX"])
+                        .arg(scratch.path())
+                        .status()
+                        .unwrap()
+                        .success()
+                );
                 generate(kind, &target)
             }
         };
         let mut cmd = if as_nobody {
             let mut c = Command::new("/usr/bin/setpriv");
-            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/prlimit", LIMIT_AS, "--"]);
+            c.args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "/usr/bin/prlimit",
+                LIMIT_AS,
+                "--",
+            ]);
             c
         } else {
             let mut c = Command::new("/usr/bin/prlimit");
@@ -132,7 +169,11 @@ fn every_malformed_case_is_named_without_panic_hang_or_blowup() {
         };
         cmd.env_clear().arg(&bin).arg("--root").arg(&dir);
         let (code, out) = run(&mut cmd);
-        let expected_exit = if case.path == "fixture.toml" { [2, 2] } else { [0, 1] };
+        let expected_exit = if case.path == "fixture.toml" {
+            [2, 2]
+        } else {
+            [0, 1]
+        };
         let named = out
             .lines()
             .any(|l| l.contains(&case.path) && l.contains(&case.message));
@@ -158,5 +199,8 @@ fn the_clean_base_has_no_input_problems() {
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(!text.contains("-malformed") && !text.contains("-unreadable"), "{text}");
+    assert!(
+        !text.contains("-malformed") && !text.contains("-unreadable"),
+        "{text}"
+    );
 }
