@@ -509,16 +509,18 @@ fn live_report_names_layer_1_as_the_root_cause() {
         "{first}"
     );
     assert!(first.contains("layers 2–9 follow from it"), "{first}");
+    // Layers 3-4 still report what is installed (no GPU needed for that); 5-9 have nothing
+    // to check. All of them follow from the missing GPU.
     for n in 3..=9 {
-        assert!(
-            r.stdout
-                .lines()
-                .any(|l| l.starts_with(&format!("Layer {n} "))
-                    && l.contains("SKIP")
-                    && l.contains("follows from hardware.no-amd-gpu")),
-            "layer {n} not marked as a consequence:\n{}",
-            r.stdout
-        );
+        let line = r
+            .stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("Layer {n} ")))
+            .unwrap_or_else(|| panic!("no layer {n}:\n{}", r.stdout));
+        assert!(line.contains("follows from hardware.no-amd-gpu"), "{line}");
+        if n >= 5 {
+            assert!(line.contains("SKIP"), "{line}");
+        }
     }
 }
 

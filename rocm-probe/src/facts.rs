@@ -66,7 +66,7 @@ impl Facts {
         let pci = PciFacts::collect(root, &mut problems);
         let platform = PlatformFacts::collect(source, &mut problems);
         let identity = source.host().identity();
-        let installs = InstallFacts::collect(source, &mut problems);
+        let installs = InstallFacts::collect(source, &platform.env);
 
         let mut paths = vec![KFD_DEVICE.to_owned()];
         if let Some(inv) = &inventory {

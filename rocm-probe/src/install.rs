@@ -12,7 +12,7 @@
 //! the runtime layer, not as driver or platform input.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
 use serde::{Serialize, Serializer};
@@ -58,9 +58,6 @@ pub const DEFAULT_LIB_DIRS: [&str; 6] = [
 /// library directory means "not captured"). `/usr/lib` itself is not one of them: a fixture may
 /// hold Python packages under `usr/lib/python3` without any library directory.
 pub const CAPTURE_MARKERS: [&str; 4] = [OPT, "/usr/lib/x86_64-linux-gnu", "/usr/lib64", LD_SO_CONF];
-/// Environment variables this collector needs (all in `platform::ROCM_ENV`).
-pub const INSTALL_ENV: [&str; 3] = ["LD_LIBRARY_PATH", "ROCM_PATH", "HIP_PATH"];
-
 /// How deep `include` lines of `ld.so.conf` are followed.
 const MAX_CONF_DEPTH: usize = 4;
 /// How many `/etc/alternatives` links `/opt/rocm` may pass through.
@@ -324,21 +321,10 @@ pub struct InstallFacts {
 }
 
 impl InstallFacts {
-    /// Reads the installs through the source. The environment variables it needs
-    /// ([`INSTALL_ENV`]) are looked up through the source's host; [`Self::collect_with_env`]
-    /// takes them from facts already collected instead.
-    ///
-    /// Problems are kept in [`InstallFacts::problems`] (reported by layer 4), not in `_problems`.
-    pub fn collect(source: &Source, _problems: &mut Vec<Problem>) -> Self {
-        let env: BTreeMap<String, String> = INSTALL_ENV
-            .iter()
-            .filter_map(|n| source.host().env(n).map(|v| ((*n).to_owned(), v)))
-            .collect();
-        Self::collect_from(source.root(), &env)
-    }
-
-    /// As [`Self::collect`], with the environment already read (`PlatformFacts::env`).
-    pub fn collect_with_env(source: &Source, env: &BTreeMap<String, String>) -> Self {
+    /// Reads the installs through the source, with the environment variables already read
+    /// (`PlatformFacts::env`: each variable is looked up once per run). Problems are kept in
+    /// [`InstallFacts::problems`] and reported by layer 4.
+    pub fn collect(source: &Source, env: &BTreeMap<String, String>) -> Self {
         Self::collect_from(source.root(), env)
     }
 
@@ -356,6 +342,7 @@ impl InstallFacts {
                 captured,
                 ..Self::default()
             },
+            probed: HashMap::new(),
         };
         c.opt();
         c.search_path(env.get("LD_LIBRARY_PATH").map(String::as_str));
@@ -400,6 +387,8 @@ impl InstallFacts {
 struct Collector<'a> {
     root: &'a SysRoot,
     facts: InstallFacts,
+    /// Library directories already probed (each path is read once per run).
+    probed: HashMap<String, LibSet>,
 }
 
 impl Collector<'_> {
@@ -537,8 +526,11 @@ impl Collector<'_> {
         }
     }
 
-    /// Probes the sonames in `dir`.
+    /// Probes the sonames in `dir` (once per directory).
     fn libs(&mut self, dir: &str) -> LibSet {
+        if let Some(set) = self.probed.get(dir) {
+            return set.clone();
+        }
         let mut set = LibSet {
             rocr: self.library(dir, ROCR_SONAME),
             hsakmt: self.library(dir, HSAKMT_SONAME),
@@ -549,6 +541,7 @@ impl Collector<'_> {
                 set.hip.push(lib);
             }
         }
+        self.probed.insert(dir.to_owned(), set.clone());
         set
     }
 

@@ -108,6 +108,9 @@ pub fn write(records: &[Record], dir: &Path, redact: bool) -> io::Result<Summary
     };
     let mut written: BTreeSet<String> = BTreeSet::new();
     let mut placeholders: BTreeMap<PathBuf, bool> = BTreeMap::new();
+    // Symlinks are made after the files: while files are written no symlink exists in the
+    // snapshot, so no write can be redirected through one (an absolute target would lead out).
+    let mut links: Vec<(PathBuf, &str)> = Vec::new();
     for record in records {
         match record {
             Record::File { path, bytes } => {
@@ -124,14 +127,7 @@ pub fn write(records: &[Record], dir: &Path, redact: bool) -> io::Result<Summary
                 std::fs::write(&target, bytes)?;
                 summary.files += 1;
             }
-            Record::Link { path, target } => {
-                let at = inside(path)?;
-                create_parent(&at)?;
-                if std::fs::symlink_metadata(&at).is_err() {
-                    std::os::unix::fs::symlink(target, &at)?;
-                    summary.links += 1;
-                }
-            }
+            Record::Link { path, target } => links.push((inside(path)?, target)),
             Record::Dir { path, entries } => {
                 let at = inside(path)?;
                 std::fs::create_dir_all(&at)?;
@@ -173,8 +169,17 @@ pub fn write(records: &[Record], dir: &Path, redact: bool) -> io::Result<Summary
             Record::Device { node: None, .. } => {}
         }
     }
+    // Links after the files (so no write goes through one), placeholders last and never below
+    // a link (an absolute target would lead out of the snapshot, into the host).
+    for (at, target) in links {
+        if std::fs::symlink_metadata(&at).is_err() && !below_symlink(dir, &at) {
+            create_parent(&at)?;
+            std::os::unix::fs::symlink(target, &at)?;
+            summary.links += 1;
+        }
+    }
     for (path, is_dir) in placeholders {
-        if std::fs::symlink_metadata(&path).is_ok() {
+        if std::fs::symlink_metadata(&path).is_ok() || below_symlink(dir, &path) {
             continue;
         }
         if is_dir {
@@ -187,6 +192,22 @@ pub fn write(records: &[Record], dir: &Path, redact: bool) -> io::Result<Summary
     let text = toml::to_string(&config).map_err(io::Error::other)?;
     std::fs::write(dir.join(FIXTURE_FILE), text)?;
     Ok(summary)
+}
+
+/// Whether a directory between `root` and `path` is a symlink.
+fn below_symlink(root: &Path, path: &Path) -> bool {
+    let Ok(rel) = path.strip_prefix(root) else {
+        return true;
+    };
+    let mut at = root.to_path_buf();
+    let parts: Vec<_> = rel.components().collect();
+    for part in parts.iter().take(parts.len().saturating_sub(1)) {
+        at.push(part);
+        if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            return true;
+        }
+    }
+    false
 }
 
 fn create_parent(path: &Path) -> io::Result<()> {
@@ -263,6 +284,45 @@ fn redact_home(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nothing_is_written_through_a_recorded_symlink() {
+        let host = tempfile::tempdir().unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let snap = out.path().join("snap");
+        let target = host.path().to_string_lossy().into_owned();
+        let records = vec![
+            Record::Link {
+                path: "/opt/rocm".into(),
+                target,
+            },
+            Record::Exists {
+                path: "/opt/rocm/.info".into(),
+                dir: Some(true),
+            },
+            Record::Exists {
+                path: "/opt/rocm/bin/hipcc".into(),
+                dir: Some(false),
+            },
+            Record::File {
+                path: "/opt/rocm-6.2.0/.info/version".into(),
+                bytes: b"6.2.0\n".to_vec(),
+            },
+        ];
+        let summary = write(&records, &snap, false).unwrap();
+        assert_eq!(summary.links, 1);
+        assert!(
+            std::fs::symlink_metadata(snap.join("opt/rocm"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            std::fs::read_dir(host.path()).unwrap().count(),
+            0,
+            "wrote into the host"
+        );
+    }
 
     #[test]
     fn redaction() {

@@ -1,9 +1,184 @@
-//! Layer 3: libhsakmt.
+//! Layer 3: libhsakmt, passively: is the thunk the ROCr in use needs there, shared or built in?
 
 use crate::facts::Facts;
-use crate::finding::Finding;
+use crate::finding::{
+    Evidence, Finding, Status, THUNK_BUILT_IN, THUNK_MISSING, THUNK_NO_RUNTIME, THUNK_NOT_CAPTURED,
+    THUNK_SHARED,
+};
+use crate::install::{Install, InstallFacts, InstallKind, Library, RocmVersion};
+
+/// The first ROCm release whose thunk is part of ROCr's sources ("As of ROCm 6.3.0, the ROCT
+/// Thunk Interface is now included as part of the ROCr runtime package").
+const THUNK_IN_ROCR: (u32, u32) = (6, 3);
+/// The first ROCm release whose packages build libhsakmt static by default (ROCT-Thunk-Interface
+/// commit 88a5e02, 2021-03-22, "Build thunk as static by default", first tag rocm-4.3.0).
+const THUNK_STATIC: (u32, u32) = (4, 3);
 
 /// Layer 3 findings; `below` are the findings of layers 1–2.
-pub fn check(_f: &Facts, _below: &[Finding]) -> Vec<Finding> {
-    Vec::new()
+pub fn check(f: &Facts, _below: &[Finding]) -> Vec<Finding> {
+    let facts = &f.installs;
+    if !facts.captured {
+        return vec![
+            THUNK_NOT_CAPTURED
+                .finding("ROCm installs not captured in this fixture: thunk checks skipped"),
+        ];
+    }
+    let Some((install, rocr)) = rocr_in_use(facts) else {
+        return vec![
+            THUNK_NO_RUNTIME.finding(
+                "No ROCr is installed, so there is no thunk to check (see runtime.no-rocm)",
+            ),
+        ];
+    };
+    let rocr_evidence = Evidence::new(rocr.path(), rocr.describe());
+    let version_evidence = Evidence::new(
+        install
+            .version_source
+            .clone()
+            .unwrap_or_else(|| install.prefix.clone()),
+        install.describe(),
+    );
+    let own = install
+        .libs
+        .hsakmt
+        .as_ref()
+        .filter(|t| t.dir == rocr.dir)
+        .or_else(|| {
+            facts
+                .search_path
+                .iter()
+                .filter(|d| d.dir == rocr.dir || d.libs.rocr.as_ref() == Some(rocr))
+                .find_map(|d| d.libs.hsakmt.as_ref())
+        });
+    let on_path = facts
+        .search_path
+        .iter()
+        .find_map(|d| d.libs.hsakmt.as_ref());
+    let shared = shared_thunk(install, rocr);
+    if let Some(thunk) = own.or(on_path.filter(|_| shared != Some(false))) {
+        let name = thunk.file.as_deref().unwrap_or(&thunk.name);
+        return vec![
+            THUNK_SHARED
+                .finding(format!(
+                    "ROCr loads the shared thunk {name} from {}",
+                    thunk.dir
+                ))
+                .with(rocr_evidence)
+                .with(version_evidence)
+                .with(Evidence::new(thunk.path(), thunk.describe())),
+        ];
+    }
+    if shared == Some(true) {
+        let package = match install.kind {
+            InstallKind::Distribution => {
+                "the distribution's thunk package (Debian/Ubuntu: \
+                                          sudo apt install libhsakmt1)"
+            }
+            _ => "the thunk package of the same release (hsakmt-roct)",
+        };
+        return vec![
+            THUNK_MISSING
+                .finding(format!(
+                    "{} needs libhsakmt.so.1, which is nowhere on the library search path: every \
+                     ROCm program fails to start",
+                    install.describe()
+                ))
+                .with(rocr_evidence)
+                .with(version_evidence)
+                .with(Evidence::absent(format!(
+                    "{}/libhsakmt.so.1",
+                    rocr.dir.trim_end_matches('/')
+                )))
+                .with(Evidence::new(
+                    "library search path",
+                    facts
+                        .search_path
+                        .iter()
+                        .map(|d| d.dir.as_str())
+                        .collect::<Vec<_>>()
+                        .join(":"),
+                ))
+                .remedy(format!(
+                    "Install {package}, matching ROCr's release, then run `sudo ldconfig`. Do not \
+                     copy a libhsakmt from another release: its ABI changes between releases."
+                )),
+        ];
+    }
+    let why = match install.version {
+        Some(v) if v.line() >= THUNK_IN_ROCR => {
+            format!("ROCm {v}: the thunk is part of ROCr since 6.3")
+        }
+        Some(v) => format!("ROCm {v}: AMD's packages link libhsakmt statically since 4.3"),
+        None if shared.is_none() => "no shared libhsakmt.so.1 is installed; ROCr 1.14 is ROCm \
+                                     6.2.1–6.3.x, so whether it needs one cannot be told"
+            .to_owned(),
+        None if install.kind == InstallKind::Distribution => {
+            "ROCr 1.15 or later: ROCm 6.4 or later".to_owned()
+        }
+        None => "AMD's packages link libhsakmt statically into ROCr".to_owned(),
+    };
+    let status = if shared.is_none() {
+        Status::Info
+    } else {
+        THUNK_BUILT_IN.status
+    };
+    let mut finding = THUNK_BUILT_IN
+        .finding_with(
+            status,
+            format!(
+                "libhsakmt is linked into {} ({why})",
+                rocr.file.as_deref().unwrap_or(&rocr.name)
+            ),
+        )
+        .with(rocr_evidence)
+        .with(version_evidence);
+    if let Some(stray) = on_path {
+        finding = finding.with(Evidence::new(
+            stray.path(),
+            format!("{} (not used by this ROCr)", stray.describe()),
+        ));
+    }
+    vec![finding]
+}
+
+/// The ROCr a process uses and its install: the one on the search path, else the effective
+/// install's own.
+fn rocr_in_use(facts: &InstallFacts) -> Option<(&Install, &Library)> {
+    if let Some(dir) = facts.loaded_rocr() {
+        let install = dir.install.and_then(|i| facts.installs.get(i))?;
+        return Some((install, dir.libs.rocr.as_ref()?));
+    }
+    let install = facts.effective()?;
+    Some((install, install.libs.rocr.as_ref()?))
+}
+
+/// Whether this ROCr loads libhsakmt as a shared library: AMD's packages (and trees laid out
+/// like them) before 4.3; a distribution's builds before 6.3. `None` when that cannot be told: a
+/// distribution build of unknown release whose ROCr is 1.14 (ROCm 6.2.1–6.3.x).
+fn shared_thunk(install: &Install, rocr: &Library) -> Option<bool> {
+    let line = install.version.map(|v: RocmVersion| v.line());
+    match (install.kind, line) {
+        (_, Some(l)) if l >= THUNK_IN_ROCR => Some(false),
+        (InstallKind::Distribution, Some(_)) => Some(true),
+        (InstallKind::Distribution, None) => match rocr_minor(rocr) {
+            Some(m) if m < 14 => Some(true),
+            Some(m) if m > 14 => Some(false),
+            _ => None,
+        },
+        (_, Some(l)) => Some(l < THUNK_STATIC),
+        (_, None) => Some(false),
+    }
+}
+
+/// ROCr's own minor version from its file name (`libhsa-runtime64.so.1.14.0` → 14). The
+/// compatibility matrix pairs ROCr 1.12 with ROCm 6.0, 1.13 with 6.1–6.2.0, 1.14 with 6.2.1–6.3.
+fn rocr_minor(rocr: &Library) -> Option<u32> {
+    let file = rocr.file.as_deref()?;
+    file.rsplit('/')
+        .next()?
+        .strip_prefix("libhsa-runtime64.so.1.")?
+        .split('.')
+        .next()?
+        .parse()
+        .ok()
 }

@@ -1,0 +1,484 @@
+//! Layers 3 and 4 (thunk, runtime), passively: beyond `[expect]` (checked by the sweep), the key
+//! evidence and remedy of each scenario, what the healthy captures say, and the install
+//! collector on the live machine.
+
+use rocm_probe::finding::{Finding, Layer, Status};
+use rocm_probe::install::InstallFacts;
+use rocm_probe::report::Options;
+use rocm_probe::{Report, Source};
+
+fn report(name: &str) -> Report {
+    let dir = rocm_probe_tests::fixtures_dir().join(name);
+    Report::collect(&Source::fixture(dir).unwrap(), Options::default())
+}
+
+fn finding<'r>(r: &'r Report, id: &str) -> &'r Finding {
+    r.findings
+        .iter()
+        .find(|f| f.id == id)
+        .unwrap_or_else(|| panic!("{id} missing: {:#?}", r.findings))
+}
+
+fn evidence(f: &Finding, source_suffix: &str) -> Option<String> {
+    f.evidence
+        .iter()
+        .find(|e| e.source.ends_with(source_suffix))
+        .map(|e| e.value.clone().unwrap_or_else(|| "(absent)".into()))
+}
+
+fn remedy(f: &Finding) -> &str {
+    f.remedy
+        .as_deref()
+        .unwrap_or_else(|| panic!("{} has no remedy", f.id))
+}
+
+const SCENARIOS: [&str; 12] = [
+    "rocm-6.2-mi210",
+    "visible-devices-out-of-range",
+    "rocm-mixed-installs",
+    "no-rocm-userspace",
+    "debian-rocm-5.2",
+    "thunk-missing",
+    "rocm-target-unsupported",
+    "hsa-override-same-family",
+    "hsa-override-wrong-family",
+    "hsa-override-malformed",
+    "igpu-beside-dgpu",
+    "hsa-override-igpu",
+];
+
+#[test]
+fn every_scenario_has_a_readme_citing_its_sources() {
+    for name in SCENARIOS {
+        let dir = rocm_probe_tests::fixtures_dir().join(name);
+        let readme = std::fs::read_to_string(dir.join("README.md"))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(readme.contains("https://"), "{name}: README cites nothing");
+        assert!(readme.contains("## Derived from"), "{name}");
+        assert!(readme.contains("[expect]"), "{name}");
+    }
+}
+
+#[test]
+fn healthy_rocm_install_passes_layers_3_and_4() {
+    let r = report("rocm-6.2-mi210");
+    assert_eq!(r.verdict.root_layer, 0);
+    let installs = finding(&r, "runtime.installs-found");
+    assert_eq!(installs.status, Status::Pass);
+    assert!(
+        installs.summary.contains("ROCm 6.2.0 at /opt/rocm-6.2.0"),
+        "{}",
+        installs.summary
+    );
+    assert_eq!(
+        evidence(installs, "/opt/rocm").as_deref(),
+        Some("→ ../etc/alternatives/rocm → ../../opt/rocm-6.2.0")
+    );
+    assert!(
+        evidence(installs, "/opt/rocm/lib/libhsa-runtime64.so.1").is_none(),
+        "ROCr is probed at the install, not through the /opt/rocm link"
+    );
+    assert_eq!(
+        evidence(installs, "/opt/rocm-6.2.0/lib/libhsa-runtime64.so.1").as_deref(),
+        Some("libhsa-runtime64.so.1 → libhsa-runtime64.so.1.13.60200")
+    );
+    let thunk = finding(&r, "thunk.built-into-rocr");
+    assert_eq!(thunk.status, Status::Pass);
+    let supported = finding(&r, "runtime.target-supported");
+    assert!(
+        supported.summary.contains("gfx90a"),
+        "{}",
+        supported.summary
+    );
+    assert!(
+        evidence(supported, "support table")
+            .unwrap()
+            .contains("docs-6.2.0/reference/system-requirements.html")
+    );
+    // No GPU-level complaint on a homogeneous Instinct node.
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.status <= Status::Pass || !matches!(f.layer, Layer::Thunk | Layer::Runtime))
+    );
+}
+
+#[test]
+fn chained_masks_that_hide_every_gpu_fail_with_the_entry_named() {
+    let r = report("visible-devices-out-of-range");
+    assert_eq!(
+        r.verdict.root_cause,
+        Some("runtime.visible-devices-out-of-range")
+    );
+    let f = finding(&r, "runtime.visible-devices-out-of-range");
+    assert_eq!(f.status, Status::Fail);
+    assert!(f.summary.contains("no GPU"), "{}", f.summary);
+    let hip = evidence(f, "env:HIP_VISIBLE_DEVICES").unwrap();
+    assert!(
+        hip.contains("entry \"1\" is out of range: 1 GPU is visible to HIP"),
+        "{hip}"
+    );
+    assert_eq!(evidence(f, "HIP devices").as_deref(), Some("no GPU"));
+    assert_eq!(
+        evidence(f, "ROCr devices").as_deref(),
+        Some("0: node 3 gfx90a GPU-51276ac12ce05db3")
+    );
+    assert!(remedy(f).contains("use one mask only"), "{}", remedy(f));
+}
+
+#[test]
+fn mixed_installs_name_both_and_the_reference_to_drop() {
+    let r = report("rocm-mixed-installs");
+    let f = finding(&r, "runtime.mixed-installs");
+    assert_eq!(f.status, Status::Warn);
+    assert_eq!(
+        evidence(f, "/opt/rocm-6.0.0").as_deref(),
+        Some("via LD_LIBRARY_PATH (/opt/rocm-6.0.0/lib)")
+    );
+    assert_eq!(
+        evidence(f, "/opt/rocm-6.2.0").as_deref(),
+        Some("via /opt/rocm, /etc/ld.so.conf.d/rocm.conf (/opt/rocm/lib), ROCM_PATH")
+    );
+    assert!(
+        remedy(f).contains("Keep ROCm 6.2.0 at /opt/rocm-6.2.0")
+            && remedy(f).contains("remove /opt/rocm-6.0.0/lib from LD_LIBRARY_PATH"),
+        "{}",
+        remedy(f)
+    );
+    // LD_LIBRARY_PATH comes first: the process loads 6.0.0, and that is the release checked.
+    let installs = finding(&r, "runtime.installs-found");
+    assert!(
+        installs
+            .summary
+            .contains("loads libhsa-runtime64.so.1 from /opt/rocm-6.0.0/lib (LD_LIBRARY_PATH)"),
+        "{}",
+        installs.summary
+    );
+    assert!(
+        finding(&r, "runtime.target-supported")
+            .summary
+            .contains("ROCm 6.0.0")
+    );
+}
+
+#[test]
+fn no_rocm_is_a_layer_4_failure_and_the_thunk_is_not_judged() {
+    let r = report("no-rocm-userspace");
+    assert_eq!(r.verdict.root_cause, Some("runtime.no-rocm"));
+    let f = finding(&r, "runtime.no-rocm");
+    assert_eq!(evidence(f, "/opt/rocm*").as_deref(), Some("(absent)"));
+    assert!(
+        evidence(f, "library search path")
+            .unwrap()
+            .starts_with("/usr/local/lib:/usr/local/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu")
+    );
+    assert!(remedy(f).contains("amdgpu-install --usecase=rocm"));
+    assert_eq!(finding(&r, "thunk.no-runtime").status, Status::Skip);
+}
+
+#[test]
+fn debian_packages_use_the_shared_thunk_and_skip_the_support_table() {
+    let r = report("debian-rocm-5.2");
+    assert_eq!(r.exit_code(false), 0);
+    let t = finding(&r, "thunk.libhsakmt-shared");
+    assert_eq!(
+        evidence(t, "/lib/x86_64-linux-gnu/libhsakmt.so.1").as_deref(),
+        Some("libhsakmt.so.1 → libhsakmt.so.1.0.6")
+    );
+    let i = finding(&r, "runtime.installs-found");
+    assert!(i.summary.starts_with("ROCm 5.2 at /usr"), "{}", i.summary);
+    assert!(
+        evidence(i, "/usr")
+            .unwrap()
+            .contains("ROCm 5.2 (from /lib/x86_64-linux-gnu/libamdhip64.so.5)")
+    );
+    let u = finding(&r, "runtime.release-unknown");
+    assert_eq!(u.status, Status::Skip);
+    assert!(u.summary.contains("5.2 is not in the support table"));
+}
+
+#[test]
+fn a_missing_shared_thunk_is_the_root_cause_in_layer_3() {
+    let r = report("thunk-missing");
+    assert_eq!(r.verdict.root_cause, Some("thunk.missing"));
+    let f = finding(&r, "thunk.missing");
+    assert!(f.summary.contains("ROCm 3.9.1"), "{}", f.summary);
+    assert_eq!(
+        evidence(f, "/opt/rocm-3.9.1/lib/libhsakmt.so.1").as_deref(),
+        Some("(absent)")
+    );
+    assert!(remedy(f).contains("same release"), "{}", remedy(f));
+    // The runtime layer says nothing about GPUs: the thunk failed first.
+    let skipped = finding(&r, "runtime.gpu-checks-skipped");
+    assert_eq!(skipped.caused_by, Some("thunk.missing"));
+}
+
+#[test]
+fn unsupported_target_names_the_release_and_its_source() {
+    let r = report("rocm-target-unsupported");
+    let f = finding(&r, "runtime.target-unsupported");
+    assert_eq!(f.status, Status::Warn);
+    assert!(f.summary.contains("gfx1103"), "{}", f.summary);
+    assert_eq!(
+        evidence(f, "/opt/rocm-6.2.0/.info/version").as_deref(),
+        Some("6.2.0")
+    );
+    assert!(
+        remedy(f).contains("gfx942, gfx90a, gfx908, gfx1100, gfx1030"),
+        "{}",
+        remedy(f)
+    );
+}
+
+#[test]
+fn override_within_the_family_warns_and_across_families_fails() {
+    let r = report("hsa-override-same-family");
+    assert_eq!(r.exit_code(false), 0);
+    let f = finding(&r, "runtime.hsa-override-same-family");
+    assert_eq!(f.status, Status::Warn);
+    assert!(f.summary.contains("gfx1103 GPU (node 1) as gfx1100"));
+    // The unsupported target is information while the override maps it onto gfx1100.
+    assert_eq!(
+        finding(&r, "runtime.target-unsupported").status,
+        Status::Info
+    );
+
+    let r = report("hsa-override-wrong-family");
+    assert_eq!(
+        r.verdict.root_cause,
+        Some("runtime.hsa-override-wrong-family")
+    );
+    let f = finding(&r, "runtime.hsa-override-wrong-family");
+    assert_eq!(
+        evidence(f, "env:HSA_OVERRIDE_GFX_VERSION").as_deref(),
+        Some("11.0.0")
+    );
+    assert_eq!(
+        evidence(f, "/nodes/1").as_deref(),
+        Some("gfx1150 AMD Radeon 880M Graphics")
+    );
+    assert!(remedy(f).contains("11.5.1 = gfx1151"), "{}", remedy(f));
+    // ROCm 6.4.1 has the thunk inside ROCr.
+    assert!(
+        finding(&r, "thunk.built-into-rocr")
+            .summary
+            .contains("part of ROCr since 6.3")
+    );
+}
+
+#[test]
+fn an_empty_override_fails_whatever_the_gpus() {
+    let r = report("hsa-override-malformed");
+    assert_eq!(r.verdict.root_cause, Some("runtime.hsa-override-malformed"));
+    let f = finding(&r, "runtime.hsa-override-malformed");
+    assert_eq!(
+        evidence(f, "env:HSA_OVERRIDE_GFX_VERSION").as_deref(),
+        Some("\"\"")
+    );
+    assert!(remedy(f).contains("do not pass it empty"), "{}", remedy(f));
+    assert_eq!(finding(&r, "driver.container").status, Status::Info);
+}
+
+#[test]
+fn igpu_beside_dgpu_names_the_mask_by_index_and_uuid() {
+    let r = report("igpu-beside-dgpu");
+    assert_eq!(r.verdict.root_cause, Some("runtime.igpu-beside-dgpu"));
+    let f = finding(&r, "runtime.igpu-beside-dgpu");
+    assert_eq!(
+        evidence(f, "/nodes/1").as_deref(),
+        Some("gfx1103 AMD Radeon 780M Graphics, integrated")
+    );
+    assert_eq!(
+        evidence(f, "/nodes/2").as_deref(),
+        Some("gfx1100, discrete, GPU-a1ffc9d1799c317f")
+    );
+    let m = remedy(f);
+    assert!(m.starts_with("export HIP_VISIBLE_DEVICES=1 "), "{m}");
+    assert!(
+        m.contains("ROCR_VISIBLE_DEVICES=GPU-a1ffc9d1799c317f"),
+        "{m}"
+    );
+    assert!(
+        finding(&r, "runtime.target-supported")
+            .summary
+            .contains("gfx1100 (node 2)")
+    );
+
+    let r = report("hsa-override-igpu");
+    let f = finding(&r, "runtime.hsa-override-igpu");
+    assert!(
+        remedy(f).contains("HSA_OVERRIDE_GFX_VERSION_2=11.0.0"),
+        "{}",
+        remedy(f)
+    );
+    assert_eq!(
+        finding(&r, "runtime.hsa-override-redundant").status,
+        Status::Info
+    );
+    assert!(
+        finding(&r, "runtime.hsa-override-same-family")
+            .summary
+            .contains("gfx1103")
+    );
+}
+
+#[test]
+fn healthy_captures_without_installs_skip_layers_3_and_4() {
+    for name in [
+        "mi300x-cpx-8gpu",
+        "mi308x-cpx-8gpu",
+        "mi210-xgmi-8gpu",
+        "mi25-2018",
+        "apu-phoenix-780m",
+        "apu-strixpoint",
+        "apu-vangogh",
+        "rx7900xtx",
+        "dkms-out-of-tree-driver",
+        "render-node-missing",
+        "mi308x-busy",
+    ] {
+        let r = report(name);
+        assert_eq!(r.exit_code(false), 0, "{name}");
+        assert_eq!(
+            finding(&r, "thunk.not-captured").status,
+            Status::Skip,
+            "{name}"
+        );
+        assert_eq!(
+            finding(&r, "runtime.not-captured").status,
+            Status::Skip,
+            "{name}"
+        );
+        let layer4: Vec<&str> = r
+            .findings
+            .iter()
+            .filter(|f| f.layer == Layer::Runtime)
+            .map(|f| f.id)
+            .collect();
+        assert_eq!(layer4, ["runtime.not-captured"], "{name}");
+    }
+}
+
+#[test]
+fn the_live_machine_always_has_its_install_sources() {
+    let facts = InstallFacts::collect(&Source::live(), &std::collections::BTreeMap::new());
+    assert!(facts.captured);
+    // The loader's default directories are always part of the search order.
+    assert!(
+        facts
+            .search_path
+            .iter()
+            .any(|d| d.dir == "/usr/lib" && d.origin == "default")
+    );
+}
+
+/// A copy of a fixture (symlinks kept) whose `[env]` is replaced, for variants that need no
+/// fixture of their own.
+fn variant(name: &str, env: &[(&str, &str)]) -> (tempfile::TempDir, Report) {
+    fn copy(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap().flatten() {
+            let (src, dst) = (e.path(), to.join(e.file_name()));
+            let ft = e.file_type().unwrap();
+            if ft.is_symlink() {
+                std::os::unix::fs::symlink(std::fs::read_link(&src).unwrap(), &dst).unwrap();
+            } else if ft.is_dir() {
+                copy(&src, &dst);
+            } else {
+                std::fs::copy(&src, &dst).unwrap();
+            }
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(name);
+    copy(&rocm_probe_tests::fixtures_dir().join(name), &dir);
+    let toml = std::fs::read_to_string(dir.join("fixture.toml")).unwrap();
+    let (head, _) = toml.split_once("[expect]").unwrap();
+    let head = head.split("[env]").next().unwrap();
+    let env: String = env.iter().map(|(k, v)| format!("{k} = {v:?}\n")).collect();
+    std::fs::write(dir.join("fixture.toml"), format!("{head}\n[env]\n{env}")).unwrap();
+    let r = Report::collect(&Source::fixture(&dir).unwrap(), Options::default());
+    (tmp, r)
+}
+
+#[test]
+fn env_variants_on_a_healthy_node() {
+    // An override naming no processor: ROCr cannot create the agents.
+    let (_t, r) = variant("rocm-6.2-mi210", &[("HSA_OVERRIDE_GFX_VERSION", "11.0.5")]);
+    let f = finding(&r, "runtime.hsa-override-unknown-target");
+    assert_eq!(f.status, Status::Fail);
+    assert!(f.summary.contains("gfx1105"), "{}", f.summary);
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "runtime.target-supported")
+    );
+
+    // A range is not understood by ROCr: nothing is selected.
+    let (_t, r) = variant("rocm-6.2-mi210", &[("ROCR_VISIBLE_DEVICES", "0-3")]);
+    let f = finding(&r, "runtime.visible-devices-out-of-range");
+    assert_eq!(f.status, Status::Fail);
+    assert!(
+        evidence(f, "env:ROCR_VISIBLE_DEVICES")
+            .unwrap()
+            .contains("ranges are not supported"),
+        "{f:#?}"
+    );
+
+    // A unique UUID prefix selects one GPU; HIP then sees it as device 0.
+    let (_t, r) = variant("rocm-6.2-mi210", &[("ROCR_VISIBLE_DEVICES", "GPU-93bb")]);
+    let f = finding(&r, "runtime.visible-devices-mask");
+    assert_eq!(f.status, Status::Info);
+    assert_eq!(
+        evidence(f, "HIP devices").as_deref(),
+        Some("0: node 4 gfx90a GPU-93bb3629c01aea1c")
+    );
+
+    // One bad entry drops it and every entry after it, but GPUs remain: a warning.
+    let (_t, r) = variant("rocm-6.2-mi210", &[("HIP_VISIBLE_DEVICES", "0,9,1")]);
+    let f = finding(&r, "runtime.visible-devices-out-of-range");
+    assert_eq!(f.status, Status::Warn);
+    assert!(
+        f.summary.contains("HIP programs see 1 of 8 GPUs"),
+        "{}",
+        f.summary
+    );
+
+    // ROCM_PATH naming nothing, and a second install reached through it.
+    let (_t, r) = variant("rocm-6.2-mi210", &[("ROCM_PATH", "/opt/rocm-5.7.1")]);
+    let f = finding(&r, "runtime.rocm-path-invalid");
+    assert_eq!(f.status, Status::Warn);
+    assert_eq!(remedy(f), "Set ROCM_PATH=/opt/rocm-6.2.0 or unset it.");
+}
+
+#[test]
+fn igpu_variants() {
+    // The iGPU hidden by ROCR_VISIBLE_DEVICES: no iGPU warning, the mask is reported.
+    let (_t, r) = variant("igpu-beside-dgpu", &[("ROCR_VISIBLE_DEVICES", "1")]);
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "runtime.igpu-beside-dgpu")
+    );
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "runtime.target-unsupported")
+    );
+    let f = finding(&r, "runtime.visible-devices-mask");
+    assert_eq!(
+        evidence(f, "HIP devices").as_deref(),
+        Some("0: node 2 gfx1100 GPU-a1ffc9d1799c317f")
+    );
+
+    // A mask that keeps both: the remedy switches to ROCR_VISIBLE_DEVICES by UUID.
+    let (_t, r) = variant("igpu-beside-dgpu", &[("HIP_VISIBLE_DEVICES", "1,0")]);
+    let f = finding(&r, "runtime.igpu-beside-dgpu");
+    assert!(
+        remedy(f).starts_with(
+            "export ROCR_VISIBLE_DEVICES=GPU-a1ffc9d1799c317f and unset HIP_VISIBLE_DEVICES"
+        ),
+        "{}",
+        remedy(f)
+    );
+}
