@@ -118,6 +118,21 @@ pub enum Command {
         #[arg(long)]
         name: bool,
     },
+    /// List the GPU code objects in executables, libraries, archives, offload bundles and
+    /// code-object files, and say whether one loads on each GPU of this machine (or --root),
+    /// or on each --target.
+    Inspect {
+        /// The files to inspect.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// Give verdicts for this target ID (gfx90a:sramecc+:xnack-) instead of the machine's
+        /// GPUs; may be repeated.
+        #[arg(long = "target", value_name = "TARGET_ID")]
+        targets: Vec<String>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Parses the process arguments. `rocm_agent_enumerator` spells its one flag `-name`; scripts

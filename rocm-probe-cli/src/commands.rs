@@ -31,6 +31,11 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<u8> {
         Some(Command::Agents { json }) => agents(&source, *json, out),
         Some(Command::Ps { json }) => ps(&source, *json, out),
         Some(Command::Targets { name }) => targets(&source, *name, out),
+        Some(Command::Inspect {
+            files,
+            targets,
+            json,
+        }) => inspect(&source, files, targets, *json, out),
     }
 }
 
@@ -170,6 +175,51 @@ fn targets(source: &Source, full: bool, out: &mut dyn Write) -> Result<u8> {
         writeln!(out, "{line}")?;
     }
     Ok(OK)
+}
+
+fn inspect(
+    source: &Source,
+    files: &[std::path::PathBuf],
+    targets: &[String],
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<u8> {
+    use rocm_probe::codeobject::{self, Gpu, InspectReport};
+    let (gpus, no_gpus) = if targets.is_empty() {
+        match AgentFacts::collect_targets(source, true) {
+            Ok(facts) => {
+                let inventory = Inventory::from_facts(&facts);
+                warn_problems(&inventory);
+                let gpus = Gpu::from_inventory(&inventory);
+                let why = gpus
+                    .is_empty()
+                    .then(|| format!("no GPU node in the KFD topology ({TOPOLOGY_DIR})"));
+                (gpus, why)
+            }
+            Err(e) => (Vec::new(), Some(format!("no KFD: {e}"))),
+        }
+    } else {
+        let gpus = targets
+            .iter()
+            .map(|t| Gpu::from_target_id(t))
+            .collect::<Result<Vec<_>, _>>()?;
+        (gpus, None)
+    };
+    let inspections = files
+        .iter()
+        .map(codeobject::inspect)
+        .collect::<Result<Vec<_>, _>>()?;
+    let report = InspectReport::new(inspections, gpus, no_gpus);
+    if json {
+        serde_json::to_writer_pretty(&mut *out, &Document::new(source, &report))?;
+        writeln!(out)?;
+    } else {
+        render::inspect::text(&report, out)?;
+    }
+    if let Some(why) = &report.no_gpus {
+        eprintln!("rocm-probe: {why}: no verdicts (--target gives them for a target ID)");
+    }
+    Ok(report.exit_code())
 }
 
 /// No readable topology: one line, exit 1 — a machine without a GPU driver is an answer, not

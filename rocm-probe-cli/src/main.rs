@@ -12,7 +12,8 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args = args::parse();
-    let mut out = std::io::stdout().lock();
+    // One write for the whole output, not one per line (stdout is line-buffered).
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match commands::run(&args, &mut out)
         .and_then(|code| out.flush().map(|()| code).map_err(Into::into))
     {

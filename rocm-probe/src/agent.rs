@@ -52,10 +52,11 @@ pub struct AgentFacts {
 }
 
 impl AgentFacts {
-    /// Only what gfx names need: the topology, plus — for full target IDs — what decides XNACK
-    /// (amdgpu's `noretry` and `HSA_XNACK`). No drm, `amdgpu.ids` or `/proc` reads.
+    /// Only what gfx names need: each node's `properties`, plus — for full target IDs — what
+    /// decides XNACK (amdgpu's `noretry` and `HSA_XNACK`). No links, caches, memory banks, drm,
+    /// `amdgpu.ids` or `/proc` reads.
     pub fn collect_targets(source: &Source, target_ids: bool) -> Result<Self, ReadError> {
-        let topology = Topology::collect(source.root())?;
+        let topology = Topology::collect_properties(source.root())?;
         let mut facts = Self {
             topology,
             ..Self::default()

@@ -65,7 +65,19 @@ impl RenderNode {
     /// GPU the RAS and link files are not read: querying them can wake it.
     pub fn collect(root: &SysRoot, minor: u32, problems: &mut Vec<Problem>) -> Self {
         let dir = format!("{DRM_DIR}/renderD{minor}/device");
+        // One listing instead of a failed open per absent file: partitions and captures without
+        // a drm tree have none of them.
+        let Some(present) = optional(root.read_dir(&dir), problems) else {
+            return Self {
+                minor,
+                ..Self::default()
+            };
+        };
         let text = |name: &str, problems: &mut Vec<Problem>| {
+            let top = name.split('/').next().unwrap_or(name);
+            if present.binary_search_by(|e| e.as_str().cmp(top)).is_err() {
+                return None;
+            }
             optional(root.read_value(&format!("{dir}/{name}")), problems).filter(|v| !v.is_empty())
         };
         let number = |name: &str, problems: &mut Vec<Problem>| {

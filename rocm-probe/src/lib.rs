@@ -7,7 +7,9 @@
 //!
 //! `unsafe` is denied in this crate. The modules that must touch foreign memory (ioctl wrappers,
 //! calls into libhsakmt/ROCr/HIP, memory maps of large binaries) opt back in one by one and are
-//! named here as they are added; there are none yet.
+//! named here as they are added:
+//! - `codeobject::map` memory-maps the files that `inspect` reads (fat-binary libraries of a
+//!   gigabyte and more), so that only their bundle headers are touched.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
@@ -15,6 +17,7 @@
 pub mod access;
 pub mod agent;
 pub mod checks;
+pub mod codeobject;
 pub mod drm;
 pub mod facts;
 pub mod finding;

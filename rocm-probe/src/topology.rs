@@ -206,10 +206,20 @@ impl Topology {
     /// Reads the topology. Fails only when the `nodes` directory cannot be listed (no KFD, or
     /// not readable); everything below that becomes a problem in the result.
     pub fn collect(root: &SysRoot) -> Result<Self, ReadError> {
+        Self::collect_scope(root, Scope::Full)
+    }
+
+    /// Reads only each node's `properties` — all `targets` needs (what rocm_agent_enumerator
+    /// reads), a sixtieth of the files on an MI300X node.
+    pub fn collect_properties(root: &SysRoot) -> Result<Self, ReadError> {
+        Self::collect_scope(root, Scope::Properties)
+    }
+
+    fn collect_scope(root: &SysRoot, scope: Scope) -> Result<Self, ReadError> {
         let mut attempt = 0;
         loop {
             let before = read_generation(root);
-            let mut topology = scan(root)?;
+            let mut topology = scan(root, scope)?;
             let after = read_generation(root);
             topology.generation_id = after.as_ref().ok().copied();
             if let Err(p) = after {
@@ -240,7 +250,16 @@ fn read_generation(root: &SysRoot) -> Result<u64, Option<Problem>> {
     }
 }
 
-fn scan(root: &SysRoot) -> Result<Topology, ReadError> {
+/// How much of each node to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// `properties` only.
+    Properties,
+    /// Everything.
+    Full,
+}
+
+fn scan(root: &SysRoot, scope: Scope) -> Result<Topology, ReadError> {
     let nodes_dir = format!("{TOPOLOGY_DIR}/nodes");
     let mut topology = Topology::default();
     let mut ids = Vec::new();
@@ -257,8 +276,11 @@ fn scan(root: &SysRoot) -> Result<Topology, ReadError> {
     let problems = &mut topology.problems;
     topology.nodes = ids
         .into_iter()
-        .map(|id| read_node(root, &format!("{nodes_dir}/{id}"), id, problems))
+        .map(|id| read_node(root, &format!("{nodes_dir}/{id}"), id, scope, problems))
         .collect();
+    if scope == Scope::Properties {
+        return Ok(topology);
+    }
     topology.system_properties = read_properties(
         root,
         &format!("{TOPOLOGY_DIR}/system_properties"),
@@ -268,13 +290,26 @@ fn scan(root: &SysRoot) -> Result<Topology, ReadError> {
     Ok(topology)
 }
 
-fn read_node(root: &SysRoot, dir: &str, id: u32, problems: &mut Vec<Problem>) -> Node {
+fn read_node(
+    root: &SysRoot,
+    dir: &str,
+    id: u32,
+    scope: Scope,
+    problems: &mut Vec<Problem>,
+) -> Node {
     let properties = read_properties(
         root,
         &format!("{dir}/properties"),
         problems,
         NodeProperties::parse,
     );
+    if scope == Scope::Properties {
+        return Node {
+            id,
+            properties,
+            ..Node::default()
+        };
+    }
     Node {
         id,
         gpu_id: read_number(root, &format!("{dir}/gpu_id"), problems),

@@ -1,0 +1,1017 @@
+//! Code objects: what GPU code a file carries, and whether it loads on a GPU.
+//!
+//! Reads host ELF files (executables, shared libraries, objects) with a `.hip_fatbin` section
+//! or offload bundles embedded in their data; static archives of such objects; offload
+//! bundles on their own (`__CLANG_OFFLOAD_BUNDLE__`, or compressed: `CCOB` v1–v3, zlib or
+//! zstd); and AMDGPU code objects (`.co`, `.hsaco`). Then [`compat`] decides, per GPU, whether
+//! one of them loads.
+//!
+//! Files are memory-mapped ([`map`], the one module here allowed `unsafe`) and only the
+//! ranges that matter are touched: the ELF section table, each bundle's header, and the first
+//! 64 bytes of each code object. Every size and offset read from a file is checked against the
+//! data before use; decompression is bounded by the header's declared size and by
+//! [`Limits`]. Malformed input is an [`Error`] naming the file and the offset, never a panic.
+//!
+//! Walking `.hip_fatbin` follows `roc-obj-ls` (ROCm/clr `hipamd/bin/roc-obj-ls`): bundles
+//! start 4096-aligned, the next one at the end of the last entry rounded up to 4096.
+
+pub mod bundle;
+pub mod ccob;
+pub mod compat;
+pub mod elf;
+mod map;
+pub mod target_id;
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+pub use ccob::Method;
+pub use compat::{Gpu, InspectReport, Verdict};
+pub use elf::CodeObjectHeader;
+pub use target_id::TargetId;
+
+use crate::root::SysRoot;
+
+/// Bounds on what a file may make the reader do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Entries per bundle (real ones have a handful to a few dozen).
+    pub max_entries: u64,
+    /// Bytes per entry ID.
+    pub max_id_len: u64,
+    /// Bytes of a compressed bundle's header decompressed to list its entries.
+    pub max_bundle_header: u64,
+    /// Uncompressed size a compressed bundle may declare.
+    pub max_decompressed: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_entries: 65_536,
+            max_id_len: 4096,
+            max_bundle_header: 16 << 20,
+            max_decompressed: 4 << 30,
+        }
+    }
+}
+
+/// What is wrong with a file's contents.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Malformed {
+    /// Not an ELF file, offload bundle or archive.
+    #[error("not an ELF file, offload bundle, compressed offload bundle or static archive")]
+    NotRecognized,
+    /// Expected an ELF file.
+    #[error("not an ELF file")]
+    NotElf,
+    /// The ELF structure is broken.
+    #[error("malformed ELF file: {0}")]
+    BadElf(String),
+    /// The archive structure is broken.
+    #[error("malformed static archive: {0}")]
+    BadArchive(String),
+    /// The data ends before a structure does.
+    #[error("truncated {what}: needs {need} bytes, {have} present")]
+    Truncated {
+        /// What was being read.
+        what: &'static str,
+        /// Bytes needed.
+        need: u64,
+        /// Bytes present.
+        have: u64,
+    },
+    /// Expected a bundle's magic.
+    #[error("not an offload bundle (no __CLANG_OFFLOAD_BUNDLE__ magic)")]
+    NotABundle,
+    /// An entry count beyond [`Limits::max_entries`].
+    #[error("bundle declares {count} entries (at most {limit} accepted)")]
+    TooManyEntries {
+        /// Declared count.
+        count: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// An entry ID length beyond [`Limits::max_id_len`].
+    #[error("entry ID of {len} bytes (at most {limit} accepted)")]
+    IdTooLong {
+        /// Declared length.
+        len: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// An entry ID that is not UTF-8.
+    #[error("entry ID is not UTF-8")]
+    IdNotUtf8,
+    /// An entry beyond the bundle's data.
+    #[error(
+        "entry {id:?} at offset {offset} with size {size} ends past the {available} bytes of its bundle"
+    )]
+    EntryOutOfBounds {
+        /// Entry ID.
+        id: String,
+        /// Declared offset (from the bundle start).
+        offset: u64,
+        /// Declared size.
+        size: u64,
+        /// Bytes the bundle may span.
+        available: u64,
+    },
+    /// A compressed-bundle version other than 1–3.
+    #[error("unknown compressed bundle version {0} (known: 1, 2, 3)")]
+    UnknownVersion(u16),
+    /// A compression method other than zlib or zstd.
+    #[error("unknown compression method {0} (known: 0 zlib, 1 zstd)")]
+    UnknownMethod(u16),
+    /// A total size smaller than the header itself.
+    #[error("total size {total} is smaller than the {header}-byte header")]
+    TotalSizeTooSmall {
+        /// Declared total.
+        total: u64,
+        /// Header size.
+        header: u64,
+    },
+    /// A declared uncompressed size beyond [`Limits::max_decompressed`].
+    #[error("declares {declared} bytes uncompressed, above the limit of {limit}")]
+    DeclaredTooLarge {
+        /// Declared size.
+        declared: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// A bundle header beyond [`Limits::max_bundle_header`].
+    #[error("bundle header of {size} bytes, above the limit of {limit}")]
+    HeaderTooLarge {
+        /// Header size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// More output than the header declares: a lying size or a decompression bomb.
+    #[error("decompresses to more than the {declared} bytes its header declares")]
+    LargerThanDeclared {
+        /// Declared size.
+        declared: u64,
+    },
+    /// Less output than the header declares.
+    #[error("decompresses to {actual} bytes, its header declares {declared}")]
+    SmallerThanDeclared {
+        /// Declared size.
+        declared: u64,
+        /// Bytes produced.
+        actual: u64,
+    },
+    /// The compressed stream ends early.
+    #[error("compressed data ends before the compressed stream does")]
+    CompressedTruncated,
+    /// The decompressor refused the data.
+    #[error("corrupt {method} data: {message}")]
+    Decompress {
+        /// zlib or zstd.
+        method: &'static str,
+        /// The decompressor's message.
+        message: String,
+    },
+    /// The hash in the header does not match the data.
+    #[error("hash mismatch: header has {stored:#018x}, data hashes to {computed:#018x}")]
+    HashMismatch {
+        /// From the header.
+        stored: u64,
+        /// Of the decompressed data.
+        computed: u64,
+    },
+    /// An error inside a decompressed bundle.
+    #[error("in the decompressed bundle at offset {offset:#x}: {kind}")]
+    InDecompressed {
+        /// Offset in the decompressed bundle.
+        offset: u64,
+        /// What is wrong there.
+        kind: Box<Malformed>,
+    },
+}
+
+/// A parser's error: where (from the start of the data it was given) and what. The path is
+/// added once, at the file boundary ([`Error::Malformed`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// Offset from the start of the parsed data.
+    pub offset: u64,
+    /// What is wrong.
+    pub kind: Malformed,
+}
+
+impl ParseError {
+    pub(crate) fn at(offset: u64, kind: Malformed) -> Self {
+        Self { offset, kind }
+    }
+
+    fn shift(self, by: u64) -> Self {
+        Self {
+            offset: self.offset.saturating_add(by),
+            kind: self.kind,
+        }
+    }
+}
+
+/// Why a file could not be inspected.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The file could not be opened, read or mapped.
+    #[error("cannot read {}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: io::Error,
+    },
+    /// The file's contents are malformed.
+    #[error("{}: at offset {offset:#x}: {kind}", path.display())]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// Offset in the file.
+        offset: u64,
+        /// What is wrong.
+        kind: Malformed,
+    },
+}
+
+/// What a file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileFormat {
+    /// A host ELF file (executable, shared library, object).
+    HostElf,
+    /// A static archive of host objects.
+    Archive,
+    /// An AMDGPU code object.
+    CodeObject,
+    /// Offload bundles, uncompressed or compressed, as a file of their own.
+    Bundle,
+}
+
+/// How a bundle is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BundleFormat {
+    /// `__CLANG_OFFLOAD_BUNDLE__`.
+    Uncompressed,
+    /// `CCOB`.
+    Compressed,
+    /// A code object on its own (a `.co` or `.hsaco` file): one entry, no bundle header.
+    CodeObject,
+}
+
+/// A compressed bundle's header, as shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Compression {
+    /// Format version: 1, 2 or 3.
+    pub version: u16,
+    /// zlib or zstd.
+    pub method: Method,
+    /// Size of the uncompressed bundle.
+    pub uncompressed_size: u64,
+    /// The header's hash (first 8 bytes of the MD5 of the uncompressed bundle), hex.
+    pub hash: String,
+}
+
+/// One entry of a bundle.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Entry {
+    /// Entry ID as stored (`hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-`); for a code object on
+    /// its own, its ISA name (`amdgcn-amd-amdhsa--gfx90a:xnack-`).
+    pub id: String,
+    /// Offload kind (`host`, `hip`, `hipv4`, `hcc`, `openmp`); `None` for a code object on
+    /// its own.
+    pub kind: Option<String>,
+    /// Target triple (`amdgcn-amd-amdhsa`).
+    pub triple: String,
+    /// The target ID, when the entry names one ROCr could understand.
+    pub target: Option<TargetId>,
+    /// Offset: in the file, or — in a compressed bundle — in the decompressed bundle.
+    pub offset: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// Whether the entry is inside a compressed bundle.
+    pub compressed: bool,
+    /// The code object's ELF header, when read (entries of uncompressed bundles and code
+    /// objects on their own).
+    pub code_object: Option<CodeObjectHeader>,
+}
+
+impl Entry {
+    /// Whether this is a code object the HIP runtime would consider: an HSA amdgcn entry of
+    /// kind `hip`, `hipv4` or `hcc` (comgr's list), or a code object on its own.
+    pub fn is_device(&self) -> bool {
+        let kind = self
+            .kind
+            .as_deref()
+            .is_none_or(|k| matches!(k, "hip" | "hipv4" | "hcc"));
+        kind && self.triple == "amdgcn-amd-amdhsa" && self.target.is_some()
+    }
+}
+
+/// One bundle (or code object on its own) in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Bundle {
+    /// 1-based, in file order (as `roc-obj-ls` numbers them).
+    pub index: usize,
+    /// Offset of the bundle in the file.
+    pub offset: u64,
+    /// Bytes it spans in the file (compressed size for compressed bundles).
+    pub size: u64,
+    /// How it is stored.
+    pub format: BundleFormat,
+    /// The archive member it is in.
+    pub member: Option<String>,
+    /// The compressed header, for compressed bundles.
+    pub compression: Option<Compression>,
+    /// Entries in header order.
+    pub entries: Vec<Entry>,
+}
+
+/// What a file holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Inspection {
+    /// The file as given.
+    pub path: PathBuf,
+    /// Its size.
+    pub size: u64,
+    /// What it is.
+    pub format: FileFormat,
+    /// Its bundles in file order.
+    pub bundles: Vec<Bundle>,
+}
+
+impl Inspection {
+    /// The distinct device target IDs, in order of first appearance.
+    pub fn targets(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for e in self.bundles.iter().flat_map(|b| &b.entries) {
+            if let (true, Some(t)) = (e.is_device(), &e.target) {
+                let t = t.to_string();
+                if !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+        }
+        out
+    }
+
+    /// How many device code objects the file holds.
+    pub fn code_object_count(&self) -> usize {
+        self.bundles
+            .iter()
+            .flat_map(|b| &b.entries)
+            .filter(|e| e.is_device())
+            .count()
+    }
+}
+
+/// A file opened for inspection: its memory map.
+#[derive(Debug)]
+pub struct CodeObjectFile {
+    path: PathBuf,
+    map: map::Mapped,
+    limits: Limits,
+}
+
+/// Inspects a file with the default limits.
+pub fn inspect(path: impl AsRef<Path>) -> Result<Inspection, Error> {
+    CodeObjectFile::open(path)?.inspect()
+}
+
+/// Inspects bytes in memory (tests, fuzzing); `label` stands in for the path in errors.
+pub fn inspect_bytes(label: &str, data: &[u8], limits: Limits) -> Result<Inspection, Error> {
+    Reader {
+        data,
+        limits,
+        map: None,
+    }
+    .inspect(Path::new(label))
+}
+
+impl CodeObjectFile {
+    /// Opens and maps a file.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
+        Self::open_with(path, Limits::default())
+    }
+
+    /// Opens a file given as an absolute path inside `root` (a fixture or the live system).
+    pub fn open_in(root: &SysRoot, abs: &str) -> Result<Self, Error> {
+        let path = root.resolve(abs).map_err(|e| Error::Io {
+            path: PathBuf::from(abs),
+            source: io::Error::other(e.kind.to_string()),
+        })?;
+        Self::open(path)
+    }
+
+    /// Opens and maps a file with other limits.
+    pub fn open_with(path: impl AsRef<Path>, limits: Limits) -> Result<Self, Error> {
+        let path = path.as_ref().to_owned();
+        let io_err = |source| Error::Io {
+            path: path.clone(),
+            source,
+        };
+        let file = File::open(&path).map_err(io_err)?;
+        let meta = file.metadata().map_err(io_err)?;
+        if meta.is_dir() {
+            return Err(io_err(io::Error::from(io::ErrorKind::IsADirectory)));
+        }
+        if !meta.is_file() {
+            // A FIFO or device has no length to map and might never end.
+            return Err(io_err(io::Error::other("not a regular file")));
+        }
+        let map = map::Mapped::new(&file).map_err(io_err)?;
+        Ok(Self { path, map, limits })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn reader(&self) -> Reader<'_> {
+        Reader {
+            data: self.map.bytes(),
+            limits: self.limits,
+            map: Some(&self.map),
+        }
+    }
+
+    /// Lists the file's bundles and entries.
+    pub fn inspect(&self) -> Result<Inspection, Error> {
+        self.reader().inspect(&self.path)
+    }
+
+    fn malformed(&self, e: ParseError) -> Error {
+        Error::Malformed {
+            path: self.path.clone(),
+            offset: e.offset,
+            kind: e.kind,
+        }
+    }
+
+    /// The bundle as stored uncompressed: a slice of the file, or the decompressed bytes of a
+    /// compressed bundle (size and hash checked).
+    pub fn bundle_bytes(&self, bundle: &Bundle) -> Result<Cow<'_, [u8]>, Error> {
+        let data = self.map.bytes();
+        let start = usize::try_from(bundle.offset).unwrap_or(usize::MAX);
+        let Some(rest) = data.get(start..) else {
+            return Err(self.malformed(ParseError::at(
+                bundle.offset,
+                Malformed::Truncated {
+                    what: "bundle",
+                    need: bundle.offset,
+                    have: data.len() as u64,
+                },
+            )));
+        };
+        match bundle.format {
+            BundleFormat::Compressed => ccob::decompress(rest, &self.limits)
+                .map(|(_, bytes)| Cow::Owned(bytes))
+                .map_err(|e| self.malformed(e.shift(bundle.offset))),
+            BundleFormat::Uncompressed | BundleFormat::CodeObject => {
+                let len = usize::try_from(bundle.size).unwrap_or(usize::MAX);
+                rest.get(..len).map(Cow::Borrowed).ok_or_else(|| {
+                    self.malformed(ParseError::at(
+                        bundle.offset,
+                        Malformed::Truncated {
+                            what: "bundle",
+                            need: bundle.offset.saturating_add(bundle.size),
+                            have: data.len() as u64,
+                        },
+                    ))
+                })
+            }
+        }
+    }
+
+    /// The bytes of one entry (decompressing its bundle when it is compressed).
+    pub fn entry_bytes(&self, bundle: &Bundle, entry: &Entry) -> Result<Cow<'_, [u8]>, Error> {
+        let range = |len: usize, base: u64| {
+            let start = usize::try_from(entry.offset.checked_sub(base)?).ok()?;
+            let end = start.checked_add(usize::try_from(entry.size).ok()?)?;
+            (end <= len).then_some(start..end)
+        };
+        let out_of_bounds = || {
+            self.malformed(ParseError::at(
+                bundle.offset,
+                Malformed::EntryOutOfBounds {
+                    id: entry.id.clone(),
+                    offset: entry.offset,
+                    size: entry.size,
+                    available: bundle.size,
+                },
+            ))
+        };
+        match self.bundle_bytes(bundle)? {
+            Cow::Borrowed(bytes) => {
+                let r = range(bytes.len(), bundle.offset).ok_or_else(out_of_bounds)?;
+                Ok(Cow::Borrowed(&bytes[r]))
+            }
+            Cow::Owned(bytes) => {
+                let r = range(bytes.len(), 0).ok_or_else(out_of_bounds)?;
+                Ok(Cow::Owned(bytes[r].to_vec()))
+            }
+        }
+    }
+}
+
+/// The parsing side, over bytes from a map or from memory.
+struct Reader<'a> {
+    data: &'a [u8],
+    limits: Limits,
+    /// The map `data` comes from, when it does: scanned ranges are released from it.
+    map: Option<&'a map::Mapped>,
+}
+
+/// Bundles in `.hip_fatbin` start at multiples of this, from the section start.
+const BUNDLE_ALIGN: u64 = 4096;
+/// Ranges scanned for embedded bundles are released from memory in steps of this size.
+const SCAN_STEP: usize = 64 << 20;
+
+fn starts_bundle(data: &[u8]) -> bool {
+    data.starts_with(bundle::BUNDLE_MAGIC) || data.starts_with(ccob::CCOB_MAGIC)
+}
+
+impl Reader<'_> {
+    /// Drops a range that has been scanned whole from memory.
+    fn release(&self, offset: usize, len: usize) {
+        if let Some(map) = self.map {
+            map.release(offset, len);
+        }
+    }
+
+    fn inspect(&self, path: &Path) -> Result<Inspection, Error> {
+        let malformed = |e: ParseError| Error::Malformed {
+            path: path.to_owned(),
+            offset: e.offset,
+            kind: e.kind,
+        };
+        let data = self.data;
+        let mut bundles = Vec::new();
+        let format = if elf::is_elf(data) {
+            match elf::code_object_header(data).map_err(malformed)? {
+                Some(header) => {
+                    bundles.push(standalone(header, data.len() as u64));
+                    FileFormat::CodeObject
+                }
+                None => {
+                    self.host(data, 0, None, &mut bundles).map_err(malformed)?;
+                    FileFormat::HostElf
+                }
+            }
+        } else if data.starts_with(b"!<arch>\n") || data.starts_with(b"!<thin>\n") {
+            self.archive(&mut bundles).map_err(malformed)?;
+            FileFormat::Archive
+        } else if starts_bundle(data) {
+            let whole = elf::Range {
+                offset: 0,
+                size: data.len() as u64,
+            };
+            self.walk(whole, None, &mut bundles).map_err(malformed)?;
+            FileFormat::Bundle
+        } else {
+            return Err(malformed(ParseError::at(0, Malformed::NotRecognized)));
+        };
+        Ok(Inspection {
+            path: path.to_owned(),
+            size: data.len() as u64,
+            format,
+            bundles,
+        })
+    }
+
+    /// The bundles of the host ELF file `elf_data`, which starts at `base` in the file.
+    fn host(
+        &self,
+        elf_data: &[u8],
+        base: u64,
+        member: Option<&str>,
+        out: &mut Vec<Bundle>,
+    ) -> Result<(), ParseError> {
+        // Section offsets come from the file: an absurd one saturates and then fails the
+        // bounds check of `walk` or `scan`.
+        let shift = |r: elf::Range| elf::Range {
+            offset: r.offset.saturating_add(base),
+            size: r.size,
+        };
+        match elf::host_sections(elf_data).map_err(|e| e.shift(base))? {
+            elf::HostSections::HipFatbin(r) => self.walk(shift(r), member, out),
+            elf::HostSections::Data(ranges) => {
+                for r in ranges {
+                    self.scan(shift(r), member, out)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn archive(&self, out: &mut Vec<Bundle>) -> Result<(), ParseError> {
+        use object::read::archive::ArchiveFile;
+        let bad = |e: object::read::Error| ParseError::at(0, Malformed::BadArchive(e.to_string()));
+        let archive = ArchiveFile::parse(self.data).map_err(bad)?;
+        if archive.is_thin() {
+            // Members live in other files.
+            return Ok(());
+        }
+        for member in archive.members() {
+            let member = member.map_err(bad)?;
+            let (offset, size) = member.file_range();
+            let bytes = usize::try_from(offset)
+                .ok()
+                .zip(usize::try_from(size).ok())
+                .and_then(|(o, s)| self.data.get(o..o.checked_add(s)?))
+                .ok_or_else(|| {
+                    ParseError::at(
+                        offset,
+                        Malformed::Truncated {
+                            what: "archive member",
+                            need: offset.saturating_add(size),
+                            have: self.data.len() as u64,
+                        },
+                    )
+                })?;
+            if !elf::is_elf(bytes) {
+                continue;
+            }
+            let name = String::from_utf8_lossy(member.name()).into_owned();
+            match elf::code_object_header(bytes).map_err(|e| e.shift(offset))? {
+                Some(header) => {
+                    let mut b = standalone(header, size);
+                    b.offset = offset;
+                    b.entries[0].offset = offset;
+                    b.member = Some(name);
+                    b.index = out.len() + 1;
+                    out.push(b);
+                }
+                None => self.host(bytes, offset, Some(&name), out)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Walks the bundles of a `.hip_fatbin` section (or a file of bundles) as `roc-obj-ls`
+    /// does: from the start, each bundle followed by the next at the next 4096 boundary. Where
+    /// that boundary holds no bundle, zero padding is skipped; anything else ends the walk.
+    fn walk(
+        &self,
+        region: elf::Range,
+        member: Option<&str>,
+        out: &mut Vec<Bundle>,
+    ) -> Result<(), ParseError> {
+        let start = region.offset;
+        let end = start
+            .checked_add(region.size)
+            .filter(|e| *e <= self.data.len() as u64);
+        let Some(end) = end else {
+            return Err(ParseError::at(
+                start,
+                Malformed::Truncated {
+                    what: "section",
+                    need: start.saturating_add(region.size),
+                    have: self.data.len() as u64,
+                },
+            ));
+        };
+        let region_data = &self.data[start as usize..end as usize];
+        let mut pos = 0u64;
+        while pos < region.size {
+            let here = &region_data[pos as usize..];
+            if !starts_bundle(here) {
+                break;
+            }
+            let bundle_end = pos + self.bundle_at(region_data, pos, start, member, out)?;
+            let aligned = bundle_end.next_multiple_of(BUNDLE_ALIGN);
+            pos = if region_data
+                .get(aligned as usize..)
+                .is_some_and(starts_bundle)
+            {
+                aligned
+            } else {
+                let rest = region_data.get(bundle_end as usize..).unwrap_or_default();
+                bundle_end + rest.iter().take_while(|b| **b == 0).count() as u64
+            };
+        }
+        Ok(())
+    }
+
+    /// Parses the bundle at `pos` of `region_data` (which starts at `base` in the file),
+    /// appends it, and returns how many bytes it spans.
+    fn bundle_at(
+        &self,
+        region_data: &[u8],
+        pos: u64,
+        base: u64,
+        member: Option<&str>,
+        out: &mut Vec<Bundle>,
+    ) -> Result<u64, ParseError> {
+        let here = &region_data[pos as usize..];
+        let file_offset = base + pos;
+        let located = |e: ParseError| e.shift(file_offset);
+        let (entries, size, compression, format) = if here.starts_with(ccob::CCOB_MAGIC) {
+            let listed = ccob::list(here, &self.limits).map_err(located)?;
+            let entries = listed
+                .bundle
+                .entries
+                .iter()
+                .map(|e| entry(&e.id, e.offset, e.size, true, None))
+                .collect();
+            let h = listed.header;
+            let compression = Compression {
+                version: h.version,
+                method: h.method,
+                uncompressed_size: h.uncompressed_size,
+                hash: format!("{:016x}", h.hash),
+            };
+            (
+                entries,
+                listed.size,
+                Some(compression),
+                BundleFormat::Compressed,
+            )
+        } else {
+            let raw = bundle::parse(here, here.len() as u64, &self.limits).map_err(located)?;
+            let entries = raw
+                .entries
+                .iter()
+                .map(|e| {
+                    let at = file_offset + e.offset;
+                    let header = (e.size >= elf::ELF64_HEADER_SIZE as u64)
+                        .then(|| {
+                            let s = at as usize;
+                            let bytes = &self.data[s..s + elf::ELF64_HEADER_SIZE];
+                            elf::code_object_header(bytes).ok().flatten()
+                        })
+                        .flatten();
+                    entry(&e.id, at, e.size, false, header)
+                })
+                .collect();
+            (entries, raw.end, None, BundleFormat::Uncompressed)
+        };
+        out.push(Bundle {
+            index: out.len() + 1,
+            offset: file_offset,
+            size,
+            format,
+            member: member.map(str::to_owned),
+            compression,
+            entries,
+        });
+        Ok(size)
+    }
+
+    /// Searches a data section for embedded bundles; what only looks like one is skipped.
+    fn scan(
+        &self,
+        region: elf::Range,
+        member: Option<&str>,
+        out: &mut Vec<Bundle>,
+    ) -> Result<(), ParseError> {
+        let (Ok(start), Ok(size)) = (usize::try_from(region.offset), usize::try_from(region.size))
+        else {
+            return Ok(());
+        };
+        let Some(region_data) = start
+            .checked_add(size)
+            .and_then(|end| self.data.get(start..end))
+        else {
+            return Err(ParseError::at(
+                region.offset,
+                Malformed::Truncated {
+                    what: "section",
+                    need: region.offset.saturating_add(region.size),
+                    have: self.data.len() as u64,
+                },
+            ));
+        };
+        let mut pos = 0usize;
+        let mut released = 0usize;
+        while let Some(found) = find_magic(&region_data[pos..]) {
+            let at = pos + found;
+            let mut tentative = Vec::new();
+            match self.bundle_at(
+                region_data,
+                at as u64,
+                region.offset,
+                member,
+                &mut tentative,
+            ) {
+                // A magic followed by a count of zero is a constant, not a bundle.
+                Ok(len) if tentative.iter().all(|b| !b.entries.is_empty()) => {
+                    for mut b in tentative {
+                        b.index = out.len() + 1;
+                        out.push(b);
+                    }
+                    pos = at + (len as usize).max(1);
+                }
+                // Four bytes of "CCOB" in constant data are not a bundle.
+                _ => pos = at + 1,
+            }
+            if pos - released >= SCAN_STEP {
+                self.release(start + released, pos - released);
+                released = pos;
+            }
+        }
+        self.release(start + released, size - released.min(size));
+        Ok(())
+    }
+}
+
+/// The first offset where a bundle magic starts.
+fn find_magic(data: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i + 4 <= data.len() {
+        let w = &data[i..i + 4];
+        if (w == ccob::CCOB_MAGIC.as_slice() || w == &bundle::BUNDLE_MAGIC[..4])
+            && starts_bundle(&data[i..])
+        {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+fn entry(
+    id: &str,
+    offset: u64,
+    size: u64,
+    compressed: bool,
+    header: Option<CodeObjectHeader>,
+) -> Entry {
+    let parts = bundle::split_id(id);
+    Entry {
+        id: id.to_owned(),
+        kind: Some(parts.kind.to_owned()),
+        triple: parts.triple.to_owned(),
+        target: parts.target.and_then(|t| TargetId::parse(t).ok()),
+        offset,
+        size,
+        compressed,
+        code_object: header,
+    }
+}
+
+/// A code object on its own as a one-entry bundle.
+fn standalone(header: CodeObjectHeader, size: u64) -> Bundle {
+    let triple = header.triple().to_owned();
+    let id = match &header.target {
+        Some(t) => format!("{triple}--{t}"),
+        None => format!("{triple}--unknown-mach-{:#x}", header.mach),
+    };
+    Bundle {
+        index: 1,
+        offset: 0,
+        size,
+        format: BundleFormat::CodeObject,
+        member: None,
+        compression: None,
+        entries: vec![Entry {
+            id,
+            kind: None,
+            triple,
+            target: header.target.clone(),
+            offset: 0,
+            size,
+            compressed: false,
+            code_object: Some(header),
+        }],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bundle(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut out = bundle::BUNDLE_MAGIC.to_vec();
+        out.extend((entries.len() as u64).to_le_bytes());
+        let table: usize = entries.iter().map(|(id, _)| 24 + id.len()).sum();
+        let mut offset = (32 + table) as u64;
+        for (id, bytes) in entries {
+            out.extend(offset.to_le_bytes());
+            out.extend((bytes.len() as u64).to_le_bytes());
+            out.extend((id.len() as u64).to_le_bytes());
+            out.extend(id.as_bytes());
+            offset += bytes.len() as u64;
+        }
+        for (_, bytes) in entries {
+            out.extend(*bytes);
+        }
+        out
+    }
+
+    fn code_object(mach: u32, flags: u32) -> Vec<u8> {
+        let mut h = vec![0u8; 256];
+        h[..4].copy_from_slice(b"\x7fELF");
+        h[4] = 2;
+        h[5] = 1;
+        h[7] = elf::ELFOSABI_AMDGPU_HSA;
+        h[8] = 2;
+        h[16..18].copy_from_slice(&3u16.to_le_bytes());
+        h[18..20].copy_from_slice(&elf::EM_AMDGPU.to_le_bytes());
+        h[48..52].copy_from_slice(&(mach | flags).to_le_bytes());
+        h
+    }
+
+    fn sample() -> Vec<u8> {
+        let gfx90a = code_object(0x3f, 0x200 | 0x400);
+        let gfx1100 = code_object(0x41, 0);
+        bundle(&[
+            ("host-x86_64-unknown-linux-gnu-", b""),
+            ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-", &gfx90a),
+            ("hipv4-amdgcn-amd-amdhsa--gfx1100", &gfx1100),
+        ])
+    }
+
+    #[test]
+    fn bundle_files_one_after_another() {
+        // Two bundles, the second at the next 4096 boundary, then one compressed after zeros.
+        let one = sample();
+        let mut data = one.clone();
+        data.resize(4096, 0);
+        data.extend(&one);
+        data.resize(8192 + 100, 0);
+        data.extend(ccob::encode(&one, 2, Method::Zstd, 3).unwrap());
+        let i = inspect_bytes("mem", &data, Limits::default()).unwrap();
+        assert_eq!(i.format, FileFormat::Bundle);
+        assert_eq!(i.bundles.len(), 3);
+        assert_eq!(i.bundles[1].offset, 4096);
+        assert_eq!(i.bundles[2].offset, 8192 + 100);
+        assert_eq!(i.bundles[2].format, BundleFormat::Compressed);
+        assert_eq!(i.targets(), ["gfx90a:xnack-", "gfx1100"]);
+        assert_eq!(i.code_object_count(), 6);
+        let e = &i.bundles[0].entries[1];
+        assert_eq!(e.code_object.as_ref().unwrap().target, e.target);
+        assert!(!i.bundles[0].entries[0].is_device());
+    }
+
+    #[test]
+    fn a_code_object_alone() {
+        let i = inspect_bytes("mem", &code_object(0x4c, 0x300 | 0xc00), Limits::default()).unwrap();
+        assert_eq!(i.format, FileFormat::CodeObject);
+        assert_eq!(
+            i.bundles[0].entries[0].id,
+            "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack+"
+        );
+        assert!(i.bundles[0].entries[0].is_device());
+    }
+
+    /// A cheap fuzzer: thousands of deterministic mutations of valid inputs never panic.
+    #[test]
+    fn mutations_never_panic() {
+        let plain = sample();
+        let inputs = [
+            plain.clone(),
+            ccob::encode(&plain, 1, Method::Zlib, 6).unwrap(),
+            ccob::encode(&plain, 2, Method::Zstd, 3).unwrap(),
+            ccob::encode(&plain, 3, Method::Zlib, 6).unwrap(),
+            code_object(0x3f, 0x300),
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let limits = Limits {
+            max_decompressed: 1 << 20,
+            ..Limits::default()
+        };
+        for input in &inputs {
+            for _ in 0..2000 {
+                let mut m = input.clone();
+                for _ in 0..(next() % 4 + 1) {
+                    let at = (next() % m.len() as u64) as usize;
+                    match next() % 4 {
+                        0 => m[at] ^= 1 << (next() % 8),
+                        1 => m[at] = next() as u8,
+                        2 => m.truncate(at),
+                        _ => {
+                            // A random little-endian u64 (a size or offset) somewhere.
+                            let end = (at + 8).min(m.len());
+                            let v = next().to_le_bytes();
+                            m[at..end].copy_from_slice(&v[..end - at]);
+                        }
+                    }
+                    if m.is_empty() {
+                        break;
+                    }
+                }
+                let _ = inspect_bytes("mem", &m, limits);
+                if m.starts_with(ccob::CCOB_MAGIC) {
+                    let _ = ccob::decompress(&m, &limits);
+                }
+            }
+        }
+    }
+}
