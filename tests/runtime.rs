@@ -7,24 +7,7 @@ use rocm_probe::install::InstallFacts;
 use rocm_probe::report::Options;
 use rocm_probe::{Report, Source};
 
-fn report(name: &str) -> Report {
-    let dir = rocm_probe_tests::fixtures_dir().join(name);
-    Report::collect(&Source::fixture(dir).unwrap(), Options::default())
-}
-
-fn finding<'r>(r: &'r Report, id: &str) -> &'r Finding {
-    r.findings
-        .iter()
-        .find(|f| f.id == id)
-        .unwrap_or_else(|| panic!("{id} missing: {:#?}", r.findings))
-}
-
-fn evidence(f: &Finding, source_suffix: &str) -> Option<String> {
-    f.evidence
-        .iter()
-        .find(|e| e.source.ends_with(source_suffix))
-        .map(|e| e.value.clone().unwrap_or_else(|| "(absent)".into()))
-}
+use rocm_probe_tests::{evidence, finding, report};
 
 fn remedy(f: &Finding) -> &str {
     f.remedy

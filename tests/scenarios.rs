@@ -1,28 +1,11 @@
 //! Failure scenarios: beyond `[expect]` (checked by the sweep), the key evidence and remedy of
 //! each, and which finding the report names as the root cause.
 
-use rocm_probe::finding::{Finding, Status};
+use rocm_probe::finding::Status;
 use rocm_probe::report::Options;
 use rocm_probe::{Report, Source};
 
-fn report(name: &str) -> Report {
-    let dir = rocm_probe_tests::fixtures_dir().join(name);
-    Report::collect(&Source::fixture(dir).unwrap(), Options::default())
-}
-
-fn finding<'r>(r: &'r Report, id: &str) -> &'r Finding {
-    r.findings
-        .iter()
-        .find(|f| f.id == id)
-        .unwrap_or_else(|| panic!("{id} missing: {:#?}", r.findings))
-}
-
-fn evidence(f: &Finding, source_suffix: &str) -> Option<String> {
-    f.evidence
-        .iter()
-        .find(|e| e.source.ends_with(source_suffix))
-        .map(|e| e.value.clone().unwrap_or_else(|| "(absent)".into()))
-}
+use rocm_probe_tests::{evidence, finding, report};
 
 #[test]
 fn kfd_permission_denied_names_the_group_and_relogin() {

@@ -22,3 +22,29 @@ pub fn fixtures() -> Vec<(String, PathBuf)> {
     found.sort();
     found
 }
+
+/// The report of a fixture, with default options.
+pub fn report(name: &str) -> rocm_probe::Report {
+    let dir = fixtures_dir().join(name);
+    rocm_probe::Report::collect(
+        &rocm_probe::Source::fixture(dir).expect("fixture.toml parses"),
+        rocm_probe::report::Options::default(),
+    )
+}
+
+/// The first finding with `id`; panics with the whole list when there is none.
+pub fn finding<'r>(r: &'r rocm_probe::Report, id: &str) -> &'r rocm_probe::Finding {
+    r.findings
+        .iter()
+        .find(|f| f.id == id)
+        .unwrap_or_else(|| panic!("{id} missing: {:#?}", r.findings))
+}
+
+/// The value of the first piece of evidence whose source ends with `source_suffix`
+/// (`"(absent)"` for evidence of absence).
+pub fn evidence(f: &rocm_probe::Finding, source_suffix: &str) -> Option<String> {
+    f.evidence
+        .iter()
+        .find(|e| e.source.ends_with(source_suffix))
+        .map(|e| e.value.clone().unwrap_or_else(|| "(absent)".into()))
+}
