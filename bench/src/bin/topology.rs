@@ -268,6 +268,9 @@ fn opens(fixture: &Path) {
 }
 
 fn main() {
+    if cfg!(debug_assertions) {
+        println!("(debug build: a smoke run, not a measurement; use --release for the figures)");
+    }
     let mut args = std::env::args().skip(1);
     let iterations: usize = args
         .next()
