@@ -127,9 +127,6 @@ fn peak_rss_kib(bin: &Path, file: &Path) -> i64 {
 }
 
 fn main() {
-    if cfg!(debug_assertions) {
-        println!("(debug build: a smoke run, not a measurement; use --release for the figures)");
-    }
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.first().map(String::as_str) == Some("--rss-of") && argv.len() > 1 {
         let before = getrusage(UsageWho::RUSAGE_CHILDREN).map_or(0, |u| u.max_rss());
@@ -140,6 +137,9 @@ fn main() {
         let rss = getrusage(UsageWho::RUSAGE_CHILDREN).map_or(0, |u| u.max_rss());
         println!("{rss}");
         return;
+    }
+    if cfg!(debug_assertions) {
+        println!("(debug build: a smoke run, not a measurement; use --release for the figures)");
     }
     let mut args = argv.into_iter();
     let file = PathBuf::from(args.next().unwrap_or_else(|| DEFAULT_FILE.to_owned()));
