@@ -1,43 +1,13 @@
 //! Process-level tests of the `rocm-probe` binary: every command, every exit code.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use assert_cmd::Command;
 use serde_json::Value;
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .join("fixtures")
-        .join(name)
-}
-
-/// The binary with a hermetic environment (DESIGN §8) and a kill after a generous bound, so a
-/// hang fails the test instead of stalling the run.
-fn probe() -> Command {
-    let mut cmd = Command::cargo_bin("rocm-probe").unwrap();
-    cmd.env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .timeout(Duration::from_secs(60));
-    cmd
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(cmd: &mut Command) -> Run {
-    let out = cmd.output().unwrap();
-    Run {
-        code: out.status.code().expect("exited, not killed"),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
+mod common;
+use common::{fixture, probe, run};
 
 fn json(name: &str) -> Value {
     let r = run(probe()

@@ -14,6 +14,9 @@ use assert_cmd::Command;
 use rocm_probe::codeobject::ccob::{self, Method};
 use serde_json::Value;
 
+mod common;
+use common::{Run, fixture, probe, run};
+
 const HIPCC: &str = "/usr/bin/hipcc";
 const ROC_OBJ_LS: &str = "/usr/bin/roc-obj-ls";
 const PRLIMIT: &str = "/usr/bin/prlimit";
@@ -21,12 +24,6 @@ const PRLIMIT: &str = "/usr/bin/prlimit";
 const ROCSPARSE: &str = "/usr/lib/x86_64-linux-gnu/librocsparse.so.0";
 /// The offload archs of the test program, as given to hipcc.
 const ARCHS: [&str; 3] = ["gfx1030", "gfx908", "gfx90a:xnack-"];
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures")
-        .join(name)
-}
 
 /// Whether `path` exists; if not, fails under CI (which installs `package`) and otherwise
 /// says the test is skipped.
@@ -74,29 +71,6 @@ fn hip_program() -> Option<&'static Path> {
             Some(bin)
         })
         .as_deref()
-}
-
-fn probe() -> Command {
-    let mut cmd = Command::cargo_bin("rocm-probe").unwrap();
-    cmd.env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .timeout(Duration::from_secs(60));
-    cmd
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(cmd: &mut Command) -> Run {
-    let out = cmd.output().unwrap();
-    Run {
-        code: out.status.code().expect("exited, not killed"),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
 }
 
 fn inspect_json(root: Option<&str>, args: &[&str], file: &Path) -> (i32, Value) {

@@ -321,6 +321,15 @@ pub struct InstallFacts {
 }
 
 impl InstallFacts {
+    /// The loader's search order as one `:`-separated line, for evidence.
+    pub fn search_path_text(&self) -> String {
+        self.search_path
+            .iter()
+            .map(|d| d.dir.as_str())
+            .collect::<Vec<_>>()
+            .join(":")
+    }
+
     /// Reads the installs through the source, with the environment variables already read
     /// (`PlatformFacts::env`: each variable is looked up once per run). Problems are kept in
     /// [`InstallFacts::problems`] and reported by layer 4.

@@ -123,12 +123,7 @@ fn installs(facts: &InstallFacts, out: &mut Vec<Finding>) {
             .finding("No ROCm userspace (ROCr or HIP) is installed: nothing can run GPU code")
             .with(Evidence::new(
                 "library search path",
-                facts
-                    .search_path
-                    .iter()
-                    .map(|d| d.dir.as_str())
-                    .collect::<Vec<_>>()
-                    .join(":"),
+                facts.search_path_text(),
             ))
             .remedy(
                 "Install ROCm: AMD's packages (amdgpu-install --usecase=rocm, or the rocm meta \
@@ -168,12 +163,7 @@ fn installs(facts: &InstallFacts, out: &mut Vec<Finding>) {
                     ))
                     .with(Evidence::new(
                         "library search path",
-                        facts
-                            .search_path
-                            .iter()
-                            .map(|d| d.dir.as_str())
-                            .collect::<Vec<_>>()
-                            .join(":"),
+                        facts.search_path_text(),
                     ))
                     .remedy(format!(
                         "echo {} | sudo tee /etc/ld.so.conf.d/rocm.conf && sudo ldconfig (AMD's \

@@ -91,12 +91,7 @@ pub fn check(f: &Facts, _below: &[Finding]) -> Vec<Finding> {
                 )))
                 .with(Evidence::new(
                     "library search path",
-                    facts
-                        .search_path
-                        .iter()
-                        .map(|d| d.dir.as_str())
-                        .collect::<Vec<_>>()
-                        .join(":"),
+                    facts.search_path_text(),
                 ))
                 .remedy(format!(
                     "Install {package}, matching ROCr's release, then run `sudo ldconfig`. Do not \
