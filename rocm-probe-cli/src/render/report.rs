@@ -76,7 +76,7 @@ pub fn text(report: &Report, source: &Source, style: Style, out: &mut dyn Write)
         writeln!(out)?;
         let tail = match (&layer.note, layer.consequence_of) {
             (Some(note), _) => format!("  {note}"),
-            (None, Some(id)) => format!("  (follows from {id})"),
+            (None, Some(id)) => format!("  (cannot work until {id} is fixed)"),
             (None, None) => String::new(),
         };
         writeln!(
