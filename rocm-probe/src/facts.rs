@@ -6,6 +6,7 @@ use crate::access::{self, DeviceFacts};
 use crate::agent::{AgentFacts, Inventory};
 use crate::fixture::Identity;
 use crate::install::InstallFacts;
+use crate::libraries::LibraryFacts;
 use crate::module::ModuleFacts;
 use crate::pci::PciFacts;
 use crate::platform::PlatformFacts;
@@ -39,6 +40,8 @@ pub struct Facts {
     pub devices: Vec<DeviceFacts>,
     /// ROCm installs on disk and what a process would load.
     pub installs: InstallFacts,
+    /// The ROCm libraries of each install and the targets their kernel files carry.
+    pub libraries: LibraryFacts,
     /// Processes that have `/dev/kfd` open; `None` without KFD.
     pub processes: Option<Processes>,
     /// Problems outside the topology.
@@ -67,6 +70,7 @@ impl Facts {
         let platform = PlatformFacts::collect(source, &mut problems);
         let identity = source.host().identity();
         let installs = InstallFacts::collect(source, &platform.env);
+        let libraries = LibraryFacts::collect(source, &installs);
 
         let mut paths = vec![KFD_DEVICE.to_owned()];
         if let Some(inv) = &inventory {
@@ -102,6 +106,7 @@ impl Facts {
             identity,
             devices,
             installs,
+            libraries,
             processes,
             problems,
         }

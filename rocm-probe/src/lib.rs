@@ -24,6 +24,7 @@ pub mod finding;
 pub mod fixture;
 pub mod host;
 pub mod install;
+pub mod libraries;
 pub mod marketing;
 pub mod module;
 pub mod output;

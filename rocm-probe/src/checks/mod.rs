@@ -2,6 +2,7 @@
 
 pub mod driver;
 pub mod hardware;
+pub mod libraries;
 pub mod runtime;
 pub mod thunk;
 
@@ -18,5 +19,7 @@ pub fn run(facts: &Facts, profile: Profile) -> Vec<Finding> {
     findings.extend(thunk);
     let runtime = runtime::check(facts, &findings);
     findings.extend(runtime);
+    let libraries = libraries::check(facts, &findings);
+    findings.extend(libraries);
     findings
 }

@@ -3,6 +3,7 @@
 
 pub mod driver;
 pub mod hardware;
+pub mod libraries;
 pub mod runtime;
 pub mod thunk;
 
@@ -14,12 +15,14 @@ pub(crate) const TABLES: &[&[crate::finding::Rule]] = &[
     driver::DRIVER_PLATFORM_RULES,
     thunk::THUNK_RULES,
     runtime::RUNTIME_RULES,
+    libraries::LIBRARIES_RULES,
 ];
 
 /// Every rule constant, for `use crate::finding::*`.
 pub mod all {
     pub use super::driver::*;
     pub use super::hardware::*;
+    pub use super::libraries::*;
     pub use super::runtime::*;
     pub use super::thunk::*;
 }

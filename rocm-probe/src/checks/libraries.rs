@@ -1,0 +1,346 @@
+//! Layer 5: the ROCm libraries of each install, and whether their kernel files cover the GPUs.
+//!
+//! The install checks (a `hip*` wrapper without its backend, what is present) need no GPU. The
+//! per-target checks run only when layers 1–4 have no failure: without a driver, a GPU or a usable
+//! runtime, "no kernels for the target" would only repeat the lower failure. The target checked is
+//! the effective one: `HSA_OVERRIDE_GFX_VERSION`, when ROCr accepts it, replaces every GPU's.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::facts::Facts;
+use crate::finding::{
+    COVERAGE, Evidence, Finding, HIP_WRAPPER_WITHOUT_BACKEND, HIPBLASLT_NO_KERNELS_FOR_TARGET,
+    LIBRARIES_NOT_CAPTURED, MIOPEN_NO_KDB_FOR_TARGET, ROCBLAS_NO_KERNELS_FOR_TARGET, Rule, Status,
+};
+use crate::libraries::{InstallLibraries, KernelDir, LibraryFacts, WRAPPERS};
+use crate::target::GfxVersion;
+
+use super::runtime::env::parse_override;
+use super::runtime::{HSA_OVERRIDE_GFX_VERSION, family};
+
+/// The GPUs' effective targets: processor → the evidence of the nodes that have it.
+type Targets = BTreeMap<String, Vec<Evidence>>;
+
+/// Layer 5 findings; `below` are the findings of layers 1–4.
+pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let libs = &f.libraries;
+    if !libs.captured {
+        out.push(
+            LIBRARIES_NOT_CAPTURED
+                .finding("ROCm installs not captured in this fixture: library checks skipped"),
+        );
+        return out;
+    }
+    for i in &libs.installs {
+        wrappers(i, &mut out);
+    }
+    let targets = targets(f, below);
+    let override_evidence = targets.as_ref().and_then(|_| {
+        f.platform
+            .env
+            .get(HSA_OVERRIDE_GFX_VERSION)
+            .map(|v| Evidence::new(format!("env:{HSA_OVERRIDE_GFX_VERSION}"), format!("{v:?}")))
+    });
+    if let Some(targets) = &targets {
+        for i in &libs.installs {
+            per_target(i, targets, override_evidence.as_ref(), &mut out);
+        }
+    }
+    coverage(libs, targets.as_ref(), &mut out);
+    out
+}
+
+/// The effective targets of the GPUs, or `None` when GPU-specific checks must stay silent (a
+/// failure below, no GPU).
+fn targets(f: &Facts, below: &[Finding]) -> Option<Targets> {
+    if below.iter().any(|x| x.status == Status::Fail) {
+        return None;
+    }
+    let overridden = f
+        .platform
+        .env
+        .get(HSA_OVERRIDE_GFX_VERSION)
+        .and_then(|v| parse_override(v).ok());
+    let mut targets = Targets::new();
+    for a in f.inventory.as_ref()?.gpu_agents() {
+        let real = a.gfx.map(|g| g.name()).or_else(|| a.name.clone());
+        let Some(real) = real else { continue };
+        let effective = overridden.map_or_else(|| real.clone(), |o| o.name());
+        let mut value = real.clone();
+        if let Some(m) = &a.marketing_name {
+            value.push_str(&format!(" {m}"));
+        }
+        if effective != real {
+            value.push_str(&format!(", runs as {effective} (HSA_OVERRIDE_GFX_VERSION)"));
+        }
+        targets.entry(effective).or_default().push(Evidence::new(
+            format!("{}/nodes/{}", crate::topology::TOPOLOGY_DIR, a.node),
+            value,
+        ));
+    }
+    (!targets.is_empty()).then_some(targets)
+}
+
+/// Processor names in version order (gfx90a before gfx942 before gfx1030), or `none`.
+fn list(targets: &BTreeSet<String>) -> String {
+    if targets.is_empty() {
+        return "none".to_owned();
+    }
+    let mut names: Vec<&String> = targets.iter().collect();
+    names.sort_by_key(|t| (GfxVersion::from_name(t), t.as_str()));
+    names
+        .iter()
+        .map(|t| t.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn wrappers(i: &InstallLibraries, out: &mut Vec<Finding>) {
+    for (wrapper, backend) in WRAPPERS {
+        let Some(files) = i.files(wrapper) else {
+            continue;
+        };
+        if i.has(backend) {
+            continue;
+        }
+        out.push(
+            HIP_WRAPPER_WITHOUT_BACKEND
+                .finding(format!(
+                    "lib{wrapper} of {} is installed without lib{backend}: anything linked \
+                     against it fails to load",
+                    i.describe
+                ))
+                .with(Evidence::new(
+                    format!("{}/{}", i.lib_dir, files[0]),
+                    files.join(", "),
+                ))
+                .with(Evidence::absent(format!("{}/lib{backend}.so*", i.lib_dir)))
+                .remedy(format!(
+                    "Install {backend} of the same release as {wrapper} (AMD's packages: sudo apt \
+                     install {backend}, or the rocm-libs meta package), or remove {wrapper}."
+                )),
+        );
+    }
+}
+
+/// The version string `HSA_OVERRIDE_GFX_VERSION` takes for a processor (`gfx1100` → `11.0.0`).
+fn override_value(target: &str) -> Option<String> {
+    let g = GfxVersion::from_name(target)?;
+    Some(format!("{}.{}.{}", g.major, g.minor, g.stepping))
+}
+
+fn missing_finding(
+    rule: Rule,
+    library: &str,
+    i: &InstallLibraries,
+    dir: Option<&KernelDir>,
+    expected_dir: String,
+    missing: &[&String],
+    (targets, override_evidence): (&Targets, Option<&Evidence>),
+) -> Finding {
+    let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+    let have = dir.map(|d| d.targets.clone()).unwrap_or_default();
+    let mut finding = rule.finding(format!(
+        "{library} of {} has no kernels for {} (it has: {})",
+        i.describe,
+        names.join(", "),
+        list(&have)
+    ));
+    finding = match dir {
+        Some(d) => finding.with(Evidence::new(
+            d.dir.clone(),
+            format!("{} entries; targets: {}", d.entries, list(&d.targets)),
+        )),
+        None => finding.with(Evidence::absent(expected_dir)),
+    };
+    for t in missing {
+        finding = finding.with_all(targets[*t].iter().cloned());
+    }
+    if let Some(e) = override_evidence {
+        finding = finding.with(e.clone());
+    }
+    finding
+}
+
+fn per_target(
+    i: &InstallLibraries,
+    targets: &Targets,
+    override_evidence: Option<&Evidence>,
+    out: &mut Vec<Finding>,
+) {
+    if i.has("rocblas") || i.rocblas.is_some() {
+        let have = i
+            .rocblas
+            .as_ref()
+            .map(|d| d.targets.clone())
+            .unwrap_or_default();
+        let missing: Vec<&String> = targets.keys().filter(|t| !have.contains(*t)).collect();
+        if !missing.is_empty() {
+            let mut steps = Vec::new();
+            for t in &missing {
+                let sibling = GfxVersion::from_name(t).and_then(|g| {
+                    have.iter().find(|h| {
+                        GfxVersion::from_name(h).is_some_and(|hg| family(hg) == family(g))
+                    })
+                });
+                if let Some(s) = sibling.filter(|_| override_evidence.is_none())
+                    && let Some(v) = override_value(s)
+                {
+                    steps.push(format!(
+                        "for {t}, HSA_OVERRIDE_GFX_VERSION={v} makes ROCr report {s}, which this \
+                         rocBLAS has (not supported by AMD; works for most users of the same \
+                         family)"
+                    ));
+                }
+            }
+            steps.push(
+                "install a ROCm release whose rocBLAS lists the target, build rocBLAS for it \
+                 (./install.sh -a <gfx>), or point ROCBLAS_TENSILE_LIBPATH at a Tensile \
+                 directory that has it"
+                    .to_owned(),
+            );
+            let mut s = steps.join("; ");
+            if let Some(c) = s.get(..1) {
+                s = format!("{}{}.", c.to_uppercase(), &s[1..]);
+            }
+            out.push(
+                missing_finding(
+                    ROCBLAS_NO_KERNELS_FOR_TARGET,
+                    "rocBLAS",
+                    i,
+                    i.rocblas.as_ref(),
+                    format!("{}/{}", i.lib_dir, crate::libraries::ROCBLAS_LIBRARY),
+                    &missing,
+                    (targets, override_evidence),
+                )
+                .remedy(s),
+            );
+        }
+    }
+    if i.has("hipblaslt") || i.hipblaslt.is_some() {
+        let have = i
+            .hipblaslt
+            .as_ref()
+            .map(|d| d.targets.clone())
+            .unwrap_or_default();
+        let missing: Vec<&String> = targets.keys().filter(|t| !have.contains(*t)).collect();
+        if !missing.is_empty() {
+            out.push(
+                missing_finding(
+                    HIPBLASLT_NO_KERNELS_FOR_TARGET,
+                    "hipBLASLt",
+                    i,
+                    i.hipblaslt.as_ref(),
+                    format!("{}/{}", i.lib_dir, crate::libraries::HIPBLASLT_LIBRARY),
+                    &missing,
+                    (targets, override_evidence),
+                )
+                .remedy(
+                    "Make sure the workload does not require hipBLASLt (PyTorch: \
+                     TORCH_BLAS_PREFER_HIPBLASLT=0 uses rocBLAS), or use a release whose \
+                     hipBLASLt lists the target.",
+                ),
+            );
+        }
+    }
+    if i.has("MIOpen") || i.miopen.is_some() {
+        let have = i.miopen.as_ref().map(|d| d.targets()).unwrap_or_default();
+        let missing: Vec<&String> = targets.keys().filter(|t| !have.contains(*t)).collect();
+        if !missing.is_empty() {
+            let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+            let mut finding = MIOPEN_NO_KDB_FOR_TARGET.finding(format!(
+                "MIOpen of {} has no precompiled kernels for {} (kernel databases: {}): kernels \
+                 are compiled at first use",
+                i.describe,
+                names.join(", "),
+                list(&have)
+            ));
+            finding = match &i.miopen {
+                Some(d) => finding.with(Evidence::new(
+                    d.dir.clone(),
+                    if d.kdbs.is_empty() {
+                        "no .kdb files".to_owned()
+                    } else {
+                        d.kdbs
+                            .iter()
+                            .map(|k| k.file.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    },
+                )),
+                None => finding.with(Evidence::absent(format!(
+                    "{}/{}",
+                    i.prefix,
+                    crate::libraries::MIOPEN_DB
+                ))),
+            };
+            for t in &missing {
+                finding = finding.with_all(targets[*t].iter().cloned());
+            }
+            out.push(finding.remedy(format!(
+                "Install MIOpen's kernel database package for the target when AMD ships one \
+                 (miopen-hip-{}kdb); otherwise expect a slow first run while MIOpen fills its \
+                 cache (~/.cache/miopen).",
+                names[0]
+            )));
+        }
+    }
+}
+
+fn coverage(libs: &LibraryFacts, targets: Option<&Targets>, out: &mut Vec<Finding>) {
+    for i in libs.installs.iter().filter(|i| i.any()) {
+        let mut parts = Vec::new();
+        let mut evidence = Vec::new();
+        if !i.present.is_empty() {
+            evidence.push(Evidence::new(
+                i.lib_dir.clone(),
+                i.present
+                    .iter()
+                    .map(|p| p.files.join(", "))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            ));
+        }
+        let mut sets: Vec<(&str, BTreeSet<String>)> = Vec::new();
+        if let Some(d) = &i.rocblas {
+            sets.push(("rocBLAS", d.targets.clone()));
+            evidence.push(Evidence::new(d.dir.clone(), list(&d.targets)));
+        }
+        if let Some(d) = &i.hipblaslt {
+            sets.push(("hipBLASLt", d.targets.clone()));
+            evidence.push(Evidence::new(d.dir.clone(), list(&d.targets)));
+        }
+        if let Some(d) = &i.miopen {
+            sets.push(("MIOpen kdb", d.targets()));
+            evidence.push(Evidence::new(d.dir.clone(), list(&d.targets())));
+        }
+        for (name, set) in &sets {
+            let covered = match targets {
+                Some(t) => {
+                    let gpus: Vec<&str> = t
+                        .keys()
+                        .filter(|k| set.contains(*k))
+                        .map(String::as_str)
+                        .collect();
+                    if gpus.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (covers this machine's {})", gpus.join(", "))
+                    }
+                }
+                None => String::new(),
+            };
+            parts.push(format!("{name} for {}{covered}", list(set)));
+        }
+        let names: Vec<&str> = i.present.iter().map(|p| p.name.as_str()).collect();
+        let summary = if parts.is_empty() {
+            format!("{}: {}", i.describe, names.join(", "))
+        } else if names.is_empty() {
+            format!("{}: {}", i.describe, parts.join("; "))
+        } else {
+            format!("{}: {}; {}", i.describe, names.join(", "), parts.join("; "))
+        };
+        out.push(COVERAGE.finding(summary).with_all(evidence));
+    }
+}

@@ -1,0 +1,267 @@
+//! Layer 5 (libraries), passively: beyond `[expect]` (checked by the sweep), the evidence and
+//! remedy of each scenario, the healthy install, and silence above a broken lower layer.
+
+use std::collections::BTreeSet;
+
+use rocm_probe::Facts;
+use rocm_probe::Source;
+use rocm_probe::finding::{Layer, Status};
+
+use rocm_probe_tests::{evidence, finding, report};
+
+const SCENARIOS: [&str; 3] = [
+    "rocm-6.2-mi210",
+    "rocblas-no-gfx1103",
+    "hipblas-without-rocblas",
+];
+
+#[test]
+fn every_scenario_has_a_readme_citing_its_sources() {
+    for name in SCENARIOS {
+        let dir = rocm_probe_tests::fixtures_dir().join(name);
+        let readme = std::fs::read_to_string(dir.join("README.md"))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(readme.contains("https://"), "{name}: README cites nothing");
+        assert!(readme.contains("## Derived from"), "{name}");
+        assert!(readme.contains("[expect]"), "{name}");
+    }
+}
+
+#[test]
+fn healthy_install_covers_gfx90a() {
+    let r = report("rocm-6.2-mi210");
+    assert_eq!(r.verdict.root_layer, 0);
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.layer != Layer::Libraries || f.status == Status::Pass)
+    );
+    let c = finding(&r, "libraries.coverage");
+    assert_eq!(c.status, Status::Pass);
+    assert!(
+        c.summary.contains("ROCm 6.2.0 at /opt/rocm-6.2.0"),
+        "{}",
+        c.summary
+    );
+    assert!(
+        c.summary
+            .contains("rocBLAS for gfx90a (covers this machine's gfx90a)"),
+        "{}",
+        c.summary
+    );
+    assert_eq!(
+        evidence(c, "/opt/rocm-6.2.0/lib/rocblas/library").as_deref(),
+        Some("gfx90a")
+    );
+    assert_eq!(
+        evidence(c, "/opt/rocm-6.2.0/share/miopen/db").as_deref(),
+        Some("gfx90a")
+    );
+    let libs = evidence(c, "/opt/rocm-6.2.0/lib").unwrap();
+    for so in [
+        "librocblas.so.4",
+        "libhipblas.so.2",
+        "libhipblaslt.so.0",
+        "libMIOpen.so.1",
+    ] {
+        assert!(libs.contains(so), "{libs}");
+    }
+}
+
+#[test]
+fn healthy_install_facts() {
+    let dir = rocm_probe_tests::fixtures_dir().join("rocm-6.2-mi210");
+    let facts = Facts::collect(&Source::fixture(dir).unwrap());
+    let libs = &facts.libraries;
+    assert!(libs.captured);
+    assert!(libs.problems.is_empty(), "{:?}", libs.problems);
+    let i = &libs.installs[0];
+    assert_eq!(i.prefix, "/opt/rocm-6.2.0");
+    let names: Vec<&str> = i.present.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["rocblas", "hipblas", "hipblaslt", "MIOpen"]);
+    let rocblas = i.rocblas.as_ref().unwrap();
+    assert_eq!(rocblas.entries, 6);
+    assert_eq!(rocblas.targets, BTreeSet::from(["gfx90a".to_owned()]));
+    let kdb = &i.miopen.as_ref().unwrap().kdbs[0];
+    assert_eq!((kdb.target.as_str(), kdb.cus), ("gfx90a", Some(104)));
+}
+
+#[test]
+fn rocblas_without_the_gpus_target_fails_at_layer_5() {
+    let r = report("rocblas-no-gfx1103");
+    assert_eq!(r.verdict.root_layer, 5);
+    assert_eq!(
+        r.verdict.root_cause,
+        Some("libraries.rocblas-no-kernels-for-target")
+    );
+    let f = finding(&r, "libraries.rocblas-no-kernels-for-target");
+    assert_eq!(f.status, Status::Fail);
+    assert_eq!(f.caused_by, None);
+    assert!(
+        f.summary.contains("no kernels for gfx1103"),
+        "{}",
+        f.summary
+    );
+    assert_eq!(
+        evidence(f, "/opt/rocm-6.2.0/lib/rocblas/library").as_deref(),
+        Some("13 entries; targets: gfx90a, gfx942, gfx1030, gfx1100")
+    );
+    assert_eq!(
+        evidence(f, "/nodes/1").as_deref(),
+        Some("gfx1103 AMD Radeon 780M Graphics")
+    );
+    let remedy = f.remedy.as_deref().unwrap();
+    assert!(
+        remedy.contains("HSA_OVERRIDE_GFX_VERSION=11.0.0"),
+        "{remedy}"
+    );
+    assert!(remedy.contains("gfx1100"), "{remedy}");
+    // The coverage line still lists what the library has, without claiming the GPU.
+    let c = finding(&r, "libraries.coverage");
+    assert!(!c.summary.contains("covers"), "{}", c.summary);
+}
+
+#[test]
+fn hipblas_without_rocblas_fails_at_layer_5() {
+    let r = report("hipblas-without-rocblas");
+    assert_eq!(r.verdict.root_layer, 5);
+    let f = finding(&r, "libraries.hip-wrapper-without-backend");
+    assert_eq!(f.status, Status::Fail);
+    assert!(f.summary.contains("libhipblas"), "{}", f.summary);
+    assert_eq!(
+        evidence(f, "/opt/rocm-6.2.0/lib/libhipblas.so.2").as_deref(),
+        Some("libhipblas.so.2, libhipblas.so.2.2.60200")
+    );
+    assert_eq!(
+        evidence(f, "/opt/rocm-6.2.0/lib/librocblas.so*").as_deref(),
+        Some("(absent)")
+    );
+    assert!(f.remedy.as_deref().unwrap().contains("rocblas"));
+    // No rocBLAS at all: no Tensile finding either.
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "libraries.rocblas-no-kernels-for-target")
+    );
+}
+
+#[test]
+fn not_captured_installs_skip_layer_5() {
+    let r = report("apu-phoenix-780m");
+    let f = finding(&r, "libraries.not-captured");
+    assert_eq!(f.status, Status::Skip);
+    assert_eq!(
+        r.findings
+            .iter()
+            .filter(|f| f.layer == Layer::Libraries)
+            .count(),
+        1
+    );
+}
+
+fn facts(name: &str) -> Facts {
+    Facts::collect(&Source::fixture(rocm_probe_tests::fixtures_dir().join(name)).unwrap())
+}
+
+fn ids(findings: &[rocm_probe::Finding]) -> Vec<&'static str> {
+    findings.iter().map(|f| f.id).collect()
+}
+
+#[test]
+fn gpu_checks_stay_silent_above_a_failed_layer() {
+    let f = facts("rocblas-no-gfx1103");
+    let healthy = rocm_probe::checks::libraries::check(&f, &[]);
+    assert!(ids(&healthy).contains(&"libraries.rocblas-no-kernels-for-target"));
+    // A failed lower layer: the install-level findings stay, the per-target ones go.
+    let below = [rocm_probe::finding::NO_ROCM.finding("no ROCm")];
+    let blocked = rocm_probe::checks::libraries::check(&f, &below);
+    assert_eq!(ids(&blocked), ["libraries.coverage"]);
+}
+
+#[test]
+fn the_override_is_the_effective_target() {
+    let mut f = facts("rocblas-no-gfx1103");
+    f.platform
+        .env
+        .insert("HSA_OVERRIDE_GFX_VERSION".into(), "11.0.0".into());
+    let out = rocm_probe::checks::libraries::check(&f, &[]);
+    assert_eq!(ids(&out), ["libraries.coverage"]);
+    assert!(
+        out[0].summary.contains("(covers this machine's gfx1100)"),
+        "{}",
+        out[0].summary
+    );
+    // An override to a target rocBLAS lacks keeps the failure, with the override as evidence.
+    f.platform
+        .env
+        .insert("HSA_OVERRIDE_GFX_VERSION".into(), "11.0.2".into());
+    let out = rocm_probe::checks::libraries::check(&f, &[]);
+    let fail = &out[0];
+    assert_eq!(fail.id, "libraries.rocblas-no-kernels-for-target");
+    assert!(
+        fail.summary.contains("no kernels for gfx1102"),
+        "{}",
+        fail.summary
+    );
+    assert_eq!(
+        evidence(fail, "/nodes/1").as_deref(),
+        Some("gfx1103 AMD Radeon 780M Graphics, runs as gfx1102 (HSA_OVERRIDE_GFX_VERSION)")
+    );
+    assert_eq!(
+        evidence(fail, "env:HSA_OVERRIDE_GFX_VERSION").as_deref(),
+        Some("\"11.0.2\"")
+    );
+    assert!(
+        !fail
+            .remedy
+            .as_deref()
+            .unwrap()
+            .contains("HSA_OVERRIDE_GFX_VERSION=")
+    );
+}
+
+#[test]
+fn hipblaslt_and_miopen_gaps_are_a_warning_and_a_hint() {
+    // The healthy MI210 install (gfx90a files only) seen by GPUs overridden to gfx942.
+    let mut f = facts("rocm-6.2-mi210");
+    f.platform
+        .env
+        .insert("HSA_OVERRIDE_GFX_VERSION".into(), "9.4.2".into());
+    let out = rocm_probe::checks::libraries::check(&f, &[]);
+    assert_eq!(
+        ids(&out),
+        [
+            "libraries.rocblas-no-kernels-for-target",
+            "libraries.hipblaslt-no-kernels-for-target",
+            "libraries.miopen-no-kdb-for-target",
+            "libraries.coverage",
+        ]
+    );
+    let statuses: Vec<Status> = out.iter().map(|f| f.status).collect();
+    assert_eq!(
+        statuses,
+        [Status::Fail, Status::Warn, Status::Info, Status::Pass]
+    );
+    assert_eq!(
+        evidence(&out[1], "/opt/rocm-6.2.0/lib/hipblaslt/library").as_deref(),
+        Some("5 entries; targets: gfx90a")
+    );
+    assert_eq!(
+        evidence(&out[2], "/opt/rocm-6.2.0/share/miopen/db").as_deref(),
+        Some("gfx90a68.kdb")
+    );
+    assert!(
+        out[2].summary.contains("compiled at first use"),
+        "{}",
+        out[2].summary
+    );
+    // Eight GPUs with one effective target: one finding, eight nodes as evidence.
+    assert_eq!(
+        out[0]
+            .evidence
+            .iter()
+            .filter(|e| e.source.contains("/nodes/"))
+            .count(),
+        8
+    );
+}
