@@ -171,3 +171,25 @@ fn mi25_2018_names_targets_from_the_device_id() {
             .any(|p| p.message.contains("same PCI location_id"))
     );
 }
+
+#[test]
+fn every_fixture_says_where_it_came_from() {
+    let mut scenarios = 0;
+    for (name, dir) in fixtures() {
+        let readme = std::fs::read_to_string(dir.join("README.md"))
+            .unwrap_or_else(|e| panic!("{name}: no README.md: {e}"));
+        // Scenarios are derived from a real capture and model a public report.
+        if readme.contains("## Derived from") {
+            scenarios += 1;
+            assert!(
+                readme.contains("https://"),
+                "{name}: README cites no public report"
+            );
+            assert!(
+                readme.contains("[expect]"),
+                "{name}: README does not explain [expect]"
+            );
+        }
+    }
+    assert!(scenarios >= 16, "{scenarios} scenario fixtures");
+}
