@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use crate::access::{self, DeviceFacts};
 use crate::agent::{AgentFacts, Inventory};
+use crate::compiler::CompilerFacts;
 use crate::fixture::Identity;
 use crate::install::InstallFacts;
 use crate::libraries::LibraryFacts;
@@ -42,6 +43,8 @@ pub struct Facts {
     pub installs: InstallFacts,
     /// The ROCm libraries of each install and the targets their kernel files carry.
     pub libraries: LibraryFacts,
+    /// The HIP compilers of each install and the targets their device libraries cover.
+    pub compiler: CompilerFacts,
     /// Processes that have `/dev/kfd` open; `None` without KFD.
     pub processes: Option<Processes>,
     /// Problems outside the topology.
@@ -71,6 +74,7 @@ impl Facts {
         let identity = source.host().identity();
         let installs = InstallFacts::collect(source, &platform.env);
         let libraries = LibraryFacts::collect(source, &installs);
+        let compiler = CompilerFacts::collect(source, &installs);
 
         let mut paths = vec![KFD_DEVICE.to_owned()];
         if let Some(inv) = &inventory {
@@ -107,6 +111,7 @@ impl Facts {
             devices,
             installs,
             libraries,
+            compiler,
             processes,
             problems,
         }

@@ -18,6 +18,7 @@ pub mod access;
 pub mod agent;
 pub mod checks;
 pub mod codeobject;
+pub mod compiler;
 pub mod drm;
 pub mod facts;
 pub mod finding;

@@ -248,7 +248,7 @@ pub fn is_soname_of(name: &str, stem: &str) -> bool {
 /// The processor at the start of `s` (which starts right after `gfx`) and the rest: majors of
 /// two digits start with 1 (gfx10, gfx11, gfx12), so the processor has 4 characters then, else
 /// 3 (gfx900, gfx90a). `None` unless they are a decimal major and hex minor and stepping.
-fn processor(s: &str) -> Option<(String, &str)> {
+pub(crate) fn processor(s: &str) -> Option<(String, &str)> {
     let len = if s.starts_with('1') { 4 } else { 3 };
     let head = s.get(..len)?;
     let (major, minor_stepping) = head.split_at(len - 2);

@@ -1,5 +1,6 @@
 //! Checks: pure functions from facts to findings, one module per layer. No I/O here.
 
+pub mod compiler;
 pub mod driver;
 pub mod hardware;
 pub mod libraries;
@@ -21,5 +22,7 @@ pub fn run(facts: &Facts, profile: Profile) -> Vec<Finding> {
     findings.extend(runtime);
     let libraries = libraries::check(facts, &findings);
     findings.extend(libraries);
+    let compiler = compiler::check(facts, &findings);
+    findings.extend(compiler);
     findings
 }

@@ -1,6 +1,7 @@
 //! The registry of finding ids, one table per layer (DESIGN §5: every id is declared once, with
 //! its layer, default status and `explain` text).
 
+pub mod compiler;
 pub mod driver;
 pub mod hardware;
 pub mod libraries;
@@ -16,10 +17,12 @@ pub(crate) const TABLES: &[&[crate::finding::Rule]] = &[
     thunk::THUNK_RULES,
     runtime::RUNTIME_RULES,
     libraries::LIBRARIES_RULES,
+    compiler::COMPILER_RULES,
 ];
 
 /// Every rule constant, for `use crate::finding::*`.
 pub mod all {
+    pub use super::compiler::*;
     pub use super::driver::*;
     pub use super::hardware::*;
     pub use super::libraries::*;

@@ -1,0 +1,175 @@
+//! Layer 6: the HIP compilers, whether their device libraries cover the GPUs, and the
+//! `--offload-arch=` flags for this machine.
+//!
+//! `compiler.no-compiler` needs no GPU. The per-GPU checks run only when layers 1–5 have no
+//! failure, like layer 5's. The target is the GPU's own processor: `HSA_OVERRIDE_GFX_VERSION`
+//! changes what ROCr loads, not what the compiler can build for.
+
+use std::collections::BTreeMap;
+
+use crate::compiler::{CompilerFacts, InstallCompiler};
+use crate::facts::Facts;
+use crate::finding::{
+    COMPILER_NOT_CAPTURED, Evidence, Finding, NO_COMPILER, NO_DEVICE_LIBS_FOR_TARGET, OFFLOAD_ARCH,
+    Status,
+};
+use crate::target::GfxVersion;
+
+/// One distinct target ID of the GPUs, with the processor and the evidence of its nodes.
+struct Target {
+    id: String,
+    processor: String,
+    nodes: Vec<Evidence>,
+}
+
+/// Layer 6 findings; `below` are the findings of layers 1–5.
+pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let c = &f.compiler;
+    if !c.captured {
+        out.push(
+            COMPILER_NOT_CAPTURED
+                .finding("ROCm installs not captured in this fixture: compiler checks skipped"),
+        );
+        return out;
+    }
+    if c.installs.iter().all(|i| i.tools.is_empty()) {
+        out.push(
+            NO_COMPILER
+                .finding("No HIP compiler (hipcc, amdclang++, clang) found: running needs none")
+                .with_all(c.looked_at.iter().map(Evidence::absent))
+                .remedy(
+                    "Only to build HIP code: install AMD's rocm-hip-sdk (hipcc, amdclang++ and \
+                     the device libraries) or the distribution's hipcc package.",
+                ),
+        );
+    }
+    let Some(targets) = targets(f, below) else {
+        return out;
+    };
+    for i in c.installs.iter().filter(|i| i.any()) {
+        device_libs(i, &targets, &mut out);
+    }
+    offload_arch(c, &targets, &mut out);
+    out
+}
+
+/// The GPUs' distinct target IDs in node order, or `None` when GPU-specific checks must stay
+/// silent (a failure below, no GPU).
+fn targets(f: &Facts, below: &[Finding]) -> Option<Vec<Target>> {
+    if below.iter().any(|x| x.status == Status::Fail) {
+        return None;
+    }
+    let mut targets: Vec<Target> = Vec::new();
+    for a in f.inventory.as_ref()?.gpu_agents() {
+        let Some(processor) = a.gfx.map(|g| g.name()).or_else(|| a.name.clone()) else {
+            continue;
+        };
+        let id = a.target_id.clone().unwrap_or_else(|| processor.clone());
+        let mut value = id.clone();
+        if let Some(m) = &a.marketing_name {
+            value.push_str(&format!(" {m}"));
+        }
+        let e = Evidence::new(
+            format!("{}/nodes/{}", crate::topology::TOPOLOGY_DIR, a.node),
+            value,
+        );
+        match targets.iter_mut().find(|t| t.id == id) {
+            Some(t) => t.nodes.push(e),
+            None => targets.push(Target {
+                id,
+                processor,
+                nodes: vec![e],
+            }),
+        }
+    }
+    (!targets.is_empty()).then_some(targets)
+}
+
+/// Processor names in version order, or `none`.
+fn list<'a>(targets: impl IntoIterator<Item = &'a String>) -> String {
+    let mut names: Vec<&String> = targets.into_iter().collect();
+    if names.is_empty() {
+        return "none".to_owned();
+    }
+    names.sort_by_key(|t| (GfxVersion::from_name(t), t.as_str()));
+    names.dedup();
+    names
+        .iter()
+        .map(|t| t.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn device_libs(i: &InstallCompiler, targets: &[Target], out: &mut Vec<Finding>) {
+    let have = i.targets();
+    // Processor → its nodes, for the processors missing.
+    let mut missing: BTreeMap<&str, Vec<Evidence>> = BTreeMap::new();
+    for t in targets.iter().filter(|t| !have.contains(&t.processor)) {
+        missing
+            .entry(t.processor.as_str())
+            .or_default()
+            .extend(t.nodes.iter().cloned());
+    }
+    if missing.is_empty() {
+        return;
+    }
+    let names: Vec<String> = missing.keys().map(|s| (*s).to_owned()).collect();
+    let mut finding = NO_DEVICE_LIBS_FOR_TARGET.finding(format!(
+        "The device libraries of {} have no bitcode for {} (they cover: {}): HIP code cannot be \
+         compiled for it here",
+        i.describe,
+        list(&names),
+        list(&have)
+    ));
+    if i.device_libs.is_empty() {
+        finding = finding.with(Evidence::absent(format!("{}/amdgcn/bitcode", i.prefix)));
+    }
+    for d in &i.device_libs {
+        finding = finding.with(Evidence::new(
+            d.dir.clone(),
+            format!(
+                "{} oclc_isa_version files; targets: {}",
+                d.isa_files,
+                list(&d.targets)
+            ),
+        ));
+    }
+    for nodes in missing.into_values() {
+        finding = finding.with_all(nodes);
+    }
+    out.push(finding.remedy(format!(
+        "Install the device libraries (rocm-device-libs, or rocm-llvm of AMD's ROCm) of a release \
+         that has oclc_isa_version_{}.bc, or pass --rocm-device-lib-path=<dir> naming such a \
+         directory. Prebuilt programs are not affected.",
+        names[0].trim_start_matches("gfx")
+    )));
+}
+
+fn offload_arch(c: &CompilerFacts, targets: &[Target], out: &mut Vec<Finding>) {
+    let line = targets
+        .iter()
+        .map(|t| format!("--offload-arch={}", t.id))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let tools: Vec<&str> = c
+        .installs
+        .iter()
+        .flat_map(|i| i.tools.iter().map(|t| t.path.as_str()))
+        .collect();
+    let with = if tools.is_empty() {
+        String::new()
+    } else {
+        format!(" (compilers: {})", tools.join(", "))
+    };
+    let mut finding = OFFLOAD_ARCH.finding(format!("Compile for this machine with {line}{with}"));
+    for t in targets {
+        finding = finding.with_all(t.nodes.iter().cloned());
+    }
+    for i in &c.installs {
+        for d in &i.device_libs {
+            finding = finding.with(Evidence::new(d.dir.clone(), list(&d.targets)));
+        }
+    }
+    out.push(finding);
+}

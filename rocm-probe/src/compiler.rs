@@ -1,0 +1,250 @@
+//! Layer 6: the HIP compilers of each install and the gfx targets their device libraries cover.
+//!
+//! For every install of [`InstallFacts`] (and the distribution's `/usr`, where Debian and Ubuntu
+//! put `hipcc` and `rocm-device-libs`), the probe checks the existence of (never runs):
+//! - `<prefix>/bin/hipcc`, `<prefix>/bin/amdclang++`, `<prefix>/lib/llvm/bin/clang`, and under
+//!   `/usr` also `/usr/lib/llvm-*/bin/clang` (Debian's versioned LLVM);
+//! - the device libraries, whose `oclc_isa_version_<n>.bc` names give the targets covered
+//!   (`oclc_isa_version_90a.bc` → gfx90a): `<prefix>/amdgcn/bitcode` (ROCm ≤ 6.2),
+//!   `<prefix>/lib/llvm/lib/clang/*/lib/amdgcn/bitcode` (ROCm ≥ 6.3) and, under `/usr`,
+//!   `/usr/lib/x86_64-linux-gnu/amdgcn/bitcode` (Debian's `rocm-device-libs`) and
+//!   `/usr/lib/llvm-*/lib/clang/*/lib/amdgcn/bitcode`.
+//!
+//! Every read goes through the [`SysRoot`]; unreadable directories are kept in
+//! [`CompilerFacts::problems`].
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use crate::install::InstallFacts;
+use crate::problem::{Problem, optional};
+use crate::root::SysRoot;
+use crate::source::Source;
+
+/// Debian's `rocm-device-libs` directory (`dpkg -L rocm-device-libs`).
+pub const DEBIAN_BITCODE: &str = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode";
+/// Compiler drivers looked for, relative to a prefix.
+pub const DRIVERS: [&str; 3] = ["bin/hipcc", "bin/amdclang++", "lib/llvm/bin/clang"];
+/// At most this many names of one directory are looked at.
+const MAX_NAMES: usize = 10_000;
+
+/// One compiler driver found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Tool {
+    /// `hipcc`, `amdclang++`, `clang`.
+    pub name: String,
+    /// Its path.
+    pub path: String,
+}
+
+/// One directory of device-library bitcode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeviceLibs {
+    /// The directory.
+    pub dir: String,
+    /// How many `oclc_isa_version_*.bc` files it has.
+    pub isa_files: usize,
+    /// The processors those files cover (`gfx90a`), sorted.
+    pub targets: BTreeSet<String>,
+}
+
+/// The compilers of one install.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InstallCompiler {
+    /// The install prefix (`/opt/rocm-6.2.0`, `/usr`).
+    pub prefix: String,
+    /// `ROCm 6.2.0 at /opt/rocm-6.2.0`.
+    pub describe: String,
+    /// The compiler drivers found.
+    pub tools: Vec<Tool>,
+    /// The device-library directories found.
+    pub device_libs: Vec<DeviceLibs>,
+}
+
+impl InstallCompiler {
+    /// The processors covered by any of the install's device libraries.
+    pub fn targets(&self) -> BTreeSet<String> {
+        self.device_libs
+            .iter()
+            .flat_map(|d| d.targets.iter().cloned())
+            .collect()
+    }
+
+    /// Whether anything of layer 6 is here.
+    pub fn any(&self) -> bool {
+        !self.tools.is_empty() || !self.device_libs.is_empty()
+    }
+}
+
+/// Layer 6 facts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct CompilerFacts {
+    /// Whether the installs were captured (see [`InstallFacts::captured`]).
+    pub captured: bool,
+    /// One entry per install that has a compiler or device libraries, in
+    /// [`InstallFacts::installs`] order, then `/usr` when no install had that prefix.
+    pub installs: Vec<InstallCompiler>,
+    /// The paths looked at, for evidence of absence.
+    pub looked_at: Vec<String>,
+    /// Unreadable directories.
+    pub problems: Vec<Problem>,
+}
+
+impl CompilerFacts {
+    /// Reads the compilers of the installs already found.
+    pub fn collect(source: &Source, installs: &InstallFacts) -> Self {
+        Self::collect_from(source.root(), installs)
+    }
+
+    /// Reads the compilers of `installs` from `root`.
+    pub fn collect_from(root: &SysRoot, installs: &InstallFacts) -> Self {
+        let mut facts = Self {
+            captured: installs.captured,
+            ..Self::default()
+        };
+        if !installs.captured {
+            return facts;
+        }
+        let mut prefixes: Vec<(String, String)> = installs
+            .installs
+            .iter()
+            .map(|i| (i.prefix.trim_end_matches('/').to_owned(), i.describe()))
+            .collect();
+        if !prefixes.iter().any(|(p, _)| p == "/usr") {
+            prefixes.push(("/usr".to_owned(), "the distribution's /usr".to_owned()));
+        }
+        for (prefix, describe) in prefixes {
+            let entry = facts.one(root, &prefix, describe);
+            if entry.any() {
+                facts.installs.push(entry);
+            }
+        }
+        facts
+    }
+
+    fn one(&mut self, root: &SysRoot, prefix: &str, describe: String) -> InstallCompiler {
+        let mut tools = Vec::new();
+        let mut drivers: Vec<String> = DRIVERS.iter().map(|d| format!("{prefix}/{d}")).collect();
+        let mut bitcode = vec![format!("{prefix}/amdgcn/bitcode")];
+        bitcode.extend(clang_bitcode(
+            root,
+            &format!("{prefix}/lib/llvm/lib/clang"),
+            &mut self.problems,
+        ));
+        if prefix == "/usr" {
+            bitcode.push(DEBIAN_BITCODE.to_owned());
+            let llvms = list(root, "/usr/lib", &mut self.problems).unwrap_or_default();
+            for llvm in llvms.iter().filter(|n| is_versioned_llvm(n)) {
+                drivers.push(format!("/usr/lib/{llvm}/bin/clang"));
+                bitcode.extend(clang_bitcode(
+                    root,
+                    &format!("/usr/lib/{llvm}/lib/clang"),
+                    &mut self.problems,
+                ));
+            }
+        }
+        for path in drivers {
+            if root.exists(&path) {
+                let name = path.rsplit('/').next().unwrap_or_default().to_owned();
+                tools.push(Tool { name, path });
+            } else {
+                self.looked_at.push(path);
+            }
+        }
+        let mut device_libs = Vec::new();
+        for dir in bitcode {
+            if !root.exists(&dir) {
+                continue;
+            }
+            let Some(names) = list(root, &dir, &mut self.problems) else {
+                continue;
+            };
+            let isa: Vec<String> = names.iter().filter_map(|n| isa_version_target(n)).collect();
+            device_libs.push(DeviceLibs {
+                dir,
+                isa_files: isa.len(),
+                targets: isa.into_iter().collect(),
+            });
+        }
+        InstallCompiler {
+            prefix: prefix.to_owned(),
+            describe,
+            tools,
+            device_libs,
+        }
+    }
+}
+
+/// `<clang>/*/lib/amdgcn/bitcode` directories that exist (one per clang resource version).
+fn clang_bitcode(root: &SysRoot, clang: &str, problems: &mut Vec<Problem>) -> Vec<String> {
+    if !root.exists(clang) {
+        return Vec::new();
+    }
+    let mut versions = list(root, clang, problems).unwrap_or_default();
+    versions.sort();
+    versions
+        .iter()
+        .map(|v| format!("{clang}/{v}/lib/amdgcn/bitcode"))
+        .filter(|d| root.exists(d))
+        .collect()
+}
+
+/// A bounded listing; a missing directory is `None` without a problem.
+fn list(root: &SysRoot, dir: &str, problems: &mut Vec<Problem>) -> Option<Vec<String>> {
+    let mut names = optional(root.read_dir(dir), problems)?;
+    names.truncate(MAX_NAMES);
+    Some(names)
+}
+
+/// Debian's versioned LLVM directories: `llvm-17`, `llvm-19` (not `llvm`, `llvm-foo`).
+pub fn is_versioned_llvm(name: &str) -> bool {
+    name.strip_prefix("llvm-")
+        .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The processor a device-library ISA file covers: `oclc_isa_version_1100.bc` → gfx1100,
+/// `oclc_isa_version_90a.bc` → gfx90a. Other names give `None`.
+pub fn isa_version_target(name: &str) -> Option<String> {
+    let n = name
+        .strip_prefix("oclc_isa_version_")?
+        .strip_suffix(".bc")?;
+    let (target, tail) = crate::libraries::processor(n)?;
+    tail.is_empty().then_some(target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn isa_version_names() {
+        let t = |n: &str| isa_version_target(n);
+        assert_eq!(t("oclc_isa_version_1100.bc").as_deref(), Some("gfx1100"));
+        assert_eq!(t("oclc_isa_version_90a.bc").as_deref(), Some("gfx90a"));
+        assert_eq!(t("oclc_isa_version_942.bc").as_deref(), Some("gfx942"));
+        assert_eq!(t("oclc_isa_version_600.bc").as_deref(), Some("gfx600"));
+        assert_eq!(t("oclc_isa_version_1036.bc").as_deref(), Some("gfx1036"));
+        assert_eq!(t("oclc_isa_version_1201.bc").as_deref(), Some("gfx1201"));
+        for none in [
+            "oclc_abi_version_500.bc",
+            "oclc_isa_version_.bc",
+            "oclc_isa_version_11000.bc",
+            "oclc_isa_version_90a.ll",
+            "oclc_isa_version_9.bc",
+            "ockl.bc",
+            "hip.bc",
+        ] {
+            assert_eq!(t(none), None, "{none}");
+        }
+    }
+
+    #[test]
+    fn versioned_llvm() {
+        assert!(is_versioned_llvm("llvm-17"));
+        assert!(is_versioned_llvm("llvm-19"));
+        assert!(!is_versioned_llvm("llvm"));
+        assert!(!is_versioned_llvm("llvm-"));
+        assert!(!is_versioned_llvm("llvm-foo"));
+    }
+}

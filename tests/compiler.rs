@@ -1,0 +1,162 @@
+//! Layer 6 (compiler), passively: beyond `[expect]` (checked by the sweep), the evidence of the
+//! healthy compiler and of the missing device library, silence above a broken lower layer, and
+//! the collector on this machine (Debian's hipcc and rocm-device-libs).
+
+use std::collections::BTreeSet;
+
+use rocm_probe::compiler::{CompilerFacts, DEBIAN_BITCODE};
+use rocm_probe::finding::{Layer, Status};
+use rocm_probe::install::InstallFacts;
+use rocm_probe::root::SysRoot;
+use rocm_probe::{Facts, Source};
+
+use rocm_probe_tests::{evidence, finding, report};
+
+#[test]
+fn healthy_compiler_gives_the_offload_arch_line() {
+    let r = report("rocm-6.2-mi210-compiler");
+    assert_eq!(r.verdict.root_layer, 0);
+    let own: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.layer == Layer::Compiler)
+        .map(|f| f.id)
+        .collect();
+    assert_eq!(own, ["compiler.offload-arch"]);
+    let f = finding(&r, "compiler.offload-arch");
+    assert_eq!(f.status, Status::Pass);
+    // Eight gfx90a nodes, one flag.
+    assert!(
+        f.summary.contains(
+            "with --offload-arch=gfx90a:sramecc+:xnack- (compilers: /opt/rocm-6.2.0/bin/hipcc,"
+        ),
+        "{}",
+        f.summary
+    );
+    assert_eq!(f.summary.matches("--offload-arch=").count(), 1);
+    assert_eq!(
+        evidence(f, "/opt/rocm-6.2.0/amdgcn/bitcode").as_deref(),
+        Some(
+            "gfx900, gfx906, gfx908, gfx90a, gfx940, gfx941, gfx942, gfx1030, gfx1100, gfx1101, gfx1102"
+        )
+    );
+    let node = evidence(f, "/nodes/2").unwrap();
+    assert!(node.starts_with("gfx90a:sramecc+:xnack-"), "{node}");
+}
+
+#[test]
+fn healthy_compiler_facts() {
+    let dir = rocm_probe_tests::fixtures_dir().join("rocm-6.2-mi210-compiler");
+    let facts = Facts::collect(&Source::fixture(dir).unwrap());
+    let c = &facts.compiler;
+    assert!(c.captured);
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+    assert_eq!(c.installs.len(), 1);
+    let i = &c.installs[0];
+    assert_eq!(i.prefix, "/opt/rocm-6.2.0");
+    let tools: Vec<&str> = i.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(tools, ["hipcc", "amdclang++", "clang"]);
+    assert_eq!(i.device_libs.len(), 1);
+    assert_eq!(i.device_libs[0].isa_files, 11);
+    assert!(i.targets().contains("gfx90a"));
+}
+
+#[test]
+fn no_compiler_is_information_only() {
+    let r = report("rocm-6.2-mi210");
+    assert_eq!(r.verdict.root_layer, 0);
+    let f = finding(&r, "compiler.no-compiler");
+    assert_eq!(f.status, Status::Info);
+    assert_eq!(
+        evidence(f, "/opt/rocm-6.2.0/bin/hipcc").as_deref(),
+        Some("(absent)")
+    );
+    assert_eq!(evidence(f, "/usr/bin/hipcc").as_deref(), Some("(absent)"));
+    // The flags are known without a compiler.
+    let f = finding(&r, "compiler.offload-arch");
+    assert!(!f.summary.contains("compilers:"), "{}", f.summary);
+}
+
+#[test]
+fn device_libs_without_the_gpus_target_warn_at_layer_6() {
+    let r = report("device-libs-missing-gfx1103");
+    let f = finding(&r, "compiler.no-device-libs-for-target");
+    assert_eq!(f.status, Status::Warn);
+    assert_eq!(f.layer, Layer::Compiler);
+    assert!(
+        f.summary
+            .contains("no bitcode for gfx1103 (they cover: gfx90a, gfx942, gfx1030, gfx1100)"),
+        "{}",
+        f.summary
+    );
+    assert_eq!(
+        evidence(f, "/opt/rocm-6.2.0/amdgcn/bitcode").as_deref(),
+        Some("4 oclc_isa_version files; targets: gfx90a, gfx942, gfx1030, gfx1100")
+    );
+    assert_eq!(
+        evidence(f, "/nodes/1").as_deref(),
+        Some("gfx1103 AMD Radeon 780M Graphics")
+    );
+    let remedy = f.remedy.as_deref().unwrap();
+    assert!(remedy.contains("oclc_isa_version_1103.bc"), "{remedy}");
+    assert!(
+        finding(&r, "compiler.offload-arch")
+            .summary
+            .contains("--offload-arch=gfx1103 ")
+    );
+    // Layer 4's warning stays the root cause: the compiler gap is a consequence of the same age.
+    assert_eq!(r.verdict.root_layer, 4);
+}
+
+#[test]
+fn silent_about_gpus_when_a_lower_layer_fails() {
+    let r = report("rocblas-no-gfx1103");
+    assert_eq!(r.verdict.root_layer, 5);
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.layer != Layer::Compiler || f.id == "compiler.no-compiler"),
+        "{:#?}",
+        r.findings
+    );
+}
+
+#[test]
+fn uncaptured_installs_skip_layer_6() {
+    let r = report("mi210-xgmi-8gpu");
+    let f = finding(&r, "compiler.not-captured");
+    assert_eq!(f.status, Status::Skip);
+}
+
+#[test]
+fn live_collector_finds_debians_hipcc_and_device_libs() {
+    let root = SysRoot::live();
+    if !root.exists("/usr/bin/hipcc") || !root.exists(DEBIAN_BITCODE) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have Debian's hipcc and rocm-device-libs"
+        );
+        println!("skipped: no /usr/bin/hipcc or {DEBIAN_BITCODE} on this machine");
+        return;
+    }
+    let installs = InstallFacts::collect_from(&root, &Default::default());
+    let c = CompilerFacts::collect_from(&root, &installs);
+    assert!(c.captured);
+    let usr = c
+        .installs
+        .iter()
+        .find(|i| i.prefix == "/usr")
+        .unwrap_or_else(|| panic!("no /usr entry: {c:#?}"));
+    assert!(
+        usr.tools.iter().any(|t| t.path == "/usr/bin/hipcc"),
+        "{:?}",
+        usr.tools
+    );
+    let debian = usr
+        .device_libs
+        .iter()
+        .find(|d| d.dir == DEBIAN_BITCODE)
+        .unwrap_or_else(|| panic!("{:?}", usr.device_libs));
+    let want: BTreeSet<String> = ["gfx1030", "gfx90a"].map(String::from).into();
+    assert!(debian.targets.is_superset(&want), "{:?}", debian.targets);
+}
