@@ -22,7 +22,12 @@ fn healthy_compiler_gives_the_offload_arch_line() {
         .filter(|f| f.layer == Layer::Compiler)
         .map(|f| f.id)
         .collect();
-    assert_eq!(own, ["compiler.offload-arch"]);
+    assert_eq!(own, ["compiler.found", "compiler.offload-arch"]);
+    let found = finding(&r, "compiler.found");
+    assert_eq!(
+        found.summary,
+        "ROCm 6.2.0 at /opt/rocm-6.2.0: hipcc 6.2.41133, amdclang++ 18, clang 18"
+    );
     let f = finding(&r, "compiler.offload-arch");
     assert_eq!(f.status, Status::Pass);
     // Eight gfx90a nodes, one flag.
@@ -159,4 +164,52 @@ fn live_collector_finds_debians_hipcc_and_device_libs() {
         .unwrap_or_else(|| panic!("{:?}", usr.device_libs));
     let want: BTreeSet<String> = ["gfx1030", "gfx90a"].map(String::from).into();
     assert!(debian.targets.is_superset(&want), "{:?}", debian.targets);
+}
+
+/// The versions read from files agree with what the real compilers print when run (the probe
+/// itself never runs them): `hipcc --version` (`HIP version: 5.2.21153-0`) and, for each
+/// Debian clang found, `clang --version` (`Debian clang version 15.0.6`).
+#[test]
+fn live_compiler_versions_match_the_compilers_own() {
+    let root = SysRoot::live();
+    if !root.exists("/usr/bin/hipcc") {
+        assert!(std::env::var_os("CI").is_none(), "CI must have Debian's hipcc");
+        println!("skipped: no /usr/bin/hipcc on this machine");
+        return;
+    }
+    let installs = InstallFacts::collect_from(&root, &Default::default());
+    let c = CompilerFacts::collect_from(&root, &installs);
+    let run = |tool: &str| {
+        let out = std::process::Command::new(tool)
+            .arg("--version")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let tools: Vec<_> = c.installs.iter().flat_map(|i| &i.tools).collect();
+    let hipcc = tools.iter().find(|t| t.path == "/usr/bin/hipcc").unwrap();
+    let ours = hipcc.version.as_deref().expect("hipcc version read");
+    let printed = run("/usr/bin/hipcc");
+    assert!(
+        printed.contains(&format!("HIP version: {ours}")),
+        "{ours} vs {printed}"
+    );
+    let mut clangs = 0;
+    for t in tools.iter().filter(|t| t.name == "clang") {
+        let ours = t.version.as_deref().expect("clang version read");
+        let printed = run(&t.path);
+        let theirs = printed
+            .split("clang version ")
+            .nth(1)
+            .and_then(|v| v.split_whitespace().next())
+            .unwrap_or_else(|| panic!("{printed}"));
+        // LLVM ≥ 16 names the resource directory by its major only.
+        assert!(
+            theirs == ours || theirs.starts_with(&format!("{ours}.")),
+            "{}: {ours} vs {theirs}",
+            t.path
+        );
+        clangs += 1;
+    }
+    assert!(clangs >= 1, "{tools:?}");
 }

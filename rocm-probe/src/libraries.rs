@@ -16,7 +16,8 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use crate::install::InstallFacts;
+use crate::fatbin::{self, FatBinary, Unread};
+use crate::install::{InstallFacts, RocmVersion};
 use crate::problem::{Problem, optional};
 use crate::root::SysRoot;
 use crate::source::Source;
@@ -63,6 +64,47 @@ pub struct PresentLib {
     pub name: String,
     /// Its files in the library directory (`librocblas.so.4`, `librocblas.so.4.2.60200`).
     pub files: Vec<String>,
+    /// The library's own version from its most specific file name (`4.2` from
+    /// `librocblas.so.4.2.60200`, `0.1` from Debian's `librocsparse.so.0.1`).
+    pub version: Option<String>,
+    /// The ROCm release the file name encodes (`60200` → 6.2.0; AMD's packages only).
+    pub rocm: Option<RocmVersion>,
+    /// The GPU code of that file, when read.
+    pub code: Option<FatBinary>,
+    /// Why the GPU code was not read, when it was looked for.
+    pub code_unread: Option<Unread>,
+}
+
+impl PresentLib {
+    /// The most specific file name: the real file the soname links lead to.
+    pub fn real_file(&self) -> Option<&str> {
+        self.files
+            .iter()
+            .max_by_key(|f| (f.matches('.').count(), f.len()))
+            .map(String::as_str)
+    }
+}
+
+/// The version part of a library file name after `.so.`: `4.2.60200` → (`4.2`, ROCm 6.2.0);
+/// `0.1` → (`0.1`, none). A last component of five or six digits is AMD's ROCm encoding.
+pub fn file_version(name: &str) -> (Option<String>, Option<RocmVersion>) {
+    let Some((_, version)) = name.split_once(".so.") else {
+        return (None, None);
+    };
+    let parts: Vec<&str> = version.split('.').collect();
+    if parts.is_empty() || parts.iter().any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit())) {
+        return (None, None);
+    }
+    let last = parts[parts.len() - 1];
+    let rocm = (parts.len() >= 2 && (5..=6).contains(&last.len()))
+        .then(|| last.parse().ok().and_then(RocmVersion::from_encoded))
+        .flatten();
+    let own = if rocm.is_some() {
+        &parts[..parts.len() - 1]
+    } else {
+        &parts[..]
+    };
+    (Some(own.join(".")), rocm)
 }
 
 /// A directory of per-target kernel files.
@@ -182,10 +224,7 @@ impl LibraryFacts {
                         .filter(|n| is_soname_of(n, stem))
                         .cloned()
                         .collect();
-                    (!files.is_empty()).then(|| PresentLib {
-                        name: stem.to_owned(),
-                        files,
-                    })
+                    (!files.is_empty()).then(|| present(root, &lib_dir, stem, files))
                 })
                 .collect();
             let kernel_dir = |rel: &str, problems: &mut Vec<Problem>| {
@@ -200,7 +239,10 @@ impl LibraryFacts {
                     dir,
                 })
             };
-            let rocblas = kernel_dir(ROCBLAS_LIBRARY, &mut facts.problems);
+            let rocblas = kernel_dir(ROCBLAS_LIBRARY, &mut facts.problems).or_else(|| {
+                debian_rocblas(root, &lib_dir, &mut facts.problems)
+                    .and_then(|rel| kernel_dir(&rel, &mut facts.problems))
+            });
             let hipblaslt = kernel_dir(HIPBLASLT_LIBRARY, &mut facts.problems);
             let db = format!("{}/{MIOPEN_DB}", install.prefix.trim_end_matches('/'));
             let miopen = if root.exists(&db) {
@@ -223,6 +265,46 @@ impl LibraryFacts {
         }
         facts
     }
+}
+
+/// A present library with its version and the GPU code of its real file.
+fn present(root: &SysRoot, lib_dir: &str, stem: &str, files: Vec<String>) -> PresentLib {
+    let mut lib = PresentLib {
+        name: stem.to_owned(),
+        files,
+        version: None,
+        rocm: None,
+        code: None,
+        code_unread: None,
+    };
+    if let Some(real) = lib.real_file().map(str::to_owned) {
+        (lib.version, lib.rocm) = file_version(&real);
+        let path = format!("{}/{real}", lib_dir.trim_end_matches('/'));
+        match fatbin::read(root, &path) {
+            Ok(code) => lib.code = Some(code),
+            Err(unread) => lib.code_unread = Some(unread),
+        }
+    }
+    lib
+}
+
+/// Debian and Ubuntu install rocBLAS's Tensile files under a versioned directory
+/// (`/usr/lib/x86_64-linux-gnu/rocblas/5.1.0/library`, package `librocblas5`): the newest one
+/// with a `library` subdirectory, relative to the library directory.
+fn debian_rocblas(root: &SysRoot, lib_dir: &str, problems: &mut Vec<Problem>) -> Option<String> {
+    let base = format!("{}/rocblas", lib_dir.trim_end_matches('/'));
+    if !root.exists(&base) {
+        return None;
+    }
+    let mut versions: Vec<(RocmVersion, String)> = list(root, &base, problems)?
+        .into_iter()
+        .filter_map(|v| RocmVersion::parse(&v).map(|p| (p, v)))
+        .filter(|(_, v)| root.exists(&format!("{base}/{v}/library")))
+        .collect();
+    versions.sort_by(|a, b| a.0.cmp(&b.0));
+    versions
+        .pop()
+        .map(|(_, v)| format!("rocblas/{v}/library"))
 }
 
 /// A bounded listing; a missing directory is `None` without a problem.
@@ -372,6 +454,20 @@ mod tests {
         ] {
             assert_eq!(kdb(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn file_versions() {
+        let v = |n: &str| file_version(n);
+        let (own, rocm) = v("librocblas.so.4.2.60200");
+        assert_eq!(own.as_deref(), Some("4.2"));
+        assert_eq!(rocm.map(|r| r.to_string()).as_deref(), Some("6.2.0"));
+        assert_eq!(v("librocsparse.so.0.1"), (Some("0.1".to_owned()), None));
+        assert_eq!(v("librocblas.so.4"), (Some("4".to_owned()), None));
+        assert_eq!(v("librccl.so.1.0.60300").1.map(|r| r.line()), Some((6, 3)));
+        assert_eq!(v("librocblas.so"), (None, None));
+        assert_eq!(v("librocblas.so.4.x"), (None, None));
+        assert_eq!(v("librocblas.so.4..2"), (None, None));
     }
 
     #[test]

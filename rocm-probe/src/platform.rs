@@ -35,7 +35,7 @@ pub const DXG: &str = "/dev/dxg";
 
 /// Environment variables that change what ROCm sees or loads; read by name so that a snapshot
 /// can record exactly these.
-pub const ROCM_ENV: [&str; 12] = [
+pub const ROCM_ENV: [&str; 17] = [
     "HSA_OVERRIDE_GFX_VERSION",
     "HSA_XNACK",
     "HSA_ENABLE_SDMA",
@@ -48,6 +48,12 @@ pub const ROCM_ENV: [&str; 12] = [
     "LD_LIBRARY_PATH",
     "AMD_LOG_LEVEL",
     "container",
+    // Layers 7 and 8: where Python environments and tools are looked for.
+    "PATH",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "PYTHONPATH",
+    "HOME",
 ];
 
 /// One modprobe directive that keeps amdgpu from loading.

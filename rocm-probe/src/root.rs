@@ -172,6 +172,21 @@ impl SysRoot {
         self
     }
 
+    /// Whether accesses are being recorded (a snapshot is being taken).
+    pub fn recording(&self) -> bool {
+        self.recorder.is_some()
+    }
+
+    /// Records `bytes` as the content of `abs` for a snapshot, for files the caller read by
+    /// other means than [`SysRoot::read`]: a memory-mapped binary of a gigabyte is recorded as
+    /// a small stand-in that reads back the same (see `fatbin`). Built only when recording.
+    pub fn record_file(&self, abs: &str, bytes: impl FnOnce() -> Vec<u8>) {
+        self.log(|| Record::File {
+            path: abs.to_owned(),
+            bytes: bytes(),
+        });
+    }
+
     fn log(&self, record: impl FnOnce() -> Record) {
         if let Some(r) = &self.recorder {
             r.push(record());

@@ -7,11 +7,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::compiler::{CompilerFacts, InstallCompiler};
+use crate::compiler::{CompilerFacts, InstallCompiler, Tool};
 use crate::facts::Facts;
 use crate::finding::{
-    COMPILER_NOT_CAPTURED, Evidence, Finding, NO_COMPILER, NO_DEVICE_LIBS_FOR_TARGET, OFFLOAD_ARCH,
-    Status,
+    COMPILER_NOT_CAPTURED, COMPILERS_FOUND, Evidence, Finding, NO_COMPILER,
+    NO_DEVICE_LIBS_FOR_TARGET, OFFLOAD_ARCH, Status,
 };
 use crate::target::GfxVersion;
 
@@ -44,6 +44,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
                 ),
         );
     }
+    found(c, &mut out);
     let Some(targets) = targets(f, below) else {
         return out;
     };
@@ -146,16 +147,45 @@ fn device_libs(i: &InstallCompiler, targets: &[Target], out: &mut Vec<Finding>) 
     )));
 }
 
+/// `hipcc 5.2.21153`, or the name alone when the version is unknown.
+fn named(t: &Tool) -> String {
+    match &t.version {
+        Some(v) => format!("{} {v}", t.name),
+        None => format!("{} (version unknown)", t.name),
+    }
+}
+
+fn found(c: &CompilerFacts, out: &mut Vec<Finding>) {
+    let mut parts = Vec::new();
+    let mut evidence = Vec::new();
+    for i in c.installs.iter().filter(|i| !i.tools.is_empty()) {
+        let tools: Vec<String> = i.tools.iter().map(named).collect();
+        parts.push(format!("{}: {}", i.describe, tools.join(", ")));
+        for t in &i.tools {
+            evidence.push(Evidence::new(t.path.clone(), named(t)));
+            if let Some(s) = &t.version_source {
+                evidence.push(Evidence::new(s.clone(), t.version.clone().unwrap_or_default()));
+            }
+        }
+        for d in &i.device_libs {
+            evidence.push(Evidence::new(d.dir.clone(), list(&d.targets)));
+        }
+    }
+    if !parts.is_empty() {
+        out.push(COMPILERS_FOUND.finding(parts.join("; ")).with_all(evidence));
+    }
+}
+
 fn offload_arch(c: &CompilerFacts, targets: &[Target], out: &mut Vec<Finding>) {
     let line = targets
         .iter()
         .map(|t| format!("--offload-arch={}", t.id))
         .collect::<Vec<_>>()
         .join(" ");
-    let tools: Vec<&str> = c
+    let tools: Vec<String> = c
         .installs
         .iter()
-        .flat_map(|i| i.tools.iter().map(|t| t.path.as_str()))
+        .flat_map(|i| i.tools.iter().map(|t| t.path.clone()))
         .collect();
     let with = if tools.is_empty() {
         String::new()

@@ -7,12 +7,18 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::codeobject::compat::{Gpu, GpuTarget};
+use crate::codeobject::Verdict;
 use crate::facts::Facts;
+use crate::fatbin::{FatBinary, Unread};
 use crate::finding::{
-    COVERAGE, Evidence, Finding, HIP_WRAPPER_WITHOUT_BACKEND, HIPBLASLT_NO_KERNELS_FOR_TARGET,
-    LIBRARIES_NOT_CAPTURED, MIOPEN_NO_KDB_FOR_TARGET, ROCBLAS_NO_KERNELS_FOR_TARGET, Rule, Status,
+    CODE_OBJECT_NEEDS_FEATURE_CHANGE, COVERAGE, Evidence, Finding, HIP_WRAPPER_WITHOUT_BACKEND,
+    HIPBLASLT_NO_KERNELS_FOR_TARGET, LIBRARIES_NOT_CAPTURED, LIBRARY_FILES_MALFORMED,
+    LIBRARY_FILES_UNREADABLE, MIOPEN_NO_KDB_FOR_TARGET, NO_CODE_OBJECT_FOR_TARGET,
+    ROCBLAS_NO_KERNELS_FOR_TARGET, Rule, Status,
 };
 use crate::libraries::{InstallLibraries, KernelDir, LibraryFacts, WRAPPERS};
+use crate::problem::Problem;
 use crate::target::GfxVersion;
 
 use super::runtime::env::parse_override;
@@ -47,7 +53,160 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
             per_target(i, targets, override_evidence.as_ref(), &mut out);
         }
     }
+    if let Some(gpus) = gpus(f, below) {
+        for i in &libs.installs {
+            for lib in &i.present {
+                if let Some(code) = &lib.code {
+                    out.extend(fat_binary_findings(
+                        code,
+                        &format!("{} of {}", lib.name, i.describe),
+                        &gpus,
+                        override_evidence.as_ref(),
+                        [NO_CODE_OBJECT_FOR_TARGET, CODE_OBJECT_NEEDS_FEATURE_CHANGE],
+                    ));
+                }
+            }
+        }
+    }
+    let problems: Vec<&Problem> = libs
+        .problems
+        .iter()
+        .chain(libs.installs.iter().flat_map(|i| {
+            i.present.iter().filter_map(|p| match &p.code_unread {
+                Some(Unread::Problem { problem }) => Some(problem),
+                _ => None,
+            })
+        }))
+        .collect();
+    out.extend(super::hardware::problems(
+        &problems,
+        "library",
+        [LIBRARY_FILES_UNREADABLE, LIBRARY_FILES_MALFORMED],
+    ));
     coverage(libs, targets.as_ref(), &mut out);
+    out
+}
+
+/// The GPUs as code-object loading sees them (identical ones grouped), with
+/// `HSA_OVERRIDE_GFX_VERSION` applied, or `None` when GPU-specific checks must stay silent.
+pub(crate) fn gpus(f: &Facts, below: &[Finding]) -> Option<Vec<Gpu>> {
+    if below.iter().any(|x| x.status == Status::Fail) {
+        return None;
+    }
+    let mut gpus = Gpu::from_inventory(f.inventory.as_ref()?);
+    let overridden = f
+        .platform
+        .env
+        .get(HSA_OVERRIDE_GFX_VERSION)
+        .and_then(|v| parse_override(v).ok());
+    if let Some(o) = overridden {
+        for g in &mut gpus {
+            // ROCr reports the override as the agent's ISA, and HIP picks code objects for it;
+            // the GPU's feature settings stay where the override's processor has the feature.
+            g.target = GpuTarget {
+                processor: o,
+                sramecc: o
+                    .supports_sramecc()
+                    .then(|| g.target.sramecc.unwrap_or(true)),
+                xnack: o.supports_xnack().then(|| g.target.xnack.unwrap_or(false)),
+            };
+            g.target_id = g.target.target_id();
+        }
+    }
+    (!gpus.is_empty()).then_some(gpus)
+}
+
+/// Findings for one file's GPU code on the GPUs: one `rules[0]` finding listing the GPUs with
+/// no code object, one `rules[1]` finding per GPU that needs a feature change.
+pub(crate) fn fat_binary_findings(
+    code: &FatBinary,
+    what: &str,
+    gpus: &[Gpu],
+    override_evidence: Option<&Evidence>,
+    rules: [Rule; 2],
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if !code.has_code() {
+        return out;
+    }
+    let carried = Evidence::new(
+        code.path.clone(),
+        format!(
+            "{} bundle(s), {} code object(s); targets: {}",
+            code.bundles,
+            code.code_objects,
+            code.targets.join(", ")
+        ),
+    );
+    let nodes = |g: &Gpu| {
+        g.nodes
+            .iter()
+            .map(|n| {
+                Evidence::new(
+                    format!("{}/nodes/{n}", crate::topology::TOPOLOGY_DIR),
+                    g.target_id.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let assumed = |g: &Gpu| {
+        g.assumptions
+            .iter()
+            .map(|a| Evidence::new(format!("assumed:{}", a.feature.name()), a.reason.clone()))
+            .collect::<Vec<_>>()
+    };
+    let mut missing: Vec<&Gpu> = Vec::new();
+    for g in gpus {
+        match code.verdict(&g.target) {
+            Some(Verdict::NoCodeObject) => missing.push(g),
+            Some(Verdict::NeedsFeatureChange { target, changes }) => {
+                let how: Vec<String> = changes.iter().map(|c| c.how.clone()).collect();
+                let spelled: Vec<String> = changes.iter().map(|c| c.spelling()).collect();
+                let mut finding = rules[1]
+                    .finding(format!(
+                        "{what} carries {target} but no code object for {} as set up now: it \
+                         loads only with {}",
+                        g.target_id,
+                        spelled.join(" and ")
+                    ))
+                    .with(carried.clone())
+                    .with_all(nodes(g))
+                    .with_all(assumed(g));
+                if let Some(e) = override_evidence {
+                    finding = finding.with(e.clone());
+                }
+                out.push(finding.remedy(format!(
+                    "Either {}, or install a build of the library for {} (or for the bare \
+                     processor, which loads with either setting).",
+                    how.join(" and "),
+                    g.target_id
+                )));
+            }
+            _ => {}
+        }
+    }
+    if !missing.is_empty() {
+        let ids: Vec<&str> = missing.iter().map(|g| g.target_id.as_str()).collect();
+        let mut finding = rules[0]
+            .finding(format!(
+                "{what} has no GPU code for {} (it carries {}): loading it stops with \
+                 hipErrorNoBinaryForGpu",
+                ids.join(", "),
+                code.targets.join(", ")
+            ))
+            .with(carried);
+        for g in &missing {
+            finding = finding.with_all(nodes(g)).with_all(assumed(g));
+        }
+        if let Some(e) = override_evidence {
+            finding = finding.with(e.clone());
+        }
+        out.push(finding.remedy(
+            "Install a build that lists the target (a newer ROCm release, or one built with \
+             GPU_TARGETS/--offload-arch naming it). `rocm-probe inspect <file>` lists the code \
+             objects it carries.",
+        ));
+    }
     out
 }
 
@@ -302,18 +461,36 @@ fn coverage(libs: &LibraryFacts, targets: Option<&Targets>, out: &mut Vec<Findin
                     .join("; "),
             ));
         }
-        let mut sets: Vec<(&str, BTreeSet<String>)> = Vec::new();
+        let mut sets: Vec<(String, BTreeSet<String>)> = Vec::new();
+        let mut code_parts: Vec<String> = Vec::new();
         if let Some(d) = &i.rocblas {
-            sets.push(("rocBLAS", d.targets.clone()));
+            sets.push(("rocBLAS".to_owned(), d.targets.clone()));
             evidence.push(Evidence::new(d.dir.clone(), list(&d.targets)));
         }
         if let Some(d) = &i.hipblaslt {
-            sets.push(("hipBLASLt", d.targets.clone()));
+            sets.push(("hipBLASLt".to_owned(), d.targets.clone()));
             evidence.push(Evidence::new(d.dir.clone(), list(&d.targets)));
         }
         if let Some(d) = &i.miopen {
-            sets.push(("MIOpen kdb", d.targets()));
+            sets.push(("MIOpen kdb".to_owned(), d.targets()));
             evidence.push(Evidence::new(d.dir.clone(), list(&d.targets())));
+        }
+        for lib in &i.present {
+            let Some(code) = lib.code.as_ref().filter(|c| c.has_code()) else {
+                continue;
+            };
+            // Full target IDs, and no "covers" claim: whether code loads depends on the
+            // feature settings, which no-code-object-for-target and
+            // code-object-needs-feature-change judge.
+            code_parts.push(format!(
+                "{} code for {}",
+                lib.name,
+                code.targets.join(", ")
+            ));
+            evidence.push(Evidence::new(
+                code.path.clone(),
+                format!("{} bundle(s); {}", code.bundles, code.targets.join(", ")),
+            ));
         }
         for (name, set) in &sets {
             let covered = match targets {
@@ -333,7 +510,16 @@ fn coverage(libs: &LibraryFacts, targets: Option<&Targets>, out: &mut Vec<Findin
             };
             parts.push(format!("{name} for {}{covered}", list(set)));
         }
-        let names: Vec<&str> = i.present.iter().map(|p| p.name.as_str()).collect();
+        parts.extend(code_parts);
+        let names: Vec<String> = i
+            .present
+            .iter()
+            .map(|p| match (&p.version, &p.rocm) {
+                (Some(v), Some(r)) => format!("{} {v} (ROCm {r})", p.name),
+                (Some(v), None) => format!("{} {v}", p.name),
+                _ => p.name.clone(),
+            })
+            .collect();
         let summary = if parts.is_empty() {
             format!("{}: {}", i.describe, names.join(", "))
         } else if names.is_empty() {

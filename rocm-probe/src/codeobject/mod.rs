@@ -437,6 +437,21 @@ impl CodeObjectFile {
         &self.path
     }
 
+    /// The file's size.
+    pub fn len(&self) -> u64 {
+        self.map.bytes().len() as u64
+    }
+
+    /// Whether the file is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The whole file (pages are read as they are touched).
+    pub fn bytes(&self) -> &[u8] {
+        self.map.bytes()
+    }
+
     fn reader(&self) -> Reader<'_> {
         Reader {
             data: self.map.bytes(),

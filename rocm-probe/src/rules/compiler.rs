@@ -17,6 +17,16 @@ declare_rules! {
          building HIP code (pip installs that compile extensions, llama.cpp from source) needs \
          AMD's hip-dev/rocm-llvm packages (`sudo apt install rocm-hip-sdk`) or the \
          distribution's `hipcc`. The probe checks existence only and never runs a compiler.";
+    COMPILERS_FOUND = "compiler.found", Compiler, Pass,
+        "HIP compilers found, with their versions",
+        "Lists each compiler driver found per install (hipcc, amdclang++, clang) with its version \
+         as the install's files state it — the probe never runs a compiler: hipcc's is HIP's \
+         version from <prefix>/share/hip/version (or the older bin/.hipVersion; \
+         HIP_VERSION_MAJOR/MINOR/PATCH, e.g. 5.2.21153 for Debian's HIP 5.2.3, 6.2.41133 for \
+         ROCm 6.2.0), clang's and amdclang++'s is the name of the clang resource directory \
+         (<llvm>/lib/clang/17 for ROCm 6.x's LLVM 17, /usr/lib/llvm-15/lib/clang/15.0.6 for \
+         Debian's clang 15), which is the release the compiler was built as. Also lists the \
+         device-library directories and the processors they cover.";
     NO_DEVICE_LIBS_FOR_TARGET = "compiler.no-device-libs-for-target", Compiler, Warn,
         "The device libraries have no bitcode for a GPU's target",
         "HIP-Clang links every kernel against the ROCm device libraries (ocml, ockl, and one \

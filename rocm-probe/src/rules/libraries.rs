@@ -23,7 +23,7 @@ declare_rules! {
          own risk; see runtime.hsa-override-same-family). Otherwise install a release or a build \
          of rocBLAS that lists the target (GPU_TARGETS / -a gfx1103 when building), or point \
          ROCBLAS_TENSILE_LIBPATH at a directory that has it. rocBLAS's non-Tensile kernels live in \
-         librocblas.so's own fat binary, which this check does not read.";
+         librocblas.so's own fat binary, checked by libraries.no-code-object-for-target.";
     HIPBLASLT_NO_KERNELS_FOR_TARGET = "libraries.hipblaslt-no-kernels-for-target", Libraries, Warn,
         "hipBLASLt has no kernels for a GPU's target",
         "hipBLASLt keeps its kernels in <lib>/hipblaslt/library/ (TensileLibrary_*_gfx942.co, \
@@ -50,11 +50,52 @@ declare_rules! {
          libraries: librocblas.so.4: cannot open shared object file: No such file or directory`. \
          Usually a partial install (the hipblas package kept after rocblas was removed) or a copy \
          of a few libraries into a container. Install the backend of the same release.";
+    NO_CODE_OBJECT_FOR_TARGET = "libraries.no-code-object-for-target", Libraries, Fail,
+        "A ROCm library's own GPU code has nothing for a GPU's target",
+        "Besides their data files, the ROCm libraries (rocBLAS, rocSPARSE, rocFFT, rocSOLVER, \
+         rocRAND, RCCL, MIOpen, hipBLASLt) carry GPU code in their own fat binary: a .hip_fatbin \
+         section of offload bundles, one bundle per translation unit, each with one code object \
+         per target the library was built for (hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-). When the \
+         library is loaded the HIP runtime needs, in every bundle, a code object whose target ID \
+         matches the GPU (processor equal, or a generic target covering it; xnack and sramecc \
+         equal or `any`). Without one, the program stops with `hipErrorNoBinaryForGpu: Unable to \
+         find code object for all current devices!` (PyTorch: `RuntimeError: HIP error: invalid \
+         device function`), or with AMD_LOG_LEVEL unset a bare segmentation fault. The probe \
+         reads the bundle headers of the library's real file (a memory map; only a few pages are \
+         touched) and decides as the runtime does, per bundle; the target checked is the \
+         effective one (HSA_OVERRIDE_GFX_VERSION replaces the processor). Install a build of the \
+         library that lists the target; `rocm-probe inspect <file>` lists what it carries.";
+    CODE_OBJECT_NEEDS_FEATURE_CHANGE = "libraries.code-object-needs-feature-change", Libraries, Fail,
+        "A ROCm library's GPU code loads only with another xnack or sramecc setting",
+        "The library carries code for the GPU's processor, but only with a feature setting the \
+         GPU does not have right now: gfx90a:xnack+ code on a GPU where XNACK is off for the \
+         process (the default; amdgpu's noretry=1), or sramecc- code on a board with ECC on. \
+         The HIP runtime refuses such code objects (`No compatible code objects found for: \
+         gfx90a:sramecc+:xnack- in …`, then `hipErrorNoBinaryForGpu`). The remedy names the \
+         change that makes it load: HSA_XNACK=1 for the process (GPUs with a per-process XNACK \
+         mode: gfx90a, gfx940-gfx942), amdgpu noretry=0 (every GFX9 GPU), or a driver setting for \
+         SRAM ECC; or install a build of the library for the GPU's setting (most ship both \
+         xnack- and xnack+ or a bare target, which loads either way).";
+    LIBRARY_FILES_UNREADABLE = "libraries.files-unreadable", Libraries, Skip,
+        "Library directories or files could not be read",
+        "A library directory, a Tensile or MIOpen directory, or a library file whose GPU code was \
+         to be read could not be opened (permission denied, not a regular file). What it would \
+         have shown is unknown and the checks that need it say nothing about it. The evidence \
+         names each path and the error.";
+    LIBRARY_FILES_MALFORMED = "libraries.files-malformed", Libraries, Warn,
+        "A library file's GPU code is malformed",
+        "A library file opened but its fat binary could not be read: a truncated or corrupt \
+         offload bundle, a compressed bundle whose sizes or hash do not add up, a section \
+         pointing past the end of the file, or an empty file where a library should be. The HIP \
+         runtime reading the same bytes fails or crashes; usually an interrupted install or a \
+         disk problem. The evidence names the file and the offset. Reinstall the package the \
+         file belongs to.";
     COVERAGE = "libraries.coverage", Libraries, Pass,
         "ROCm libraries found, with the targets their kernels cover",
         "Lists, per install, the libraries present (rocBLAS, hipBLAS, hipBLASLt, MIOpen, rocFFT, \
          rocSPARSE, RCCL and the other roc*/hip* pairs, by their sonames), the processors the \
          rocBLAS and hipBLASLt kernel files and the MIOpen kernel databases carry, and which GPU \
-         targets of this machine they cover. Only file names are read: the libraries' own fat \
-         binaries are what `rocm-probe inspect` reads.";
+         targets of this machine they cover, and the targets each library's own fat binary \
+         carries (read from its bundle headers). Versions come from the real file names: \
+         librocblas.so.4.2.60200 is rocBLAS 4.2 built for ROCm 6.2.0.";
 }
