@@ -173,7 +173,10 @@ fn live_collector_finds_debians_hipcc_and_device_libs() {
 fn live_compiler_versions_match_the_compilers_own() {
     let root = SysRoot::live();
     if !root.exists("/usr/bin/hipcc") {
-        assert!(std::env::var_os("CI").is_none(), "CI must have Debian's hipcc");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have Debian's hipcc"
+        );
         println!("skipped: no /usr/bin/hipcc on this machine");
         return;
     }

@@ -263,13 +263,24 @@ fn xnack_plus_only_library_needs_hsa_xnack() {
         Some("gfx90a:sramecc+:xnack-")
     );
     assert!(
-        f.remedy.as_deref().unwrap().starts_with("Either run with HSA_XNACK=1"),
+        f.remedy
+            .as_deref()
+            .unwrap()
+            .starts_with("Either run with HSA_XNACK=1"),
         "{:?}",
         f.remedy
     );
     let c = finding(&r, "libraries.coverage");
-    assert!(c.summary.contains("rocfft 0.1 (ROCm 6.2.0)"), "{}", c.summary);
-    assert!(c.summary.contains("rocfft code for gfx90a:xnack+"), "{}", c.summary);
+    assert!(
+        c.summary.contains("rocfft 0.1 (ROCm 6.2.0)"),
+        "{}",
+        c.summary
+    );
+    assert!(
+        c.summary.contains("rocfft code for gfx90a:xnack+"),
+        "{}",
+        c.summary
+    );
 }
 
 /// The same fixture with HSA_XNACK=1 in the environment: the library loads, layer 5 passes.
@@ -291,7 +302,9 @@ fn xnack_plus_only_library_loads_with_hsa_xnack() {
     let facts = Facts::collect(&Source::fixture(dir.path()).unwrap());
     let r = rocm_probe::Report::from_facts(&facts, Default::default());
     assert!(
-        r.findings.iter().all(|f| f.layer != Layer::Libraries || f.status == Status::Pass),
+        r.findings
+            .iter()
+            .all(|f| f.layer != Layer::Libraries || f.status == Status::Pass),
         "{:#?}",
         r.findings
     );
@@ -306,7 +319,10 @@ fn live_rocsparse_code_matches_roc_obj_ls_and_snapshots_small() {
     const ROC_OBJ_LS: &str = "/usr/bin/roc-obj-ls";
     for (path, package) in [(ROCSPARSE, "librocsparse0"), (ROC_OBJ_LS, "hipcc")] {
         if !std::path::Path::new(path).exists() {
-            assert!(std::env::var_os("CI").is_none(), "{path} missing: CI installs {package}");
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{path} missing: CI installs {package}"
+            );
             eprintln!("skipped: {path} not installed (Debian package {package})");
             return;
         }
@@ -348,4 +364,65 @@ fn live_rocsparse_code_matches_roc_obj_ls_and_snapshots_small() {
     assert!(size < 1 << 20, "{} is {size} bytes", copied.display());
     let again = Facts::collect(&Source::fixture(&dir).unwrap());
     assert_eq!(code_of(&again), code);
+}
+
+/// Debian and Ubuntu put rocBLAS's Tensile files under a versioned directory
+/// (`/usr/lib/x86_64-linux-gnu/rocblas/5.1.0/library`, package `librocblas5`); the newest
+/// version with a `library` directory is the one read.
+#[test]
+fn debian_versioned_rocblas_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let lib = root.join("usr/lib/x86_64-linux-gnu");
+    for (path, body) in [
+        ("etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n"),
+        ("usr/lib/x86_64-linux-gnu/libamdhip64.so.5.7.31921", ""),
+        ("usr/lib/x86_64-linux-gnu/librocblas.so.0.1", ""),
+        (
+            "usr/lib/x86_64-linux-gnu/rocblas/4.0.0/library/TensileLibrary_lazy_gfx900.dat",
+            "",
+        ),
+        (
+            "usr/lib/x86_64-linux-gnu/rocblas/5.1.0/library/TensileLibrary_lazy_gfx1030.dat",
+            "",
+        ),
+        (
+            "usr/lib/x86_64-linux-gnu/rocblas/5.1.0/library/Kernels.so-000-gfx1100.hsaco",
+            "",
+        ),
+        ("usr/lib/x86_64-linux-gnu/rocblas/5.2.0/README", ""),
+    ] {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, body).unwrap();
+    }
+    std::os::unix::fs::symlink("libamdhip64.so.5.7.31921", lib.join("libamdhip64.so.5")).unwrap();
+    std::os::unix::fs::symlink("librocblas.so.0.1", lib.join("librocblas.so.0")).unwrap();
+    let facts = Facts::collect(&Source::fixture(root).unwrap());
+    let usr = facts
+        .libraries
+        .installs
+        .iter()
+        .find(|i| i.prefix == "/usr")
+        .unwrap_or_else(|| panic!("{:#?}", facts.libraries));
+    let rocblas = usr
+        .rocblas
+        .as_ref()
+        .expect("versioned rocBLAS directory found");
+    assert_eq!(
+        rocblas.dir,
+        "/usr/lib/x86_64-linux-gnu/rocblas/5.1.0/library"
+    );
+    assert_eq!(
+        rocblas.targets,
+        BTreeSet::from(["gfx1030".to_owned(), "gfx1100".to_owned()])
+    );
+    let lib = usr.present.iter().find(|p| p.name == "rocblas").unwrap();
+    assert_eq!(lib.version.as_deref(), Some("0.1"));
+    // The fixture's empty library file models a name only: no code read, no problem.
+    assert_eq!(lib.code, None);
+    assert_eq!(
+        lib.code_unread,
+        Some(rocm_probe::fatbin::Unread::NotCaptured)
+    );
 }

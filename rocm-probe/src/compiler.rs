@@ -154,23 +154,29 @@ impl CompilerFacts {
     fn one(&mut self, root: &SysRoot, prefix: &str, describe: String) -> InstallCompiler {
         let mut tools = Vec::new();
         let mut drivers: Vec<String> = DRIVERS.iter().map(|d| format!("{prefix}/{d}")).collect();
+        // Each LLVM directory's clang resource versions (`lib/clang/17`), listed once: they give
+        // both the device-library directories (ROCm ≥ 6.3) and the compilers' versions.
+        let mut llvms: Vec<(String, Vec<String>)> = Vec::new();
+        let own = format!("{prefix}/lib/llvm");
+        llvms.push((own.clone(), self.resource_versions(root, &own)));
         let mut bitcode = vec![format!("{prefix}/amdgcn/bitcode")];
-        bitcode.extend(clang_bitcode(
-            root,
-            &format!("{prefix}/lib/llvm/lib/clang"),
-            &mut self.problems,
-        ));
         if prefix == "/usr" {
             bitcode.push(DEBIAN_BITCODE.to_owned());
-            let llvms = list(root, "/usr/lib", &mut self.problems).unwrap_or_default();
-            for llvm in llvms.iter().filter(|n| is_versioned_llvm(n)) {
+            let names = list(root, "/usr/lib", &mut self.problems).unwrap_or_default();
+            for llvm in names.iter().filter(|n| is_versioned_llvm(n)) {
                 drivers.push(format!("/usr/lib/{llvm}/bin/clang"));
-                bitcode.extend(clang_bitcode(
-                    root,
-                    &format!("/usr/lib/{llvm}/lib/clang"),
-                    &mut self.problems,
-                ));
+                let dir = format!("/usr/lib/{llvm}");
+                let versions = self.resource_versions(root, &dir);
+                llvms.push((dir, versions));
             }
+        }
+        for (llvm, versions) in &llvms {
+            bitcode.extend(
+                versions
+                    .iter()
+                    .map(|v| format!("{llvm}/lib/clang/{v}/lib/amdgcn/bitcode"))
+                    .filter(|d| root.exists(d)),
+            );
         }
         for path in drivers {
             if root.exists(&path) {
@@ -181,11 +187,16 @@ impl CompilerFacts {
                     // `<llvm>/bin/clang` and `<prefix>/bin/amdclang++` (which runs
                     // `<prefix>/lib/llvm/bin/clang`): the clang resource directory names the
                     // release (`17`, `15.0.6`).
-                    let llvm = match path.strip_suffix("/bin/clang") {
-                        Some(llvm) => llvm.to_owned(),
-                        None => format!("{prefix}/lib/llvm"),
-                    };
-                    self.clang_version(root, &llvm)
+                    let llvm = path.strip_suffix("/bin/clang").unwrap_or(&own);
+                    llvms
+                        .iter()
+                        .find(|(l, _)| l == llvm)
+                        .and_then(|(l, v)| {
+                            newest(v)
+                                .map(|n| (format!("{l}/lib/clang/{n}"), n))
+                                .map(|(s, n)| (n, s))
+                        })
+                        .map_or((None, None), |(v, s)| (Some(v), Some(s)))
                 };
                 tools.push(Tool {
                     name,
@@ -235,42 +246,32 @@ impl CompilerFacts {
         (None, None)
     }
 
-    fn clang_version(&mut self, root: &SysRoot, llvm: &str) -> (Option<String>, Option<String>) {
+    /// The names under `<llvm>/lib/clang`, sorted; empty when it does not exist.
+    fn resource_versions(&mut self, root: &SysRoot, llvm: &str) -> Vec<String> {
         let dir = format!("{llvm}/lib/clang");
         if !root.exists(&dir) {
-            return (None, None);
+            return Vec::new();
         }
-        let newest = list(root, &dir, &mut self.problems)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|v| v.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())))
-            .max_by_key(|v| {
-                v.split('.')
-                    .map(|p| p.parse::<u64>().unwrap_or(0))
-                    .collect::<Vec<_>>()
-            });
-        match newest {
-            Some(v) => {
-                let source = format!("{dir}/{v}");
-                (Some(v), Some(source))
-            }
-            None => (None, None),
-        }
+        let mut versions = list(root, &dir, &mut self.problems).unwrap_or_default();
+        versions.sort();
+        versions
     }
 }
 
-/// `<clang>/*/lib/amdgcn/bitcode` directories that exist (one per clang resource version).
-fn clang_bitcode(root: &SysRoot, clang: &str, problems: &mut Vec<Problem>) -> Vec<String> {
-    if !root.exists(clang) {
-        return Vec::new();
-    }
-    let mut versions = list(root, clang, problems).unwrap_or_default();
-    versions.sort();
+/// The newest numeric version name (`15.0.6`, `19`); others (`include`) are ignored.
+fn newest(versions: &[String]) -> Option<String> {
     versions
         .iter()
-        .map(|v| format!("{clang}/{v}/lib/amdgcn/bitcode"))
-        .filter(|d| root.exists(d))
-        .collect()
+        .filter(|v| {
+            v.split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .max_by_key(|v| {
+            v.split('.')
+                .map(|p| p.parse::<u64>().unwrap_or(0))
+                .collect::<Vec<_>>()
+        })
+        .cloned()
 }
 
 /// A bounded listing; a missing directory is `None` without a problem.
@@ -333,7 +334,10 @@ mod tests {
             Some("6.2")
         );
         assert_eq!(parse_hip_version("HIP_VERSION_MAJOR=6\n"), None);
-        assert_eq!(parse_hip_version("HIP_VERSION_MAJOR=x\nHIP_VERSION_MINOR=2"), None);
+        assert_eq!(
+            parse_hip_version("HIP_VERSION_MAJOR=x\nHIP_VERSION_MINOR=2"),
+            None
+        );
         assert_eq!(parse_hip_version("\0\0garbage"), None);
     }
 

@@ -6,6 +6,7 @@ use crate::access::{self, DeviceFacts};
 use crate::agent::{AgentFacts, Inventory};
 use crate::compiler::CompilerFacts;
 use crate::fixture::Identity;
+use crate::frameworks::FrameworkFacts;
 use crate::install::InstallFacts;
 use crate::libraries::LibraryFacts;
 use crate::module::ModuleFacts;
@@ -14,6 +15,7 @@ use crate::platform::PlatformFacts;
 use crate::problem::Problem;
 use crate::process::Processes;
 use crate::source::{Source, SourceKind};
+use crate::tools::ToolFacts;
 
 /// The device node ROCm opens first.
 pub const KFD_DEVICE: &str = "/dev/kfd";
@@ -45,6 +47,10 @@ pub struct Facts {
     pub libraries: LibraryFacts,
     /// The HIP compilers of each install and the targets their device libraries cover.
     pub compiler: CompilerFacts,
+    /// The Python frameworks installed and the ROCm libraries they bundle.
+    pub frameworks: FrameworkFacts,
+    /// The profilers, debugger and SMI tools on PATH and in the installs.
+    pub tools: ToolFacts,
     /// Processes that have `/dev/kfd` open; `None` without KFD.
     pub processes: Option<Processes>,
     /// Problems outside the topology.
@@ -75,6 +81,8 @@ impl Facts {
         let installs = InstallFacts::collect(source, &platform.env);
         let libraries = LibraryFacts::collect(source, &installs);
         let compiler = CompilerFacts::collect(source, &installs);
+        let frameworks = FrameworkFacts::collect(source, &platform.env);
+        let tools = ToolFacts::collect(source, &installs, &platform.env);
 
         let mut paths = vec![KFD_DEVICE.to_owned()];
         if let Some(inv) = &inventory {
@@ -112,6 +120,8 @@ impl Facts {
             installs,
             libraries,
             compiler,
+            frameworks,
+            tools,
             processes,
             problems,
         }

@@ -83,7 +83,10 @@ pub fn read(root: &SysRoot, abs: &str) -> Result<FatBinary, Unread> {
     let file = CodeObjectFile::open_in(root, abs).map_err(|e| problem(abs, &e))?;
     let inspection = match file.inspect() {
         Ok(i) => i,
-        Err(_) if root.is_fixture() && file.is_empty() => return Err(Unread::NotCaptured),
+        Err(_) if root.is_fixture() && file.is_empty() => {
+            root.record_file(abs, Vec::new);
+            return Err(Unread::NotCaptured);
+        }
         Err(e) => {
             root.record_file(abs, || file.bytes().to_vec());
             return Err(problem(abs, &e));
@@ -156,14 +159,23 @@ fn summarize(abs: &str, inspection: &codeobject::Inspection) -> FatBinary {
         })
         .collect();
     // Stable: among equally common sets, file order stays.
-    variants.sort_by(|a, b| b.bundles.cmp(&a.bundles));
+    variants.sort_by_key(|v| std::cmp::Reverse(v.bundles));
     FatBinary {
         path: abs.to_owned(),
         bundles,
         code_objects: inspection.code_object_count(),
-        targets: inspection.targets(),
+        targets: sorted(inspection.targets()),
         variants,
     }
+}
+
+/// Target IDs in processor order (gfx900 before gfx90a before gfx1030), then by spelling.
+fn sorted(mut targets: Vec<String>) -> Vec<String> {
+    targets.sort_by_key(|t| {
+        let processor = t.split(':').next().unwrap_or(t);
+        (crate::target::GfxVersion::from_name(processor), t.clone())
+    });
+    targets
 }
 
 impl FatBinary {
@@ -180,7 +192,11 @@ impl FatBinary {
             let parsed: Vec<(TargetId, Option<u8>)> = variant
                 .code_objects
                 .iter()
-                .filter_map(|c| TargetId::parse(&c.target).ok().map(|t| (t, c.generic_version)))
+                .filter_map(|c| {
+                    TargetId::parse(&c.target)
+                        .ok()
+                        .map(|t| (t, c.generic_version))
+                })
                 .collect();
             let candidates: Vec<compat::Candidate<'_>> =
                 parsed.iter().map(|(t, v)| (t, *v)).collect();
@@ -222,7 +238,8 @@ pub fn stand_in(inspection: &codeobject::Inspection) -> Vec<u8> {
         let start = out.len();
         out.extend_from_slice(BUNDLE_MAGIC);
         out.extend_from_slice(&(ids.len() as u64).to_le_bytes());
-        let header_len: usize = BUNDLE_MAGIC.len() + 8 + ids.iter().map(|i| 24 + i.len()).sum::<usize>();
+        let header_len: usize =
+            BUNDLE_MAGIC.len() + 8 + ids.iter().map(|i| 24 + i.len()).sum::<usize>();
         for id in &ids {
             // Every body is empty and sits at the end of the header.
             out.extend_from_slice(&(header_len as u64).to_le_bytes());
@@ -245,7 +262,8 @@ mod tests {
     fn bundle(ids: &[&str]) -> Vec<u8> {
         let mut all = vec!["host-x86_64-unknown-linux-gnu-"];
         all.extend_from_slice(ids);
-        let header: usize = BUNDLE_MAGIC.len() + 8 + all.iter().map(|i| 24 + i.len()).sum::<usize>();
+        let header: usize =
+            BUNDLE_MAGIC.len() + 8 + all.iter().map(|i| 24 + i.len()).sum::<usize>();
         let mut out = BUNDLE_MAGIC.to_vec();
         out.extend_from_slice(&(all.len() as u64).to_le_bytes());
         for id in all {
@@ -290,6 +308,10 @@ mod tests {
         assert_eq!(f.bundles, 3);
         assert_eq!(f.code_objects, 5);
         assert_eq!(f.targets, ["gfx90a:xnack-", "gfx1100"]);
+        assert_eq!(
+            sorted(vec!["gfx1030".into(), "gfx90a".into(), "gfx900".into()]),
+            ["gfx900", "gfx90a", "gfx1030"]
+        );
         assert_eq!(f.variants.len(), 2);
         assert_eq!(f.variants[0].bundles, 2);
         // gfx1100 has code in two bundles of three: the file does not load.

@@ -21,8 +21,10 @@ pub mod codeobject;
 pub mod compiler;
 pub mod drm;
 pub mod facts;
+pub mod fatbin;
 pub mod finding;
 pub mod fixture;
+pub mod frameworks;
 pub mod host;
 pub mod install;
 pub mod libraries;
@@ -42,6 +44,7 @@ pub mod snapshot;
 pub mod source;
 pub mod support;
 pub mod target;
+pub mod tools;
 pub mod topology;
 
 pub use agent::{AgentFacts, Inventory};

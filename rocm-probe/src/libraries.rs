@@ -92,7 +92,11 @@ pub fn file_version(name: &str) -> (Option<String>, Option<RocmVersion>) {
         return (None, None);
     };
     let parts: Vec<&str> = version.split('.').collect();
-    if parts.is_empty() || parts.iter().any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit())) {
+    if parts.is_empty()
+        || parts
+            .iter()
+            .any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()))
+    {
         return (None, None);
     }
     let last = parts[parts.len() - 1];
@@ -301,10 +305,8 @@ fn debian_rocblas(root: &SysRoot, lib_dir: &str, problems: &mut Vec<Problem>) ->
         .filter_map(|v| RocmVersion::parse(&v).map(|p| (p, v)))
         .filter(|(_, v)| root.exists(&format!("{base}/{v}/library")))
         .collect();
-    versions.sort_by(|a, b| a.0.cmp(&b.0));
-    versions
-        .pop()
-        .map(|(_, v)| format!("rocblas/{v}/library"))
+    versions.sort_by_key(|v| v.0);
+    versions.pop().map(|(_, v)| format!("rocblas/{v}/library"))
 }
 
 /// A bounded listing; a missing directory is `None` without a problem.

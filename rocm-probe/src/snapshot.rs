@@ -149,6 +149,12 @@ pub fn write(records: &[Record], dir: &Path, redact: bool) -> io::Result<Summary
                 error: ReadErrorKind::NotFound,
                 ..
             } => {}
+            // A path read as the wrong kind (`read_link` on a regular file to learn that it is
+            // not a link): the path itself is reproduced by its other records.
+            Record::Failed {
+                error: ReadErrorKind::WrongType,
+                ..
+            } => {}
             Record::Failed { path, error } => summary.failed.push(format!("{path}: {error}")),
             Record::Env {
                 name,

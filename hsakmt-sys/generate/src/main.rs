@@ -12,8 +12,16 @@
 //!   newer clangs are installed; anything else is refused with exit code 2;
 //! - the clang target (`x86_64-unknown-linux-gnu`) and include paths (bindgen's detection of a
 //!   `clang` executable's search paths is switched off: libclang's own defaults are used);
-//! - the headers: Debian's `/usr/include/hsakmt.h` (`libhsakmt-dev`) and
-//!   `/usr/include/linux/kfd_ioctl.h` (`linux-libc-dev`), never copies in the repository.
+//! - the headers: Debian's `/usr/include/hsakmt.h` (`libhsakmt-dev`),
+//!   `/usr/include/linux/kfd_ioctl.h` (`linux-libc-dev`), `/usr/include/hsa/hsa.h` and
+//!   `hsa_ext_amd.h` (`libhsa-runtime-dev`), and `/usr/include/hip/hip_runtime_api.h`
+//!   (`libamdhip64-dev`), never copies in the repository.
+//!
+//! The HSA runtime and HIP bindings are allowlisted to the entry points `rocm-probe` calls
+//! ([`HSA_FUNCTIONS`], [`HIP_FUNCTIONS`]); a listed function the header does not declare stops
+//! the generator. HIP's header is parsed as C with `-D__HIP_PLATFORM_AMD__`, plus one
+//! declaration the 5.2 header lacks ([`HIP_R0600_DECLARATION`]), written into the generated
+//! file's header.
 //!
 //! `linux/kfd_ioctl.h` includes `<drm/drm.h>`, which Debian ships only as
 //! `/usr/include/libdrm/drm.h` (`libdrm-dev`); the generator makes a temporary include directory
@@ -49,6 +57,9 @@ const HSAKMT_TYPES_HEADER: &str = "/usr/include/hsakmttypes.h";
 const KFD_IOCTL_HEADER: &str = "/usr/include/linux/kfd_ioctl.h";
 const LIBDRM_INCLUDE_DIR: &str = "/usr/include/libdrm";
 const DRM_HEADER: &str = "/usr/include/libdrm/drm.h";
+const HSA_HEADER: &str = "/usr/include/hsa/hsa.h";
+const HSA_EXT_AMD_HEADER: &str = "/usr/include/hsa/hsa_ext_amd.h";
+const HIP_RUNTIME_API_HEADER: &str = "/usr/include/hip/hip_runtime_api.h";
 
 /// Why the generator stopped.
 #[derive(Debug)]
@@ -99,7 +110,12 @@ fn run() -> Result<(), Failure> {
     let clang = check_clang_version()?;
 
     let crate_dir = crate_dir()?;
-    let outputs = vec![generate_hsakmt(&clang)?, generate_kfd_ioctl(&clang)?];
+    let outputs = vec![
+        generate_hsakmt(&clang)?,
+        generate_kfd_ioctl(&clang)?,
+        generate_hsa(&clang)?,
+        generate_hip(&clang)?,
+    ];
 
     if check {
         let mut differing = 0usize;
@@ -256,15 +272,14 @@ fn dpkg_query(args: &[&str]) -> Result<String, Failure> {
     String::from_utf8(out.stdout).map_err(|_| refuse("dpkg-query printed non-UTF-8 output"))
 }
 
-/// Options shared by both runs.
-fn base_builder(header: &str) -> Result<bindgen::Builder, Failure> {
+/// Options shared by every run.
+fn base_builder() -> Result<bindgen::Builder, Failure> {
     let rust_target = RustTarget::stable(RUST_TARGET_MINOR, 0).map_err(|e| {
         refuse(format!(
             "bindgen rejects Rust target 1.{RUST_TARGET_MINOR}: {e}"
         ))
     })?;
     Ok(bindgen::Builder::default()
-        .header(header)
         .clang_arg(format!("--target={CLANG_TARGET}"))
         .detect_include_paths(false)
         .rust_target(rust_target)
@@ -286,7 +301,8 @@ fn generate_hsakmt(clang: &str) -> Result<Output, Failure> {
         debian_package(HSAKMT_HEADER)?,
         debian_package(HSAKMT_TYPES_HEADER)?,
     ];
-    let bindings = base_builder(HSAKMT_HEADER)?
+    let bindings = base_builder()?
+        .header(HSAKMT_HEADER)
         .dynamic_library_name("HsaKmt")
         // Keep one `Result` per symbol: a symbol missing from some libhsakmt build must be
         // a per-call error, not a load failure.
@@ -325,7 +341,8 @@ fn generate_kfd_ioctl(clang: &str) -> Result<Output, Failure> {
         debian_package(DRM_HEADER)?,
     ];
     let include = DrmIncludeDir::create()?;
-    let bindings = base_builder(KFD_IOCTL_HEADER)?
+    let bindings = base_builder()?
+        .header(KFD_IOCTL_HEADER)
         .clang_arg(format!("-I{}", include.path.display()))
         .allowlist_type("kfd_.*")
         .allowlist_var("KFD_.*|AMDKFD_.*")
@@ -342,6 +359,201 @@ fn generate_kfd_ioctl(clang: &str) -> Result<Output, Failure> {
         relative: "src/generated/kfd_ioctl.rs",
         contents: assemble(what, &sources, &notes, clang, &bindings.to_string())?,
     })
+}
+
+/// The ROCr entry points `rocm-probe` calls: initialisation, agent/ISA/memory-pool enumeration,
+/// one queue with a barrier-AND packet, and the signals that packet needs. Both the current
+/// (`_scacquire`, `_screlease`, `_scacq_screl`) names and the deprecated HSA 1.0 names of the
+/// same ordering (`_acquire`, `_release`, `_acq_rel`) are listed; ROCr exports both as aliases.
+const HSA_FUNCTIONS: &[&str] = &[
+    "hsa_init",
+    "hsa_shut_down",
+    "hsa_status_string",
+    "hsa_system_get_info",
+    "hsa_iterate_agents",
+    "hsa_agent_get_info",
+    "hsa_agent_iterate_isas",
+    "hsa_isa_get_info_alt",
+    "hsa_queue_create",
+    "hsa_queue_destroy",
+    "hsa_queue_load_read_index_relaxed",
+    "hsa_queue_load_read_index_scacquire",
+    "hsa_queue_load_write_index_relaxed",
+    "hsa_queue_load_write_index_scacquire",
+    "hsa_queue_add_write_index_relaxed",
+    "hsa_queue_add_write_index_scacq_screl",
+    "hsa_queue_add_write_index_acq_rel",
+    "hsa_signal_create",
+    "hsa_signal_destroy",
+    "hsa_signal_load_relaxed",
+    "hsa_signal_load_scacquire",
+    "hsa_signal_store_relaxed",
+    "hsa_signal_store_screlease",
+    "hsa_signal_wait_relaxed",
+    "hsa_signal_wait_scacquire",
+    "hsa_signal_wait_acquire",
+    "hsa_amd_agent_iterate_memory_pools",
+    "hsa_amd_memory_pool_get_info",
+];
+
+/// The types (enumerations with their constants, structs, typedefs) of [`HSA_FUNCTIONS`] and of
+/// what their `*_get_info` calls return. The callback types are anonymous in `hsa.h` (declared
+/// inline in the parameter lists) and come with the functions.
+const HSA_TYPES: &[&str] = &[
+    "hsa_status_t",
+    "hsa_system_info_t",
+    "hsa_endianness_t",
+    "hsa_machine_model_t",
+    "hsa_profile_t",
+    "hsa_agent_t",
+    "hsa_agent_info_t",
+    "hsa_agent_feature_t",
+    "hsa_device_type_t",
+    "hsa_default_float_rounding_mode_t",
+    "hsa_isa_t",
+    "hsa_isa_info_t",
+    "hsa_queue_t",
+    "hsa_queue_type_t",
+    "hsa_queue_type32_t",
+    "hsa_queue_feature_t",
+    "hsa_signal_t",
+    "hsa_signal_value_t",
+    "hsa_signal_condition_t",
+    "hsa_wait_state_t",
+    "hsa_packet_type_t",
+    "hsa_packet_header_t",
+    "hsa_packet_header_width_t",
+    "hsa_fence_scope_t",
+    "hsa_barrier_and_packet_t",
+    "hsa_kernel_dispatch_packet_t",
+    "hsa_amd_agent_info_t",
+    "hsa_amd_memory_pool_t",
+    "hsa_amd_memory_pool_info_t",
+    "hsa_amd_memory_pool_global_flag_t",
+    "hsa_amd_segment_t",
+];
+
+/// The HIP entry points `rocm-probe` calls (device count, versions, names, properties).
+const HIP_FUNCTIONS: &[&str] = &[
+    "hipGetDeviceCount",
+    "hipRuntimeGetVersion",
+    "hipDriverGetVersion",
+    "hipDeviceGetName",
+    "hipGetErrorName",
+    "hipGetErrorString",
+    "hipDeviceGetAttribute",
+    "hipGetDeviceProperties",
+    "hipGetDevicePropertiesR0600",
+];
+
+/// Name of the header the generator adds for the one HIP entry point Debian's 5.2.3 header
+/// cannot declare.
+const HIP_R0600_HEADER_NAME: &str = "hip_r0600.h";
+
+/// `hipGetDevicePropertiesR0600`, exported since HIP 6.0 (symbol version `hip_6.0` in clr's
+/// `hipamd/src/hip_hcc.map.in`), to which ROCm 6+ headers map `hipGetDeviceProperties` by
+/// `#define`. Its struct, `hipDeviceProp_tR0600`, is left incomplete (opaque): the 5.2 header
+/// has no definition, and callers pass an oversized buffer (see `hsakmt_sys::hip`).
+const HIP_R0600_DECLARATION: &str = "\
+struct hipDeviceProp_tR0600;
+hipError_t hipGetDevicePropertiesR0600(struct hipDeviceProp_tR0600* prop, int deviceId);
+";
+
+fn generate_hsa(clang: &str) -> Result<Output, Failure> {
+    let sources = [
+        debian_package(HSA_EXT_AMD_HEADER)?,
+        debian_package(HSA_HEADER)?,
+    ];
+    let mut builder = base_builder()?
+        .header(HSA_EXT_AMD_HEADER)
+        .dynamic_library_name("HsaRuntime")
+        // One `Result` per symbol: an entry point missing from some ROCr build is a per-call
+        // error, not a load failure.
+        .dynamic_link_require_all(false)
+        // The AMD additions to `hsa_status_t` are an anonymous enum in hsa_ext_amd.h.
+        .allowlist_var("HSA_STATUS_.*");
+    for f in HSA_FUNCTIONS {
+        builder = builder.allowlist_function(format!("^{f}$"));
+    }
+    for t in HSA_TYPES {
+        builder = builder.allowlist_type(format!("^{t}$"));
+    }
+    let bindings = builder
+        .generate()
+        .map_err(|e| refuse(format!("bindgen failed on {HSA_EXT_AMD_HEADER}: {e}")))?;
+    let code = bindings.to_string();
+    require_symbols(&code, HSA_EXT_AMD_HEADER, HSA_FUNCTIONS)?;
+    let what = "the HSA runtime (ROCr: hsa.h, hsa_ext_amd.h), loaded at run time as struct \
+                `HsaRuntime`";
+    let notes = [
+        "allowlist: HSA_FUNCTIONS and HSA_TYPES in hsakmt-sys/generate/src/main.rs, and the"
+            .to_owned(),
+        "HSA_STATUS_* constants (hsa_ext_amd.h adds some in an anonymous enum)".to_owned(),
+    ];
+    Ok(Output {
+        relative: "src/generated/hsa.rs",
+        contents: assemble(what, &sources, &notes, clang, &code)?,
+    })
+}
+
+fn generate_hip(clang: &str) -> Result<Output, Failure> {
+    let sources = [debian_package(HIP_RUNTIME_API_HEADER)?];
+    // One translation unit: the real header, then the declaration it lacks.
+    let input = format!("#include \"{HIP_RUNTIME_API_HEADER}\"\n{HIP_R0600_DECLARATION}");
+    let mut builder = base_builder()?
+        // The header's C API for AMD GPUs (it `#error`s without a platform); parsed as C, in
+        // which mode hip_runtime_api.h declares plain C functions and enums.
+        .clang_arg("-D__HIP_PLATFORM_AMD__")
+        .header_contents(HIP_R0600_HEADER_NAME, &input)
+        .dynamic_library_name("Hip")
+        .dynamic_link_require_all(false)
+        .allowlist_type("^hipError_t$")
+        .allowlist_type("^hipDeviceAttribute_t$")
+        .allowlist_type("^hipDevice_t$")
+        .allowlist_type("^hipDeviceProp_t$")
+        .allowlist_type("^hipDeviceProp_tR0600$");
+    for f in HIP_FUNCTIONS {
+        builder = builder.allowlist_function(format!("^{f}$"));
+    }
+    let bindings = builder
+        .generate()
+        .map_err(|e| refuse(format!("bindgen failed on {HIP_RUNTIME_API_HEADER}: {e}")))?;
+    let code = bindings.to_string();
+    require_symbols(&code, HIP_RUNTIME_API_HEADER, HIP_FUNCTIONS)?;
+    let what = "HIP's runtime API (hip_runtime_api.h, the few calls used), loaded at run time \
+                as struct `Hip`";
+    let mut notes = vec![
+        "parsed as C with -D__HIP_PLATFORM_AMD__; allowlist: HIP_FUNCTIONS in".to_owned(),
+        "hsakmt-sys/generate/src/main.rs and their types".to_owned(),
+        format!(
+            "plus, declared by the generator in `{HIP_R0600_HEADER_NAME}` (not in the 5.2 \
+             header; HIP 6.0+):"
+        ),
+    ];
+    notes.extend(HIP_R0600_DECLARATION.lines().map(|l| format!("  {l}")));
+    Ok(Output {
+        relative: "src/generated/hip.rs",
+        contents: assemble(what, &sources, &notes, clang, &code)?,
+    })
+}
+
+/// Fails when an allowlisted function did not make it into the bindings (a typo in the list,
+/// or a header that no longer declares it): bindgen silently ignores unmatched allowlist
+/// entries.
+fn require_symbols(code: &str, header: &str, functions: &[&str]) -> Result<(), Failure> {
+    let missing: Vec<&str> = functions
+        .iter()
+        .copied()
+        .filter(|f| !code.contains(&format!("pub {f}: Result<")))
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(refuse(format!(
+            "{header} does not declare {}",
+            missing.join(", ")
+        )))
+    }
 }
 
 /// Corrects the Rust type of object-like macros whose C type bindgen cannot infer.

@@ -164,7 +164,10 @@ fn found(c: &CompilerFacts, out: &mut Vec<Finding>) {
         for t in &i.tools {
             evidence.push(Evidence::new(t.path.clone(), named(t)));
             if let Some(s) = &t.version_source {
-                evidence.push(Evidence::new(s.clone(), t.version.clone().unwrap_or_default()));
+                evidence.push(Evidence::new(
+                    s.clone(),
+                    t.version.clone().unwrap_or_default(),
+                ));
             }
         }
         for d in &i.device_libs {

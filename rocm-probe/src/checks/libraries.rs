@@ -7,8 +7,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::codeobject::compat::{Gpu, GpuTarget};
 use crate::codeobject::Verdict;
+use crate::codeobject::compat::{Gpu, GpuTarget};
 use crate::facts::Facts;
 use crate::fatbin::{FatBinary, Unread};
 use crate::finding::{
@@ -63,6 +63,8 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
                         &gpus,
                         override_evidence.as_ref(),
                         [NO_CODE_OBJECT_FOR_TARGET, CODE_OBJECT_NEEDS_FEATURE_CHANGE],
+                        "Install a build of the library that lists the target (a newer ROCm \
+                         release, or a build with GPU_TARGETS naming it).",
                     ));
                 }
             }
@@ -124,6 +126,7 @@ pub(crate) fn fat_binary_findings(
     gpus: &[Gpu],
     override_evidence: Option<&Evidence>,
     rules: [Rule; 2],
+    remedy: &str,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
     if !code.has_code() {
@@ -201,11 +204,10 @@ pub(crate) fn fat_binary_findings(
         if let Some(e) = override_evidence {
             finding = finding.with(e.clone());
         }
-        out.push(finding.remedy(
-            "Install a build that lists the target (a newer ROCm release, or one built with \
-             GPU_TARGETS/--offload-arch naming it). `rocm-probe inspect <file>` lists the code \
-             objects it carries.",
-        ));
+        out.push(finding.remedy(format!(
+            "{remedy} `rocm-probe inspect {}` lists the code objects it carries.",
+            code.path
+        )));
     }
     out
 }
@@ -482,11 +484,7 @@ fn coverage(libs: &LibraryFacts, targets: Option<&Targets>, out: &mut Vec<Findin
             // Full target IDs, and no "covers" claim: whether code loads depends on the
             // feature settings, which no-code-object-for-target and
             // code-object-needs-feature-change judge.
-            code_parts.push(format!(
-                "{} code for {}",
-                lib.name,
-                code.targets.join(", ")
-            ));
+            code_parts.push(format!("{} code for {}", lib.name, code.targets.join(", ")));
             evidence.push(Evidence::new(
                 code.path.clone(),
                 format!("{} bundle(s); {}", code.bundles, code.targets.join(", ")),

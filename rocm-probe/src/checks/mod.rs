@@ -2,10 +2,13 @@
 
 pub mod compiler;
 pub mod driver;
+pub mod frameworks;
 pub mod hardware;
 pub mod libraries;
 pub mod runtime;
 pub mod thunk;
+pub mod tools;
+pub mod workloads;
 
 use crate::facts::Facts;
 use crate::finding::Finding;
@@ -24,5 +27,11 @@ pub fn run(facts: &Facts, profile: Profile) -> Vec<Finding> {
     findings.extend(libraries);
     let compiler = compiler::check(facts, &findings);
     findings.extend(compiler);
+    let frameworks = frameworks::check(facts, &findings);
+    findings.extend(frameworks);
+    let tools = tools::check(facts, &findings);
+    findings.extend(tools);
+    let workloads = workloads::check(facts, &findings);
+    findings.extend(workloads);
     findings
 }

@@ -3,10 +3,13 @@
 
 pub mod compiler;
 pub mod driver;
+pub mod frameworks;
 pub mod hardware;
 pub mod libraries;
 pub mod runtime;
 pub mod thunk;
+pub mod tools;
+pub mod workloads;
 
 /// The tables, bottom-up.
 pub(crate) const TABLES: &[&[crate::finding::Rule]] = &[
@@ -18,16 +21,22 @@ pub(crate) const TABLES: &[&[crate::finding::Rule]] = &[
     runtime::RUNTIME_RULES,
     libraries::LIBRARIES_RULES,
     compiler::COMPILER_RULES,
+    frameworks::FRAMEWORKS_RULES,
+    tools::TOOLS_RULES,
+    workloads::WORKLOADS_RULES,
 ];
 
 /// Every rule constant, for `use crate::finding::*`.
 pub mod all {
     pub use super::compiler::*;
     pub use super::driver::*;
+    pub use super::frameworks::*;
     pub use super::hardware::*;
     pub use super::libraries::*;
     pub use super::runtime::*;
     pub use super::thunk::*;
+    pub use super::tools::*;
+    pub use super::workloads::*;
 }
 
 /// Failures that stop everything above them: no GPU, no driver, no KFD, no access to it. A

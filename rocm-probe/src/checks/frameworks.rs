@@ -1,0 +1,971 @@
+//! Layer 7: the Python frameworks, what each was built for, and whether what they bundle fits
+//! the system and the GPUs.
+//!
+//! The build checks (a CPU or CUDA PyTorch, a non-ROCm TensorFlow, JAX without its ROCm plugin,
+//! ONNX Runtime without an AMD provider) need GPU agents in the inventory: on a machine without
+//! an AMD GPU a CPU build is what it should be. The per-target check of a bundled rocBLAS runs
+//! only when layers 1–6 have no failure, like layer 5's; its target is the effective one
+//! (`HSA_OVERRIDE_GFX_VERSION` replaces every GPU's). "The system's ROCm" is the install a process
+//! loads ([`InstallFacts::effective`](crate::install::InstallFacts::effective)).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::facts::Facts;
+use crate::finding::{
+    BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET, BUNDLED_ROCM_DIFFERS, Evidence,
+    FRAMEWORK_CODE_OBJECT_NEEDS_FEATURE_CHANGE, FRAMEWORK_FILES_MALFORMED,
+    FRAMEWORK_NO_CODE_OBJECT_FOR_TARGET, FRAMEWORKS_FOUND, FRAMEWORKS_NONE,
+    FRAMEWORKS_NOT_CAPTURED, FRAMEWORKS_UNREADABLE, Finding, JAX_NO_ROCM_PLUGIN,
+    JAX_PLUGIN_MISMATCH, ONNXRUNTIME_NO_ROCM_PROVIDER, Status, TENSORFLOW_NOT_ROCM,
+    TENSORFLOW_UNVALIDATED, TORCH_CPU_BUILD, TORCH_CUDA_BUILD,
+};
+use crate::frameworks::{
+    Build, Bundled, DEBIAN_DIST_PACKAGES, FrameworkFacts, Jax, OnnxRuntime, RocmSdk, SiteDir,
+    TensorFlow, Torch, VersionPy, normalize,
+};
+use crate::install::{Install, RocmVersion};
+use crate::target::GfxVersion;
+
+use super::runtime::env::parse_override;
+use super::runtime::{HSA_OVERRIDE_GFX_VERSION, family};
+
+/// The GPUs' effective targets: processor → the evidence of the nodes that have it.
+type Targets = BTreeMap<String, Vec<Evidence>>;
+
+/// AMD's validated TensorFlow releases per ROCm line: ROCm's compatibility matrix,
+/// github.com/ROCm/ROCm `docs/compatibility/compatibility-matrix-historical-6.0.csv` (commit
+/// e396b48, ROCm 6.0.0–6.3.3).
+pub const TENSORFLOW_VALIDATED: [((u32, u32), [&str; 3]); 4] = [
+    ((6, 3), ["2.17.0", "2.16.2", "2.15.1"]),
+    ((6, 2), ["2.16.1", "2.15.1", "2.14.1"]),
+    ((6, 1), ["2.15.0", "2.14.0", "2.13.1"]),
+    ((6, 0), ["2.14.0", "2.13.1", "2.12.1"]),
+];
+
+/// At most this many paths are named as evidence of one finding.
+const MAX_EVIDENCE: usize = 12;
+
+/// Layer 7 findings; `below` are the findings of layers 1–6.
+pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let fw = &f.frameworks;
+    if !fw.captured {
+        out.push(
+            FRAMEWORKS_NOT_CAPTURED.finding(
+                "Python environments not captured in this fixture: framework checks skipped",
+            ),
+        );
+        return out;
+    }
+    unreadable(fw, &mut out);
+    let gpus = gpu_summary(f);
+    let system = f.installs.effective();
+    let targets = targets(f, below);
+    let override_evidence = targets.as_ref().and_then(|_| {
+        f.platform
+            .env
+            .get(HSA_OVERRIDE_GFX_VERSION)
+            .map(|v| Evidence::new(format!("env:{HSA_OVERRIDE_GFX_VERSION}"), format!("{v:?}")))
+    });
+    let code_gpus = super::libraries::gpus(f, below);
+    for site in &fw.sites {
+        out.push(found(site));
+        if let Some(gpus) = &code_gpus {
+            code_objects(site, gpus, override_evidence.as_ref(), &mut out);
+        }
+        let ctx = Ctx {
+            site,
+            gpus: gpus.as_ref(),
+            system,
+        };
+        if let Some(t) = &site.torch {
+            torch(&ctx, t, &mut out);
+            if let (Some(b), Some(targets)) = (&t.bundled, &targets) {
+                bundled_rocblas(
+                    &ctx,
+                    "PyTorch",
+                    b,
+                    targets,
+                    override_evidence.as_ref(),
+                    &mut out,
+                );
+            }
+        }
+        if let Some(sdk) = &site.rocm_sdk {
+            rocm_sdk(&ctx, sdk, &mut out);
+        }
+        if let Some(tf) = &site.tensorflow {
+            tensorflow(&ctx, tf, &mut out);
+        }
+        if let Some(jax) = &site.jax {
+            jax_checks(&ctx, jax, &mut out);
+        }
+        if let Some(ort) = &site.onnxruntime {
+            onnxruntime(&ctx, ort, &mut out);
+        }
+    }
+    if fw.sites.is_empty() {
+        none(fw, &mut out);
+    }
+    out
+}
+
+/// The GPU code of every library a site's frameworks bundle, on the GPUs.
+fn code_objects(
+    site: &SiteDir,
+    gpus: &[crate::codeobject::compat::Gpu],
+    override_evidence: Option<&Evidence>,
+    out: &mut Vec<Finding>,
+) {
+    let bundles = site
+        .torch
+        .iter()
+        .filter_map(|t| {
+            let what = format!(
+                "PyTorch {}",
+                t.version.as_deref().unwrap_or("(version unknown)")
+            );
+            t.bundled.as_ref().map(|b| (what, b))
+        })
+        .chain(site.rocm_sdk.iter().flat_map(|r| {
+            r.bundled
+                .iter()
+                .map(|b| ("TheRock's rocm-sdk wheels".to_owned(), b))
+        }));
+    for (what, b) in bundles {
+        for code in &b.code {
+            let file = code.path.rsplit('/').next().unwrap_or(&code.path);
+            out.extend(super::libraries::fat_binary_findings(
+                code,
+                &format!("{file} of {what}"),
+                gpus,
+                override_evidence,
+                [
+                    FRAMEWORK_NO_CODE_OBJECT_FOR_TARGET,
+                    FRAMEWORK_CODE_OBJECT_NEEDS_FEATURE_CHANGE,
+                ],
+                "Install a wheel built for the target (AMD's wheels from repo.radeon.com, or a \
+                 source build with PYTORCH_ROCM_ARCH naming it); where the wheel carries a target \
+                 of the same family, HSA_OVERRIDE_GFX_VERSION set to that target runs it \
+                 (unsupported by AMD).",
+            ));
+        }
+        if !b.code_problems.is_empty() {
+            let problems: Vec<&crate::problem::Problem> = b.code_problems.iter().collect();
+            out.extend(super::hardware::problems(
+                &problems,
+                "framework library",
+                [FRAMEWORKS_UNREADABLE, FRAMEWORK_FILES_MALFORMED],
+            ));
+        }
+    }
+}
+
+/// What every per-site check needs.
+struct Ctx<'a> {
+    site: &'a SiteDir,
+    /// `Some` with the GPU evidence when the inventory has GPU agents.
+    gpus: Option<&'a Evidence>,
+    /// The install a process loads.
+    system: Option<&'a Install>,
+}
+
+impl Ctx<'_> {
+    fn system_version(&self) -> Option<RocmVersion> {
+        self.system.and_then(|i| i.version)
+    }
+
+    /// `ROCm 6.2.0 at /opt/rocm-6.2.0`, or a phrase saying none is known.
+    fn system_describe(&self) -> String {
+        self.system
+            .map_or_else(|| "no system ROCm".to_owned(), Install::describe)
+    }
+
+    /// The PyTorch index for the system's release (`rocm6.2`), or a placeholder.
+    fn torch_index(&self) -> String {
+        self.system_version().map_or_else(
+            || "rocm<X.Y>".to_owned(),
+            |v| format!("rocm{}.{}", v.major, v.minor),
+        )
+    }
+
+    fn system_evidence(&self) -> Option<Evidence> {
+        let i = self.system?;
+        Some(Evidence::new(
+            i.version_source.clone().unwrap_or_else(|| i.prefix.clone()),
+            i.describe(),
+        ))
+    }
+}
+
+/// One line of evidence naming the GPU agents, when there are any.
+fn gpu_summary(f: &Facts) -> Option<Evidence> {
+    let inv = f.inventory.as_ref()?;
+    let mut names: Vec<String> = inv
+        .gpu_agents()
+        .filter_map(|a| a.gfx.map(|g| g.name()).or_else(|| a.name.clone()))
+        .collect();
+    let count = inv.gpu_agents().count();
+    if count == 0 {
+        return None;
+    }
+    names.sort_by_key(|t| (GfxVersion::from_name(t), t.clone()));
+    names.dedup();
+    Some(Evidence::new(
+        crate::topology::TOPOLOGY_DIR,
+        format!("{count} GPU agent(s): {}", names.join(", ")),
+    ))
+}
+
+/// The effective targets of the GPUs, or `None` when GPU-specific checks must stay silent (a
+/// failure below, no GPU). The same rule as layer 5's.
+fn targets(f: &Facts, below: &[Finding]) -> Option<Targets> {
+    if below.iter().any(|x| x.status == Status::Fail) {
+        return None;
+    }
+    let overridden = f
+        .platform
+        .env
+        .get(HSA_OVERRIDE_GFX_VERSION)
+        .and_then(|v| parse_override(v).ok());
+    let mut targets = Targets::new();
+    for a in f.inventory.as_ref()?.gpu_agents() {
+        let Some(real) = a.gfx.map(|g| g.name()).or_else(|| a.name.clone()) else {
+            continue;
+        };
+        let effective = overridden.map_or_else(|| real.clone(), |o| o.name());
+        let mut value = real.clone();
+        if let Some(m) = &a.marketing_name {
+            value.push_str(&format!(" {m}"));
+        }
+        if effective != real {
+            value.push_str(&format!(", runs as {effective} (HSA_OVERRIDE_GFX_VERSION)"));
+        }
+        targets.entry(effective).or_default().push(Evidence::new(
+            format!("{}/nodes/{}", crate::topology::TOPOLOGY_DIR, a.node),
+            value,
+        ));
+    }
+    (!targets.is_empty()).then_some(targets)
+}
+
+/// Processor names in version order, or `none`.
+fn list(targets: &BTreeSet<String>) -> String {
+    if targets.is_empty() {
+        return "none".to_owned();
+    }
+    let mut names: Vec<&String> = targets.iter().collect();
+    names.sort_by_key(|t| (GfxVersion::from_name(t), t.as_str()));
+    names
+        .iter()
+        .map(|t| t.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn unreadable(fw: &FrameworkFacts, out: &mut Vec<Finding>) {
+    if fw.problems.is_empty() {
+        return;
+    }
+    out.push(
+        FRAMEWORKS_UNREADABLE
+            .finding(format!(
+                "{} Python package path(s) could not be read: the framework facts may be \
+                 incomplete",
+                fw.problems.len()
+            ))
+            .with_all(
+                fw.problems
+                    .iter()
+                    .take(MAX_EVIDENCE)
+                    .map(|p| Evidence::new(p.path.clone(), p.message.clone())),
+            ),
+    );
+}
+
+fn none(fw: &FrameworkFacts, out: &mut Vec<Finding>) {
+    let mut finding =
+        FRAMEWORKS_NONE.finding("No PyTorch, JAX, TensorFlow, vLLM or ONNX Runtime found");
+    if fw.scanned.is_empty() {
+        finding = finding.with(Evidence::absent(DEBIAN_DIST_PACKAGES));
+    }
+    finding = finding.with_all(
+        fw.scanned
+            .iter()
+            .take(MAX_EVIDENCE)
+            .map(|s| Evidence::new(s.clone(), "no framework")),
+    );
+    out.push(finding.remedy(
+        "Only to use the GPU from Python: install a ROCm build into the environment, e.g. `pip \
+         install torch --index-url https://download.pytorch.org/whl/rocm<X.Y>` for the system's \
+         ROCm release.",
+    ));
+}
+
+/// `__version__ = '2.4.1+rocm6.0', hip = '6.0.32830-d62f6a171', cuda = None`.
+fn version_py_value(v: &VersionPy) -> String {
+    let mut parts = Vec::new();
+    for key in ["__version__", "hip", "cuda", "xpu", "git_version"] {
+        match v.values.get(key) {
+            Some(Some(s)) => parts.push(format!("{key} = '{s}'")),
+            Some(None) => parts.push(format!("{key} = None")),
+            None => {}
+        }
+    }
+    if parts.is_empty() {
+        "no version assignments".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
+
+fn torch_part(t: &Torch) -> String {
+    let version = t.version.as_deref().unwrap_or("(version unknown)");
+    let mut notes = vec![match (t.build, t.rocm) {
+        (Build::Rocm, Some(v)) => format!("ROCm {v} build"),
+        (b, _) => format!("{} build", b.word()),
+    }];
+    if let Some(b) = &t.bundled
+        && !b.libs.is_empty()
+    {
+        notes.push(format!("bundles {} ROCm libraries", b.libs.len()));
+    }
+    if let Some(tr) = &t.triton {
+        notes.push(format!("{} {}", tr.name, tr.version));
+    }
+    format!("PyTorch {version} ({})", notes.join(", "))
+}
+
+fn jax_part(j: &Jax) -> String {
+    let version = j
+        .jax
+        .as_ref()
+        .or(j.jaxlib.as_ref())
+        .map_or("(version unknown)", |d| d.version.as_str());
+    if j.plugins.is_empty() {
+        return match j.rocm_major() {
+            Some(m) => format!("JAX {version} (ROCm {m} jaxlib)"),
+            None => format!("JAX {version} (no ROCm plugin)"),
+        };
+    }
+    let plugins: Vec<String> = j
+        .plugins
+        .iter()
+        .map(|p| format!("{} {}", p.dist.name, p.dist.version))
+        .collect();
+    format!("JAX {version} ({})", plugins.join(", "))
+}
+
+fn tensorflow_part(tf: &TensorFlow) -> String {
+    let Some(d) = tf.main() else {
+        return "TensorFlow".to_owned();
+    };
+    let kind = if tf.rocm_build {
+        "ROCm build"
+    } else {
+        "not a ROCm build"
+    };
+    match tf.rocm {
+        Some(v) => format!("TensorFlow {} ({}, {kind} for ROCm {v})", d.version, d.name),
+        None => format!("TensorFlow {} ({}, {kind})", d.version, d.name),
+    }
+}
+
+fn onnxruntime_part(o: &OnnxRuntime) -> String {
+    let version = o
+        .dists
+        .first()
+        .map_or("(version unknown)", |d| d.version.as_str());
+    let name = o.dists.first().map_or("onnxruntime", |d| d.name.as_str());
+    let providers: Vec<&str> = o
+        .providers
+        .iter()
+        .map(|p| {
+            p.trim_start_matches("libonnxruntime_providers_")
+                .split(".so")
+                .next()
+                .unwrap_or(p)
+        })
+        .filter(|p| *p != "shared")
+        .collect();
+    if providers.is_empty() {
+        format!("ONNX Runtime {version} ({name}, CPU provider only)")
+    } else {
+        format!(
+            "ONNX Runtime {version} ({name}, providers: {})",
+            providers.join(", ")
+        )
+    }
+}
+
+fn found(site: &SiteDir) -> Finding {
+    let mut parts = Vec::new();
+    let mut evidence = Vec::new();
+    if let Some(t) = &site.torch {
+        parts.push(torch_part(t));
+        if let Some(v) = &t.version_py {
+            evidence.push(Evidence::new(v.path.clone(), version_py_value(v)));
+        }
+        if let Some(d) = &t.dist {
+            evidence.push(Evidence::new(
+                d.path.clone(),
+                format!("{} {}", d.name, d.version),
+            ));
+        }
+        if let Some(b) = &t.bundled {
+            if !b.libs.is_empty() {
+                evidence.push(Evidence::new(b.lib_dir.clone(), b.files()));
+            }
+            if let Some(k) = &b.rocblas {
+                evidence.push(Evidence::new(k.dir.clone(), list(&k.targets)));
+            }
+        }
+        if let Some(p) = &t.libtorch_hip {
+            evidence.push(Evidence::new(
+                p.clone(),
+                "PyTorch's GPU kernels (fat binary)",
+            ));
+        }
+    }
+    if let Some(j) = &site.jax {
+        parts.push(jax_part(j));
+        for d in j
+            .jax
+            .iter()
+            .chain(&j.jaxlib)
+            .chain(j.plugins.iter().map(|p| &p.dist))
+        {
+            evidence.push(Evidence::new(
+                d.path.clone(),
+                format!("{} {}", d.name, d.version),
+            ));
+        }
+    }
+    if let Some(tf) = &site.tensorflow {
+        parts.push(tensorflow_part(tf));
+        for d in &tf.dists {
+            evidence.push(Evidence::new(
+                d.path.clone(),
+                format!("{} {}", d.name, d.version),
+            ));
+        }
+    }
+    if let Some(v) = &site.vllm {
+        let version = v.version().unwrap_or("(version unknown)");
+        parts.push(match v.rocm {
+            Some(r) => format!("vLLM {version} (ROCm {r} build)"),
+            None => format!("vLLM {version} (no ROCm label)"),
+        });
+        if let Some(p) = &v.version_py {
+            evidence.push(Evidence::new(p.path.clone(), version_py_value(p)));
+        }
+        if let Some(d) = &v.dist {
+            evidence.push(Evidence::new(
+                d.path.clone(),
+                format!("{} {}", d.name, d.version),
+            ));
+        }
+    }
+    if let Some(o) = &site.onnxruntime {
+        parts.push(onnxruntime_part(o));
+        for d in &o.dists {
+            evidence.push(Evidence::new(
+                d.path.clone(),
+                format!("{} {}", d.name, d.version),
+            ));
+        }
+        if !o.providers.is_empty() {
+            evidence.push(Evidence::new(o.capi_dir.clone(), o.providers.join(", ")));
+        }
+    }
+    if let Some(s) = &site.rocm_sdk {
+        parts.push(match s.rocm {
+            Some(v) => format!("TheRock ROCm {v} wheels"),
+            None => "TheRock ROCm wheels".to_owned(),
+        });
+        for d in &s.dists {
+            evidence.push(Evidence::new(
+                d.path.clone(),
+                format!("{} {}", d.name, d.version),
+            ));
+        }
+        for b in &s.bundled {
+            evidence.push(Evidence::new(b.lib_dir.clone(), b.files()));
+        }
+    }
+    for a in &site.also {
+        evidence.push(Evidence::new(
+            a.clone(),
+            format!("same directory as {}", site.path),
+        ));
+    }
+    FRAMEWORKS_FOUND
+        .finding(format!("{} in {}", parts.join("; "), site.describe()))
+        .with_all(evidence)
+}
+
+/// The evidence of a torch install: its version file and its distribution.
+fn torch_evidence(t: &Torch) -> Vec<Evidence> {
+    let mut e = Vec::new();
+    match &t.version_py {
+        Some(v) => e.push(Evidence::new(v.path.clone(), version_py_value(v))),
+        None => e.push(Evidence::absent(format!("{}/version.py", t.dir))),
+    }
+    if let Some(d) = &t.dist {
+        e.push(Evidence::new(
+            d.path.clone(),
+            format!("{} {}", d.name, d.version),
+        ));
+    }
+    e
+}
+
+fn torch(ctx: &Ctx, t: &Torch, out: &mut Vec<Finding>) {
+    let version = t.version.as_deref().unwrap_or("(version unknown)");
+    let where_ = ctx.site.describe();
+    if let Some(gpus) = ctx.gpus {
+        let rule = match t.build {
+            Build::Cpu => Some(TORCH_CPU_BUILD),
+            Build::Cuda => Some(TORCH_CUDA_BUILD),
+            _ => None,
+        };
+        if let Some(rule) = rule {
+            let what = if t.build == Build::Cpu {
+                "a CPU-only build"
+            } else {
+                "a CUDA build"
+            };
+            out.push(
+                rule.finding(format!(
+                    "PyTorch {version} in {where_} is {what}: torch.cuda.is_available() is False \
+                     on this machine's AMD GPUs"
+                ))
+                .with_all(torch_evidence(t))
+                .with(gpus.clone())
+                .with_all(ctx.system_evidence())
+                .remedy(format!(
+                    "In that environment: pip uninstall torch, then pip install torch \
+                     --index-url https://download.pytorch.org/whl/{} (the ROCm wheel for the \
+                     system's release; add torchvision/torchaudio from the same index).",
+                    ctx.torch_index()
+                )),
+            );
+        }
+    }
+    if t.build != Build::Rocm {
+        return;
+    }
+    let Some(b) = t.bundled.as_ref().filter(|b| b.has_runtime()) else {
+        return;
+    };
+    let (bundled, source) = match (b.rocm, &b.rocm_source, t.rocm, &t.rocm_source) {
+        (Some(v), Some(s), _, _) => (v, Evidence::new(s.clone(), format!("ROCm {v}"))),
+        (_, _, Some(v), Some(s)) => {
+            let detail = t.rocm_detail.as_deref().unwrap_or("its version");
+            (v, Evidence::new(s.clone(), format!("ROCm {v} ({detail})")))
+        }
+        _ => return,
+    };
+    differs(
+        ctx,
+        &format!("PyTorch {version}"),
+        b,
+        bundled,
+        source,
+        format!(
+            "If both are wanted nothing needs to change: the wheel loads its own copies from \
+             {}. Keep LD_LIBRARY_PATH and LD_PRELOAD free of the system's ROCm when running it, \
+             and rebuild HIP extensions against the wheel; to align them install the wheel for \
+             the system's release: pip install torch --index-url \
+             https://download.pytorch.org/whl/{}.",
+            b.lib_dir,
+            ctx.torch_index()
+        ),
+        out,
+    );
+}
+
+/// `frameworks.bundled-rocm-differs` when the bundled release is not the system's.
+fn differs(
+    ctx: &Ctx,
+    what: &str,
+    b: &Bundled,
+    bundled: RocmVersion,
+    source: Evidence,
+    remedy: String,
+    out: &mut Vec<Finding>,
+) {
+    let Some(system) = ctx.system_version() else {
+        return;
+    };
+    let same = bundled.line() == system.line()
+        && match (bundled.patch, system.patch) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
+    if same {
+        return;
+    }
+    let files: Vec<&str> = b
+        .libs
+        .iter()
+        .filter_map(|l| l.files.first().map(String::as_str))
+        .collect();
+    let named = match files.len() {
+        0..=3 => files.join(", "),
+        n => format!("{} and {} more", files[..3].join(", "), n - 3),
+    };
+    out.push(
+        BUNDLED_ROCM_DIFFERS
+            .finding(format!(
+                "{what} in {} bundles ROCm {bundled} ({named}) while processes load {} from the \
+                 system",
+                ctx.site.describe(),
+                ctx.system_describe()
+            ))
+            .with(source)
+            .with(Evidence::new(b.lib_dir.clone(), b.files()))
+            .with_all(ctx.system_evidence())
+            .remedy(remedy),
+    );
+}
+
+fn rocm_sdk(ctx: &Ctx, sdk: &RocmSdk, out: &mut Vec<Finding>) {
+    let Some(v) = sdk.rocm else {
+        return;
+    };
+    let Some(b) = sdk.bundled.iter().find(|b| b.has_runtime()) else {
+        return;
+    };
+    let source = sdk
+        .dists
+        .iter()
+        .find(|d| normalize(&d.name) == "rocm_sdk_core")
+        .or(sdk.dists.first())
+        .map_or_else(
+            || Evidence::new(b.lib_dir.clone(), format!("ROCm {v}")),
+            |d| {
+                Evidence::new(
+                    d.path.clone(),
+                    format!("{} {}: ROCm {v}", d.name, d.version),
+                )
+            },
+        );
+    differs(
+        ctx,
+        "TheRock's rocm-sdk wheels",
+        b,
+        v,
+        source,
+        "Use one ROCm per process: either the wheels (their libraries come first on \
+         LD_LIBRARY_PATH, as `rocm-sdk path --lib` prints) or the system's install, not a mix."
+            .to_owned(),
+        out,
+    );
+}
+
+fn bundled_rocblas(
+    ctx: &Ctx,
+    what: &str,
+    b: &Bundled,
+    targets: &Targets,
+    override_evidence: Option<&Evidence>,
+    out: &mut Vec<Finding>,
+) {
+    if !b.has("rocblas") && b.rocblas.is_none() {
+        return;
+    }
+    let have = b
+        .rocblas
+        .as_ref()
+        .map(|d| d.targets.clone())
+        .unwrap_or_default();
+    let missing: Vec<&String> = targets.keys().filter(|t| !have.contains(*t)).collect();
+    if missing.is_empty() {
+        return;
+    }
+    let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+    let mut finding = BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET.finding(format!(
+        "The rocBLAS bundled with {what} in {} has no kernels for {} (it has: {})",
+        ctx.site.describe(),
+        names.join(", "),
+        list(&have)
+    ));
+    finding = match &b.rocblas {
+        Some(d) => finding.with(Evidence::new(
+            d.dir.clone(),
+            format!("{} entries; targets: {}", d.entries, list(&d.targets)),
+        )),
+        None => finding.with(Evidence::absent(format!(
+            "{}/{}",
+            b.lib_dir,
+            crate::libraries::ROCBLAS_LIBRARY
+        ))),
+    };
+    for t in &missing {
+        finding = finding.with_all(targets[*t].iter().cloned());
+    }
+    if let Some(e) = override_evidence {
+        finding = finding.with(e.clone());
+    }
+    let mut steps = Vec::new();
+    for t in &missing {
+        let sibling = GfxVersion::from_name(t).and_then(|g| {
+            have.iter()
+                .find(|h| GfxVersion::from_name(h).is_some_and(|hg| family(hg) == family(g)))
+        });
+        if let Some(s) = sibling.filter(|_| override_evidence.is_none())
+            && let Some(g) = GfxVersion::from_name(s)
+        {
+            steps.push(format!(
+                "for {t}, HSA_OVERRIDE_GFX_VERSION={}.{}.{} makes ROCr report {s}, which this \
+                 rocBLAS has (not supported by AMD)",
+                g.major, g.minor, g.stepping
+            ));
+        }
+    }
+    steps.push(format!(
+        "install a wheel whose ROCm release supports the GPU (pip install torch --index-url \
+         https://download.pytorch.org/whl/{})",
+        ctx.torch_index()
+    ));
+    let mut s = steps.join("; ");
+    if let Some(c) = s.get(..1) {
+        s = format!("{}{}.", c.to_uppercase(), &s[1..]);
+    }
+    out.push(finding.remedy(s));
+}
+
+/// `2.14.0.600+x` → `2.14.0`: the TensorFlow release without PyPI's ROCm suffix or a label.
+fn tensorflow_release(version: &str) -> String {
+    let public = version.split('+').next().unwrap_or(version);
+    public.split('.').take(3).collect::<Vec<_>>().join(".")
+}
+
+fn tensorflow(ctx: &Ctx, tf: &TensorFlow, out: &mut Vec<Finding>) {
+    let Some(d) = tf.main() else {
+        return;
+    };
+    let evidence: Vec<Evidence> = tf
+        .dists
+        .iter()
+        .map(|d| Evidence::new(d.path.clone(), format!("{} {}", d.name, d.version)))
+        .collect();
+    if !tf.rocm_build {
+        if let Some(gpus) = ctx.gpus {
+            out.push(
+                TENSORFLOW_NOT_ROCM
+                    .finding(format!(
+                        "TensorFlow {} ({}) in {} is not a ROCm build: it sees no AMD GPU",
+                        d.version,
+                        d.name,
+                        ctx.site.describe()
+                    ))
+                    .with_all(evidence)
+                    .with(gpus.clone())
+                    .remedy(
+                        "In that environment: pip uninstall tensorflow, then install AMD's \
+                         tensorflow-rocm wheel for the system's ROCm release (from \
+                         https://repo.radeon.com/rocm/manylinux/rocm-rel-<X.Y>/), or use the \
+                         rocm/tensorflow container.",
+                    ),
+            );
+        }
+        return;
+    }
+    let release = tensorflow_release(&d.version);
+    let line = ctx.system_version().or(tf.rocm);
+    let Some(line) = line else {
+        out.push(
+            TENSORFLOW_UNVALIDATED
+                .finding(format!(
+                    "TensorFlow {} ({}) in {}: no ROCm release to check it against",
+                    d.version,
+                    d.name,
+                    ctx.site.describe()
+                ))
+                .with_all(evidence),
+        );
+        return;
+    };
+    let validated = TENSORFLOW_VALIDATED
+        .iter()
+        .find(|(l, _)| *l == line.line())
+        .map(|(_, v)| v);
+    let summary = match validated {
+        Some(v) if v.contains(&release.as_str()) => return,
+        Some(v) => format!(
+            "TensorFlow {} ({}) in {} is not among AMD's validated releases for ROCm {}.{} ({})",
+            d.version,
+            d.name,
+            ctx.site.describe(),
+            line.major,
+            line.minor,
+            v.join(", ")
+        ),
+        None => format!(
+            "TensorFlow {} ({}) in {}: AMD's validated releases for ROCm {}.{} are not in this \
+             probe's table (ROCm 6.0–6.3)",
+            d.version,
+            d.name,
+            ctx.site.describe(),
+            line.major,
+            line.minor
+        ),
+    };
+    out.push(
+        TENSORFLOW_UNVALIDATED
+            .finding(summary)
+            .with_all(evidence)
+            .with_all(ctx.system_evidence())
+            .remedy(format!(
+                "Install a TensorFlow release AMD validated for ROCm {}.{} (ROCm's compatibility \
+                 matrix, https://rocm.docs.amd.com/en/latest/compatibility/compatibility-matrix.html), \
+                 or run the rocm/tensorflow container of that release.",
+                line.major, line.minor
+            )),
+    );
+}
+
+fn jax_checks(ctx: &Ctx, jax: &Jax, out: &mut Vec<Finding>) {
+    let evidence: Vec<Evidence> = jax
+        .jax
+        .iter()
+        .chain(&jax.jaxlib)
+        .chain(jax.plugins.iter().map(|p| &p.dist))
+        .map(|d| Evidence::new(d.path.clone(), format!("{} {}", d.name, d.version)))
+        .collect();
+    let version = jax
+        .jax
+        .as_ref()
+        .or(jax.jaxlib.as_ref())
+        .map_or("(version unknown)", |d| d.version.as_str());
+    let Some(major) = jax.rocm_major() else {
+        if let Some(gpus) = ctx.gpus
+            && jax.jaxlib.is_some()
+        {
+            out.push(
+                JAX_NO_ROCM_PLUGIN
+                    .finding(format!(
+                        "JAX {version} in {} has no ROCm plugin: it runs on the CPU only",
+                        ctx.site.describe()
+                    ))
+                    .with_all(evidence)
+                    .with(gpus.clone())
+                    .remedy(
+                        "Only if JAX should use the GPUs: install the jax_rocm plugin pair of the \
+                         system's ROCm major (pip install \"jax[rocm7-local]\" for ROCm 7, or \
+                         AMD's jax_rocm60_plugin/jax_rocm60_pjrt wheels for ROCm 6).",
+                    ),
+            );
+        }
+        return;
+    };
+    // A process in this environment loads the system's ROCm, or TheRock's wheels beside it.
+    let (system, describe) = match (ctx.system_version(), &ctx.site.rocm_sdk) {
+        (Some(v), _) => (v, ctx.system_describe()),
+        (None, Some(sdk)) => match sdk.rocm {
+            Some(v) => (v, format!("TheRock's ROCm {v} wheels")),
+            None => return,
+        },
+        (None, None) => return,
+    };
+    if system.major == major {
+        return;
+    }
+    let plugin = jax
+        .plugins
+        .iter()
+        .find(|p| p.dist.name.ends_with("_plugin"))
+        .or(jax.plugins.first())
+        .map_or_else(|| "jaxlib".to_owned(), |p| p.dist.name.clone());
+    out.push(
+        JAX_PLUGIN_MISMATCH
+            .finding(format!(
+                "JAX {version} in {}: {plugin} is built for ROCm {major}, processes load {describe}",
+                ctx.site.describe()
+            ))
+            .with_all(evidence)
+            .with_all(ctx.system_evidence())
+            .remedy(format!(
+                "Install the plugin pair for ROCm {m}: pip install \"jax[rocm{m}-local]\" (or \
+                 AMD's jax_rocm{name}_plugin and jax_rocm{name}_pjrt wheels of the same JAX \
+                 release).",
+                m = system.major,
+                // ROCm 6's plugins are named after 6.0 (`rocm60`), ROCm 7's after the major.
+                name = if system.major == 6 {
+                    "60".to_owned()
+                } else {
+                    system.major.to_string()
+                },
+            )),
+    );
+}
+
+fn onnxruntime(ctx: &Ctx, o: &OnnxRuntime, out: &mut Vec<Finding>) {
+    let Some(gpus) = ctx.gpus else {
+        return;
+    };
+    if o.has_amd_provider() {
+        return;
+    }
+    let version = o
+        .dists
+        .first()
+        .map_or("(version unknown)", |d| d.version.as_str());
+    let name = o.dists.first().map_or("onnxruntime", |d| d.name.as_str());
+    let cuda = o.providers.iter().any(|p| p.contains("_cuda"));
+    let build = if cuda {
+        "a CUDA build"
+    } else {
+        "the CPU build"
+    };
+    let mut finding = ONNXRUNTIME_NO_ROCM_PROVIDER
+        .finding(format!(
+            "ONNX Runtime {version} ({name}) in {} is {build}: no MIGraphX or ROCm execution \
+             provider",
+            ctx.site.describe()
+        ))
+        .with_all(
+            o.dists
+                .iter()
+                .map(|d| Evidence::new(d.path.clone(), format!("{} {}", d.name, d.version))),
+        );
+    finding = if o.providers.is_empty() {
+        finding.with(Evidence::absent(format!(
+            "{}/libonnxruntime_providers_migraphx.so",
+            o.capi_dir
+        )))
+    } else {
+        finding.with(Evidence::new(o.capi_dir.clone(), o.providers.join(", ")))
+    };
+    out.push(finding.with(gpus.clone()).remedy(
+        "Only if inference should use the GPUs: replace it with AMD's onnxruntime-migraphx (or \
+         onnxruntime-rocm) wheel for the system's ROCm release, from \
+         https://repo.radeon.com/rocm/manylinux/rocm-rel-<X.Y>/.",
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tensorflow_releases() {
+        assert_eq!(tensorflow_release("2.14.0.600"), "2.14.0");
+        assert_eq!(tensorflow_release("2.16.2"), "2.16.2");
+        assert_eq!(tensorflow_release("2.16.2+rocm6.2"), "2.16.2");
+        assert_eq!(tensorflow_release(""), "");
+        assert!(TENSORFLOW_VALIDATED.iter().all(|(_, v)| v.len() == 3));
+    }
+
+    #[test]
+    fn target_lists_are_in_version_order() {
+        let set: BTreeSet<String> = ["gfx1100", "gfx90a", "gfx942"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        assert_eq!(list(&set), "gfx90a, gfx942, gfx1100");
+        assert_eq!(list(&BTreeSet::new()), "none");
+    }
+}

@@ -1,0 +1,452 @@
+//! Layer 7 (frameworks), passively: beyond `[expect]` (checked by the sweep), the facts and
+//! evidence of each scenario, a bundled rocBLAS without the GPU's kernels, silence above a
+//! failing lower layer, and the collector on odd trees (duplicates, binary files, bounds).
+
+use std::path::Path;
+
+use rocm_probe::finding::{Layer, Status};
+use rocm_probe::frameworks::Build;
+use rocm_probe::report::Options;
+use rocm_probe::{Facts, Report, Source};
+
+use rocm_probe_tests::{evidence, finding, fixtures_dir, report};
+
+const TORCH_SITE: &str = "/usr/local/lib/python3.11/dist-packages";
+
+/// Copies a directory tree, keeping symlinks as symlinks.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let dst = to.join(entry.file_name());
+        let kind = entry.file_type().unwrap();
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path()).unwrap(), &dst).unwrap();
+        } else if kind.is_dir() {
+            copy_tree(&entry.path(), &dst);
+        } else {
+            std::fs::copy(entry.path(), &dst).unwrap();
+        }
+    }
+}
+
+fn ids(r: &Report) -> Vec<&'static str> {
+    r.findings.iter().map(|f| f.id).collect()
+}
+
+#[test]
+fn cpu_torch_on_mi300x_is_a_warning_with_its_version_file() {
+    let r = report("torch-cpu-mi300x");
+    let f = finding(&r, "frameworks.torch-cpu-build");
+    assert_eq!(f.status, Status::Warn);
+    assert!(f.summary.contains("PyTorch 2.5.1+cpu"), "{}", f.summary);
+    let v = evidence(
+        f,
+        "/usr/local/lib/python3.12/dist-packages/torch/version.py",
+    )
+    .unwrap();
+    assert!(v.contains("hip = None") && v.contains("cuda = None"), "{v}");
+    assert!(
+        evidence(f, "/sys/class/kfd/kfd/topology")
+            .unwrap()
+            .contains("63 GPU agent(s)")
+    );
+    assert!(f.remedy.as_deref().unwrap().contains("whl/rocm6.2"));
+    assert!(!ids(&r).contains(&"frameworks.torch-cuda-build"));
+
+    let dir = fixtures_dir().join("torch-cpu-mi300x");
+    let facts = Facts::collect(&Source::fixture(dir).unwrap());
+    let (site, torch) = facts.frameworks.torches().next().unwrap();
+    assert_eq!(site.origin, "system");
+    assert_eq!(torch.build, Build::Cpu);
+    assert_eq!(torch.version.as_deref(), Some("2.5.1+cpu"));
+    assert_eq!(
+        torch.dist.as_ref().map(|d| d.version.as_str()),
+        Some("2.5.1+cpu")
+    );
+    assert!(torch.bundled.is_none());
+    assert!(torch.libtorch_hip.is_none());
+    assert!(facts.frameworks.problems.is_empty());
+}
+
+#[test]
+fn rocm_torch_facts_name_libtorch_hip_and_the_bundled_libraries() {
+    let dir = fixtures_dir().join("rocm-two-installs-torch-bundles-third");
+    let facts = Facts::collect(&Source::fixture(dir).unwrap());
+    let fw = &facts.frameworks;
+    assert!(fw.captured);
+    assert!(fw.problems.is_empty(), "{:?}", fw.problems);
+    let (_, t) = fw.torches().next().unwrap();
+    assert_eq!(t.build, Build::Rocm);
+    assert_eq!(t.rocm.map(|v| v.to_string()).as_deref(), Some("6.0"));
+    assert_eq!(
+        t.libtorch_hip.as_deref(),
+        Some("/usr/local/lib/python3.11/dist-packages/torch/lib/libtorch_hip.so")
+    );
+    let b = t.bundled.as_ref().unwrap();
+    assert!(b.has_runtime() && b.has("rocblas") && b.has("MIOpen"));
+    // Unversioned names, as pytorch/builder writes them: no release from the file names.
+    assert_eq!(b.rocm, None);
+    for lib in [
+        "libtorch_hip.so",
+        "libc10_hip.so",
+        "librocblas.so",
+        "libMIOpen.so",
+    ] {
+        let path = format!("{TORCH_SITE}/torch/lib/{lib}");
+        assert!(b.device_code.contains(&path), "{path}: {:?}", b.device_code);
+    }
+    assert!(!b.device_code.iter().any(|p| p.ends_with("libamdhip64.so")));
+    let rocblas = b.rocblas.as_ref().unwrap();
+    assert!(rocblas.targets.contains("gfx90a") && rocblas.targets.contains("gfx1100"));
+    assert!(b.hipblaslt.as_ref().unwrap().targets.contains("gfx942"));
+    assert_eq!(
+        t.triton.as_ref().map(|d| d.name.as_str()),
+        Some("pytorch_triton_rocm")
+    );
+
+    let r = report("rocm-two-installs-torch-bundles-third");
+    let f = finding(&r, "frameworks.bundled-rocm-differs");
+    assert_eq!(f.status, Status::Info);
+    assert!(
+        f.summary.contains("bundles ROCm 6.0")
+            && f.summary.contains("ROCm 6.2.0 at /opt/rocm-6.2.0"),
+        "{}",
+        f.summary
+    );
+    assert_eq!(
+        evidence(f, "/torch/version.py").as_deref(),
+        Some("ROCm 6.0 (local version label +rocm6.0)")
+    );
+    let found = finding(&r, "frameworks.found");
+    assert!(evidence(found, "/torch/lib/libtorch_hip.so").is_some());
+    assert!(!ids(&r).contains(&"frameworks.bundled-rocblas-no-kernels-for-target"));
+    assert_eq!(r.verdict.root_layer, 0);
+}
+
+#[test]
+fn bundled_rocblas_without_the_gpus_kernels_fails_and_stays_silent_above_a_failure() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("fx");
+    copy_tree(
+        &fixtures_dir().join("rocm-two-installs-torch-bundles-third"),
+        &root,
+    );
+    let library = root
+        .join(&TORCH_SITE[1..])
+        .join("torch/lib/rocblas/library");
+    for f in std::fs::read_dir(&library).unwrap() {
+        let f = f.unwrap().path();
+        if f.to_string_lossy().contains("gfx90a") {
+            std::fs::remove_file(f).unwrap();
+        }
+    }
+    let source = Source::fixture(&root).unwrap();
+    let r = Report::collect(&source, Options::default());
+    let f = finding(&r, "frameworks.bundled-rocblas-no-kernels-for-target");
+    assert_eq!(f.status, Status::Fail);
+    assert!(f.summary.contains("no kernels for gfx90a"), "{}", f.summary);
+    assert!(f.summary.contains("gfx942, gfx1030"), "{}", f.summary);
+    assert_eq!(
+        evidence(f, "/sys/class/kfd/kfd/topology/nodes/2").as_deref(),
+        Some("gfx90a AMD Instinct MI210")
+    );
+    assert_eq!(r.verdict.root_layer, 7);
+    assert_eq!(r.exit_code(false), 1);
+
+    // The same facts with a failure below: the per-GPU check says nothing.
+    let facts = Facts::collect(&source);
+    let below = vec![
+        rocm_probe::finding::LIBRARIES_NOT_CAPTURED.finding_with(Status::Fail, "a lower failure"),
+    ];
+    let out = rocm_probe::checks::frameworks::check(&facts, &below);
+    assert!(
+        !out.iter()
+            .any(|f| f.id == "frameworks.bundled-rocblas-no-kernels-for-target")
+    );
+    assert!(
+        out.iter()
+            .any(|f| f.id == "frameworks.bundled-rocm-differs")
+    );
+}
+
+#[test]
+fn tensorflow_rocm_of_another_release_is_information() {
+    let r = report("tensorflow-present");
+    let f = finding(&r, "frameworks.tensorflow-unvalidated");
+    assert_eq!(f.status, Status::Info);
+    assert!(
+        f.summary.contains("2.16.1, 2.15.1, 2.14.1") && f.summary.contains("(VIRTUAL_ENV)"),
+        "{}",
+        f.summary
+    );
+    assert!(!ids(&r).contains(&"frameworks.tensorflow-not-rocm"));
+    assert!(
+        r.findings
+            .iter()
+            .filter(|f| f.layer == Layer::Frameworks)
+            .all(|f| f.status <= Status::Info)
+    );
+}
+
+#[test]
+fn fixtures_without_python_are_not_captured() {
+    let r = report("rocm-6.2-mi210");
+    let f = finding(&r, "frameworks.not-captured");
+    assert_eq!(f.status, Status::Skip);
+    assert_eq!(
+        r.findings
+            .iter()
+            .filter(|f| f.layer == Layer::Frameworks)
+            .count(),
+        1
+    );
+}
+
+fn write(root: &Path, rel: &str, bytes: &[u8]) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, bytes).unwrap();
+}
+
+/// A tree with a venv reached twice (VIRTUAL_ENV is a symlink to a pyenv version, conda's
+/// `python3.1` → `python3.10`), a binary `version.py`, and frameworks of every kind.
+fn odd_tree(root: &Path) {
+    write(
+        root,
+        "fixture.toml",
+        b"[env]\nVIRTUAL_ENV = \"/home/u/venv\"\nHOME = \"/home/u\"\n\
+          PYTHONPATH = \"/home/u/.pyenv/versions/3.12.1/lib/python3.12/site-packages:relative:/nowhere\"\n",
+    );
+    let pyenv = "home/u/.pyenv/versions/3.12.1/lib/python3.12/site-packages";
+    write(
+        root,
+        &format!("{pyenv}/torch/version.py"),
+        b"__version__ = '2.9.1+cu128'\ncuda: Optional[str] = '12.8'\nhip: Optional[str] = None\n",
+    );
+    write(
+        root,
+        &format!("{pyenv}/torch-2.9.1+cu128.dist-info/METADATA"),
+        b"Name: torch\nVersion: 2.9.1+cu128\n",
+    );
+    write(
+        root,
+        &format!("{pyenv}/jax-0.4.35.dist-info/METADATA"),
+        b"Name: jax\nVersion: 0.4.35\n",
+    );
+    write(
+        root,
+        &format!("{pyenv}/jaxlib-0.4.35.dist-info/METADATA"),
+        b"Name: jaxlib\nVersion: 0.4.35\n",
+    );
+    write(
+        root,
+        &format!("{pyenv}/onnxruntime-1.19.2.dist-info/METADATA"),
+        b"Name: onnxruntime\n",
+    );
+    write(
+        root,
+        &format!("{pyenv}/onnxruntime/capi/onnxruntime_pybind11_state.so"),
+        b"",
+    );
+    std::os::unix::fs::symlink(".pyenv/versions/3.12.1", root.join("home/u/venv")).unwrap();
+    // Conda: python3.1 is a link to python3.10, both listed in lib.
+    let conda = "opt/conda/lib/python3.10/site-packages";
+    write(
+        root,
+        &format!("{conda}/torch/version.py"),
+        b"__version__ = '2.4.1\0\0garbage\0'\n",
+    );
+    write(
+        root,
+        &format!("{conda}/jax_rocm60_plugin-0.4.35.dist-info/METADATA"),
+        b"",
+    );
+    write(root, &format!("{conda}/jax-0.4.35.dist-info/METADATA"), b"");
+    write(
+        root,
+        &format!("{conda}/tensorflow-2.17.0.dist-info/METADATA"),
+        b"",
+    );
+    write(
+        root,
+        &format!("{conda}/vllm/_version.py"),
+        b"__version__ = version = '0.6.3.post1+rocm624'\n",
+    );
+    write(
+        root,
+        &format!("{conda}/vllm-0.6.3.post1+rocm624.dist-info/METADATA"),
+        b"",
+    );
+    std::os::unix::fs::symlink("python3.10", root.join("opt/conda/lib/python3.1")).unwrap();
+}
+
+#[test]
+fn odd_trees_are_read_once_and_never_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("fx");
+    odd_tree(&root);
+    let source = Source::fixture(&root).unwrap();
+    let facts = Facts::collect(&source);
+    let fw = &facts.frameworks;
+    assert!(fw.captured);
+    // VIRTUAL_ENV, PYTHONPATH and ~/.pyenv name one directory; conda's two names another.
+    assert_eq!(fw.sites.len(), 2, "{:#?}", fw.sites);
+    let venv = &fw.sites[0];
+    assert_eq!(venv.origin, "VIRTUAL_ENV");
+    assert_eq!(venv.path, "/home/u/venv/lib/python3.12/site-packages");
+    assert!(
+        venv.also
+            .contains(&"/home/u/.pyenv/versions/3.12.1/lib/python3.12/site-packages".to_owned()),
+        "{:?}",
+        venv.also
+    );
+    let t = venv.torch.as_ref().unwrap();
+    assert_eq!(t.build, Build::Cuda);
+    assert!(venv.jax.as_ref().is_some_and(|j| !j.is_rocm()));
+    assert!(
+        venv.onnxruntime
+            .as_ref()
+            .is_some_and(|o| !o.has_amd_provider())
+    );
+    let conda = &fw.sites[1];
+    assert_eq!(conda.also.len(), 1, "{:?}", conda.also);
+    let t = conda.torch.as_ref().unwrap();
+    assert!(t.version_py.is_none());
+    assert_eq!(t.build, Build::Unknown);
+    assert_eq!(conda.jax.as_ref().unwrap().rocm_major(), Some(6));
+    assert!(conda.tensorflow.as_ref().is_some_and(|t| !t.rocm_build));
+    assert_eq!(
+        conda
+            .vllm
+            .as_ref()
+            .unwrap()
+            .rocm
+            .map(|v| v.to_string())
+            .as_deref(),
+        Some("6.2.4")
+    );
+    assert!(
+        fw.problems.iter().any(|p| p
+            .path
+            .ends_with("python3.10/site-packages/torch/version.py")),
+        "{:?}",
+        fw.problems
+    );
+
+    // No GPU here: the report has the sites and the unreadable file, but no build warnings.
+    let r = Report::collect(&source, Options::default());
+    let ids = ids(&r);
+    assert_eq!(
+        ids.iter().filter(|i| **i == "frameworks.found").count(),
+        2,
+        "{ids:?}"
+    );
+    assert!(ids.contains(&"frameworks.files-unreadable"));
+    assert!(!ids.contains(&"frameworks.torch-cuda-build"));
+    assert!(r.undeclared_ids().is_empty());
+
+    // The snapshot of the tree reads the same (duplicates included).
+    let out = tempfile::tempdir().unwrap();
+    let snap = out.path().join("snap");
+    rocm_probe::snapshot::snapshot(Source::fixture(&root).unwrap(), &snap, false).unwrap();
+    let after = Report::collect(&Source::fixture(&snap).unwrap(), Options::default());
+    let layer7 = |r: &Report| -> Vec<rocm_probe::Finding> {
+        r.findings
+            .iter()
+            .filter(|f| f.layer == Layer::Frameworks)
+            .cloned()
+            .collect()
+    };
+    assert_eq!(layer7(&r), layer7(&after));
+}
+
+#[test]
+fn many_environments_stay_bounded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("fx");
+    write(&root, "fixture.toml", b"[env]\nHOME = \"/home/u\"\n");
+    for i in 0..40 {
+        write(
+            &root,
+            &format!(
+                "home/u/miniconda3/envs/e{i:02}/lib/python3.11/site-packages/torch-2.5.1+cpu.dist-info/METADATA"
+            ),
+            format!("Name: torch\nVersion: 2.5.1+cpu\nX: {i}\n").as_bytes(),
+        );
+        write(
+            &root,
+            &format!("home/u/miniconda3/envs/e{i:02}/lib/python3.11/site-packages/e{i:02}.pth"),
+            b"",
+        );
+    }
+    let facts = Facts::collect(&Source::fixture(&root).unwrap());
+    let fw = &facts.frameworks;
+    assert!(fw.truncated);
+    assert!(fw.sites.len() <= 16, "{}", fw.sites.len());
+    assert!(fw.sites.iter().all(|s| s.torch.is_some()));
+}
+
+#[test]
+fn non_rocm_builds_on_a_gpu_machine() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("fx");
+    copy_tree(&fixtures_dir().join("rocm-6.2-mi210"), &root);
+    let toml = std::fs::read_to_string(root.join("fixture.toml")).unwrap();
+    std::fs::write(
+        root.join("fixture.toml"),
+        toml.replacen(
+            "[identity]",
+            "[env]\nCONDA_PREFIX = \"/opt/conda/envs/work\"\n\n[identity]",
+            1,
+        ),
+    )
+    .unwrap();
+    let site = "opt/conda/envs/work/lib/python3.12/site-packages";
+    write(
+        &root,
+        &format!("{site}/torch/version.py"),
+        b"__version__ = '2.5.1+cu124'\ncuda: Optional[str] = '12.4'\nhip: Optional[str] = None\n",
+    );
+    for d in [
+        "jax-0.6.0.dist-info",
+        "jaxlib-0.6.0.dist-info",
+        "jax_rocm7_plugin-0.6.0.dist-info",
+        "jax_rocm7_pjrt-0.6.0.dist-info",
+        "tensorflow-2.17.0.dist-info",
+        "onnxruntime_gpu-1.19.2.dist-info",
+    ] {
+        write(&root, &format!("{site}/{d}/INSTALLER"), b"pip\n");
+    }
+    write(
+        &root,
+        &format!("{site}/onnxruntime/capi/libonnxruntime_providers_cuda.so"),
+        b"",
+    );
+    write(
+        &root,
+        &format!("{site}/onnxruntime/capi/libonnxruntime_providers_shared.so"),
+        b"",
+    );
+    let r = Report::collect(&Source::fixture(&root).unwrap(), Options::default());
+    let f = finding(&r, "frameworks.torch-cuda-build");
+    assert_eq!(f.status, Status::Warn);
+    assert!(f.summary.contains("(CONDA_PREFIX)"), "{}", f.summary);
+    let f = finding(&r, "frameworks.jax-plugin-mismatch");
+    assert!(
+        f.summary.contains("jax_rocm7_plugin is built for ROCm 7")
+            && f.summary.contains("ROCm 6.2.0"),
+        "{}",
+        f.summary
+    );
+    assert!(f.remedy.as_deref().unwrap().contains("jax_rocm60_plugin"));
+    assert_eq!(
+        finding(&r, "frameworks.tensorflow-not-rocm").status,
+        Status::Warn
+    );
+    let f = finding(&r, "frameworks.onnxruntime-no-rocm-provider");
+    assert!(f.summary.contains("a CUDA build"), "{}", f.summary);
+    assert_eq!(r.verdict.root_layer, 7);
+    assert_eq!(r.exit_code(false), 0);
+    assert_eq!(r.exit_code(true), 1);
+}

@@ -1,0 +1,185 @@
+//! Layer 9 (workloads): verdicts derived from the layers below and the real topologies.
+
+use std::path::Path;
+
+use rocm_probe::finding::{Layer, Status};
+use rocm_probe::{Facts, Source};
+
+use rocm_probe_tests::{evidence, finding, fixtures_dir, report};
+
+fn copy(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("cp")
+        .args(["-a", &format!("{}/.", fixtures_dir().join(name).display())])
+        .arg(dir.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // The copy is a new scenario: its [expect] no longer applies.
+    let toml = dir.path().join("fixture.toml");
+    if let Ok(text) = std::fs::read_to_string(&toml) {
+        let cut = text.find("[expect]").unwrap_or(text.len());
+        std::fs::write(&toml, &text[..cut]).unwrap();
+    }
+    dir
+}
+
+fn report_of(dir: &Path) -> rocm_probe::Report {
+    let facts = Facts::collect(&Source::fixture(dir).unwrap());
+    rocm_probe::Report::from_facts(&facts, Default::default())
+}
+
+/// Rewrites one `key value` line of a KFD properties file.
+fn set_property(file: &Path, key: &str, value: &str) {
+    let text = std::fs::read_to_string(file).unwrap();
+    let out: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l.split_whitespace().next() == Some(key) {
+                format!("{key} {value}")
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect();
+    std::fs::write(file, out.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn two_complete_hives_joined_by_pcie() {
+    let r = report("mi210-xgmi-8gpu");
+    let m = finding(&r, "workloads.multi-gpu");
+    assert_eq!(m.status, Status::Pass);
+    // 2 hives of 4: 2 × 6 XGMI pairs; 4 × 4 pairs across the hives over PCIe P2P.
+    assert!(
+        m.summary
+            .starts_with("8 physical GPUs: 12 pair(s) XGMI; 16 pair(s) PCIe P2P;"),
+        "{}",
+        m.summary
+    );
+    assert_eq!(
+        m.summary.matches("4 GPUs, all pairs XGMI").count(),
+        2,
+        "{}",
+        m.summary
+    );
+    // The installs were not captured: RCCL's absence is not claimed.
+    assert!(m.summary.ends_with("RCCL unknown (installs not captured)"));
+    assert!(r.findings.iter().all(|f| f.id != "workloads.no-rccl"));
+    assert_eq!(finding(&r, "workloads.compute").status, Status::Pass);
+}
+
+#[test]
+fn a_hive_missing_a_link_and_a_pair_without_p2p_warn() {
+    let dir = copy("mi210-xgmi-8gpu");
+    let nodes = dir.path().join("sys/class/kfd/kfd/topology/nodes");
+    // Node 2's XGMI link to node 3 (io_links/1) and node 3's back (io_links/1) become PCIe
+    // links flagged "no P2P DMA": the hive misses the 2–3 pair, and that pair has no P2P path.
+    for n in [2, 3] {
+        let link = nodes.join(format!("{n}/io_links/1/properties"));
+        set_property(&link, "type", "2");
+        set_property(&link, "flags", "17");
+    }
+    let r = report_of(dir.path());
+    let hive = finding(&r, "workloads.hive-incomplete");
+    assert_eq!(hive.status, Status::Warn);
+    assert!(
+        hive.summary
+            .contains("(4 GPUs) has no XGMI link between GPU pair(s)"),
+        "{}",
+        hive.summary
+    );
+    let p2p = finding(&r, "workloads.no-p2p");
+    assert!(
+        p2p.summary.starts_with("1 of 28 GPU pair(s)"),
+        "{}",
+        p2p.summary
+    );
+    let m = finding(&r, "workloads.multi-gpu");
+    assert_eq!(m.status, Status::Warn);
+    assert_eq!(m.caused_by, Some("workloads.hive-incomplete"));
+    assert!(
+        m.summary.contains("1 pair(s) host memory only"),
+        "{}",
+        m.summary
+    );
+}
+
+#[test]
+fn llm_fit_from_the_real_7900_xtx() {
+    let r = report("rx7900xtx");
+    let f = finding(&r, "workloads.llm-fit");
+    assert_eq!(f.status, Status::Info);
+    // 24 GiB: 0.8 × 25.77e9 / 2 ≈ 10.3B parameters.
+    assert_eq!(
+        f.summary,
+        "fp16/bf16 weights: one GPU (24.0 GiB) ≈ 10.3B parameters (8B models fit, 14B do not)"
+    );
+    assert!(evidence(f, "rule").unwrap().contains("≤ 80% of memory"));
+}
+
+#[test]
+fn llm_fit_skips_without_memory_sizes() {
+    let r = report("mi300x-cpx-8gpu");
+    let f = finding(&r, "workloads.llm-fit");
+    assert_eq!(f.status, Status::Skip);
+    assert_eq!(f.evidence.len(), 8);
+}
+
+#[test]
+fn compute_follows_the_worst_of_layers_1_to_5() {
+    let r = report("mi300x-cpx-8gpu");
+    let c = finding(&r, "workloads.compute");
+    assert_eq!(c.status, Status::Warn);
+    assert_eq!(c.caused_by, Some("hardware.partition-missing"));
+    // A failure below: compute fails and no other verdict repeats it.
+    let r = report("rocblas-no-gfx1103");
+    let c = finding(&r, "workloads.compute");
+    assert_eq!(c.status, Status::Fail);
+    assert_eq!(c.caused_by, Some("libraries.rocblas-no-kernels-for-target"));
+    let own: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.layer == Layer::Workloads)
+        .map(|f| f.id)
+        .collect();
+    assert_eq!(own, ["workloads.compute"]);
+    // No GPU: no verdict at all.
+    let r = report("no-amdgpu");
+    assert!(r.findings.iter().all(|f| f.layer != Layer::Workloads));
+}
+
+#[test]
+fn a_wheel_without_the_gpus_target_is_not_ready() {
+    let r = report("torch-no-gfx1103");
+    let w = finding(&r, "workloads.framework");
+    assert_eq!(w.status, Status::Fail);
+    assert_eq!(w.caused_by, Some("frameworks.no-code-object-for-target"));
+    assert!(
+        w.summary.starts_with(
+            "PyTorch 2.4.1+rocm6.1 in /usr/local/lib/python3.12/dist-packages: not ready"
+        ),
+        "{}",
+        w.summary
+    );
+    let f = finding(&r, "frameworks.no-code-object-for-target");
+    assert_eq!(
+        evidence(f, "/torch/lib/libtorch_hip.so").as_deref(),
+        Some("1 bundle(s), 5 code object(s); targets: gfx900, gfx906, gfx908, gfx90a, gfx1030")
+    );
+    assert!(f.remedy.as_deref().unwrap().contains("PYTORCH_ROCM_ARCH"));
+}
+
+#[test]
+fn a_cpu_wheel_is_ready_with_caveats() {
+    let r = report("torch-cpu-mi300x");
+    let w = finding(&r, "workloads.framework");
+    assert_eq!(w.status, Status::Warn);
+    assert!(
+        w.evidence
+            .iter()
+            .any(|e| e.source == "finding:frameworks.torch-cpu-build"),
+        "{:#?}",
+        w.evidence
+    );
+}
