@@ -197,6 +197,7 @@ fn platform_tuning_is_a_warning_on_cluster_nodes_only() {
         &Source::fixture(dir).unwrap(),
         Options {
             profile: Some(rocm_probe::report::Profile::Desktop),
+            ..Default::default()
         },
     );
     assert_eq!(

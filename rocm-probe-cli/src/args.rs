@@ -80,6 +80,48 @@ pub struct ReportArgs {
     /// Severity profile for platform-tuning rules (default: detected).
     #[arg(long, value_enum)]
     pub profile: Option<ProfileArg>,
+    #[command(flatten)]
+    pub active: ActiveArgs,
+}
+
+/// Active probes: opt-in, never change device state.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ActiveArgs {
+    /// Also ask each layer to answer: open /dev/kfd and run its read-only ioctls, load
+    /// libhsakmt (hsaKmtOpenKFD, hsaKmtAcquireSystemProperties), ROCr (hsa_init, agents) and
+    /// HIP. hsaKmtAcquireSystemProperties and hsa_init acquire a VM on every GPU, which wakes a
+    /// runtime-suspended GPU; nothing changes device state.
+    #[arg(long)]
+    pub active: bool,
+    /// With --active (implied): run one AQL barrier-AND packet on each GPU through ROCr and
+    /// report the round trip; a GPU that does not complete it within the timeout is a finding.
+    #[arg(long)]
+    pub dispatch: bool,
+    /// Timeout of each --dispatch, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 5000)]
+    pub dispatch_timeout: u64,
+    /// The libhsakmt to load (default: the one a process would load).
+    #[arg(long, value_name = "PATH")]
+    pub hsakmt_lib: Option<PathBuf>,
+    /// The ROCr (libhsa-runtime64.so.1) to load (default: the one a process would load).
+    #[arg(long, value_name = "PATH")]
+    pub hsa_runtime_lib: Option<PathBuf>,
+    /// The HIP (libamdhip64.so.N) to load (default: the one a process would load).
+    #[arg(long, value_name = "PATH")]
+    pub hip_lib: Option<PathBuf>,
+}
+
+impl ActiveArgs {
+    /// The library's options, when an active probe was asked for.
+    pub fn options(&self) -> Option<rocm_probe::active::ActiveOptions> {
+        (self.active || self.dispatch).then(|| rocm_probe::active::ActiveOptions {
+            dispatch: self.dispatch,
+            hsakmt_lib: self.hsakmt_lib.clone(),
+            hsa_runtime_lib: self.hsa_runtime_lib.clone(),
+            hip_lib: self.hip_lib.clone(),
+            dispatch_timeout_ms: Some(self.dispatch_timeout),
+        })
+    }
 }
 
 /// The commands.
@@ -106,11 +148,14 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// List agents (CPU and GPU nodes) under rocminfo's field names, from KFD sysfs only.
+    /// List agents (CPU and GPU nodes) under rocminfo's field names, from KFD sysfs; with
+    /// --active also as ROCr enumerates them (hsa_init, agents, ISAs, pools).
     Agents {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        active: ActiveArgs,
     },
     /// Print one gfx target per GPU node, like rocm_agent_enumerator (without its gfx000 line).
     Targets {

@@ -9,7 +9,7 @@ use rocm_probe::report::{Options, Profile};
 use rocm_probe::topology::TOPOLOGY_DIR;
 use rocm_probe::{AgentFacts, Inventory, ReadError, Report, Source};
 
-use crate::args::{Args, ColorChoice, Command, Format, ProfileArg, ReportArgs};
+use crate::args::{ActiveArgs, Args, ColorChoice, Command, Format, ProfileArg, ReportArgs};
 use crate::render;
 
 /// Exit code: the command ran and found what it looks for.
@@ -28,7 +28,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<u8> {
         None => report(&source, &args.report, args.color, out),
         Some(Command::Report(r)) => report(&source, r, args.color, out),
         Some(Command::Explain { id }) => explain(id.as_deref(), out),
-        Some(Command::Agents { json }) => agents(&source, *json, out),
+        Some(Command::Agents { json, active }) => agents(&source, *json, active, out),
         Some(Command::Ps { json }) => ps(&source, *json, out),
         Some(Command::Targets { name }) => targets(&source, *name, out),
         Some(Command::Inspect {
@@ -51,6 +51,7 @@ fn report(
             ProfileArg::Workstation => Profile::Workstation,
             ProfileArg::Cluster => Profile::Cluster,
         }),
+        active: args.active.options(),
     };
     let report = Report::collect(source, options);
     let format = if args.json { Format::Json } else { args.format };
@@ -121,18 +122,48 @@ fn explain(id: Option<&str>, out: &mut dyn Write) -> Result<u8> {
     Ok(OK)
 }
 
-fn agents(source: &Source, json: bool, out: &mut dyn Write) -> Result<u8> {
+fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write) -> Result<u8> {
+    // ROCr's view, when asked: from the live runtime, or a fixture's recorded [active] results.
+    let rocr = active
+        .options()
+        .and_then(|options| match source.fixture_config() {
+            Some(c) => c.active.as_ref().and_then(|a| a.rocr.clone()),
+            None => {
+                let env = rocm_probe::platform::PlatformFacts::collect(source, &mut Vec::new()).env;
+                let installs = rocm_probe::install::InstallFacts::collect(source, &env);
+                Some(rocm_probe::active::rocr::probe(&installs, &options).0)
+            }
+        });
     let facts = match AgentFacts::collect(source) {
         Ok(facts) => facts,
-        Err(e) => return no_kfd(&e),
+        Err(e) => {
+            if let Some(r) = &rocr {
+                render::agents::rocr_text(r, out)?;
+            }
+            return no_kfd(&e);
+        }
     };
     let inventory = Inventory::from_facts(&facts);
     warn_problems(&inventory);
     if json {
-        serde_json::to_writer_pretty(&mut *out, &Document::new(source, &inventory))?;
+        #[derive(serde::Serialize)]
+        struct WithRocr<'a> {
+            #[serde(flatten)]
+            inventory: &'a Inventory,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            rocr: Option<&'a rocm_probe::active::RocrResult>,
+        }
+        let body = WithRocr {
+            inventory: &inventory,
+            rocr: rocr.as_ref(),
+        };
+        serde_json::to_writer_pretty(&mut *out, &Document::new(source, &body))?;
         writeln!(out)?;
     } else {
         render::agents::text(&inventory, out)?;
+        if let Some(r) = &rocr {
+            render::agents::rocr_text(r, out)?;
+        }
     }
     let code = inventory.exit_code();
     if code != OK {

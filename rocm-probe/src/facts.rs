@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::access::{self, DeviceFacts};
+use crate::active::{ActiveFacts, ActiveOptions};
 use crate::agent::{AgentFacts, Inventory};
 use crate::compiler::CompilerFacts;
 use crate::fixture::Identity;
@@ -53,13 +54,30 @@ pub struct Facts {
     pub tools: ToolFacts,
     /// Processes that have `/dev/kfd` open; `None` without KFD.
     pub processes: Option<Processes>,
+    /// Results of the active probes: live with `--active`, or a fixture's `[active]` table.
+    pub active: Option<ActiveFacts>,
     /// Problems outside the topology.
     pub problems: Vec<Problem>,
 }
 
+/// What a collection does beyond reading: the active probes, when asked for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CollectOptions {
+    /// Run the active probes (live only; a fixture states their results in `[active]`).
+    pub active: Option<ActiveOptions>,
+}
+
 impl Facts {
-    /// Collects every area the report needs. Never fails: what cannot be read is recorded.
+    /// Collects every area the report needs, passively. Never fails: what cannot be read is
+    /// recorded.
     pub fn collect(source: &Source) -> Self {
+        Self::collect_with(source, &CollectOptions::default())
+    }
+
+    /// Collects every area, and runs the active probes when `options` asks for them on the live
+    /// machine. A fixture's `[active]` results are used whenever the fixture has them: the
+    /// fixture records an active run.
+    pub fn collect_with(source: &Source, options: &CollectOptions) -> Self {
         let root = source.root();
         let mut problems = Vec::new();
         let module = ModuleFacts::collect(root, &mut problems);
@@ -93,6 +111,17 @@ impl Facts {
                 }
             }
         }
+        // After the processes were read: the probe's own KFD process is not among them.
+        let active = match source.kind() {
+            SourceKind::Live => options
+                .active
+                .as_ref()
+                .map(|o| ActiveFacts::probe_live(kfd.as_ref().map(|k| &k.topology), &installs, o)),
+            SourceKind::Fixture { .. } => source.fixture_config().and_then(|c| c.active.clone()),
+        };
+        if let Some(a) = &active {
+            root.record(|| crate::record::Record::Active(Box::new(a.clone())));
+        }
         let nodes: Vec<_> = paths.iter().map(|p| source.host().device(p)).collect();
         let mut gids: Vec<u32> = nodes.iter().flatten().map(|n| n.gid).collect();
         gids.sort_unstable();
@@ -123,6 +152,7 @@ impl Facts {
             frameworks,
             tools,
             processes,
+            active,
             problems,
         }
     }

@@ -25,7 +25,7 @@ pub struct FixtureConfig {
     #[serde(default, rename = "device")]
     pub devices: Vec<DeviceNode>,
     /// Results of active probes, for fixtures that model them.
-    pub active: Option<ActiveResults>,
+    pub active: Option<crate::active::ActiveFacts>,
     /// What the report must say; checked by the fixture sweep test.
     pub expect: Option<Expect>,
 }
@@ -56,17 +56,6 @@ pub struct DeviceNode {
     pub uid: u32,
     /// Owning group.
     pub gid: u32,
-}
-
-/// Recorded results of active probes. Keys are added as active probes are built; the list is
-/// in `fixtures/README.md`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ActiveResults {
-    /// Result of opening `/dev/kfd`: `"ok"` or an errno name such as `"EACCES"`.
-    pub kfd_open: Option<String>,
-    /// KFD ioctl interface version `[major, minor]`.
-    pub kfd_version: Option<[u32; 2]>,
 }
 
 /// What the report of this fixture must say.

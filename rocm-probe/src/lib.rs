@@ -10,11 +10,15 @@
 //! named here as they are added:
 //! - `codeobject::map` memory-maps the files that `inspect` reads (fat-binary libraries of a
 //!   gigabyte and more), so that only their bundle headers are touched.
+//! - `active::ioctl` issues the read-only `/dev/kfd` ioctls (one safe function per ioctl).
+//! - `active::thunk`, `active::rocr` and `active::hip` call into libhsakmt, ROCr and HIP loaded
+//!   at run time; `active::dispatch` writes the AQL packet into a queue slot.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod access;
+pub mod active;
 pub mod agent;
 pub mod checks;
 pub mod codeobject;

@@ -54,6 +54,8 @@ pub enum Record {
     },
     /// The identity looked up.
     Identity(Option<Identity>),
+    /// The results of the active probes (a fixture's `[active]`, or a live `--active` run).
+    Active(Box<crate::active::ActiveFacts>),
     /// A device node looked up.
     Device {
         /// Its path.

@@ -113,17 +113,22 @@ pub struct Report {
     pub facts: FactsSummary,
 }
 
-/// Options that change the verdict.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Options that change what is collected and the verdict.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
     /// Force a profile instead of detecting one.
     pub profile: Option<Profile>,
+    /// Run the active probes (live machine only).
+    pub active: Option<crate::active::ActiveOptions>,
 }
 
 impl Report {
     /// Collects, checks and assembles.
     pub fn collect(source: &Source, options: Options) -> Self {
-        Self::from_facts(&Facts::collect(source), options)
+        let collect = crate::facts::CollectOptions {
+            active: options.active.clone(),
+        };
+        Self::from_facts(&Facts::collect_with(source, &collect), options)
     }
 
     /// Checks and assembles; pure.

@@ -187,6 +187,11 @@ impl SysRoot {
         });
     }
 
+    /// Records a fact that is not a file (the active probes' results) for a snapshot.
+    pub fn record(&self, record: impl FnOnce() -> Record) {
+        self.log(record);
+    }
+
     fn log(&self, record: impl FnOnce() -> Record) {
         if let Some(r) = &self.recorder {
             r.push(record());

@@ -165,6 +165,7 @@ pub fn write(records: &[Record], dir: &Path, redact: bool) -> io::Result<Summary
             }
             Record::Env { value: None, .. } => {}
             Record::Identity(id) => config.identity = id.clone(),
+            Record::Active(a) => config.active = Some((**a).clone()),
             Record::Device {
                 node: Some(node), ..
             } => {

@@ -179,3 +179,32 @@ fn machine(inv: &Inventory, out: &mut dyn Write) -> io::Result<()> {
         x.hsa_xnack.as_deref().unwrap_or("unset")
     )
 }
+
+/// ROCr's own enumeration (`agents --active`), after the sysfs view.
+pub fn rocr_text(r: &rocm_probe::active::RocrResult, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "ROCr (--active)")?;
+    if let Some(e) = &r.load_error {
+        return writeln!(out, "  not loaded: {e}");
+    }
+    if let Some(lib) = &r.library {
+        writeln!(out, "  library:  {lib}")?;
+    }
+    if let Some(init) = &r.init {
+        writeln!(out, "  hsa_init: {init}")?;
+    }
+    for a in r.agents.iter().flatten() {
+        let node = a.node.map_or("?".to_owned(), |n| n.to_string());
+        writeln!(
+            out,
+            "  node {node:>3}  {:<4} {:<24} pools {:<2} {}",
+            a.device,
+            a.name,
+            a.pools.unwrap_or(0),
+            a.isas.join(", ")
+        )?;
+    }
+    if let Some(s) = &r.shut_down {
+        writeln!(out, "  hsa_shut_down: {s}")?;
+    }
+    Ok(())
+}

@@ -1,5 +1,6 @@
 //! Checks: pure functions from facts to findings, one module per layer. No I/O here.
 
+pub mod active;
 pub mod compiler;
 pub mod driver;
 pub mod frameworks;
@@ -19,10 +20,13 @@ pub fn run(facts: &Facts, profile: Profile) -> Vec<Finding> {
     let mut findings = hardware::check(facts);
     let driver = driver::check(facts, &findings, profile);
     findings.extend(driver);
+    findings.extend(active::driver(facts));
     let thunk = thunk::check(facts, &findings);
     findings.extend(thunk);
+    findings.extend(active::thunk(facts));
     let runtime = runtime::check(facts, &findings);
     findings.extend(runtime);
+    findings.extend(active::runtime(facts));
     let libraries = libraries::check(facts, &findings);
     findings.extend(libraries);
     let compiler = compiler::check(facts, &findings);

@@ -111,3 +111,57 @@ declare_rules! {
          (`sysctl kernel.numa_balancing=0`) because it perturbs GPU-host transfers. A warning on \
          cluster nodes, information elsewhere.";
 }
+
+declare_rules! {
+    DRIVER_ACTIVE_RULES;
+    KFD_OPEN_FAILED = "driver.kfd-open-failed", Driver, Fail,
+        "Opening /dev/kfd read-write failed (--active)",
+        "The active probe opened /dev/kfd as every ROCm process does (O_RDWR) and the kernel \
+         refused, with the errno shown: ENOENT (no device node: amdgpu/KFD not loaded, or a \
+         container started without --device=/dev/kfd), EACCES or EPERM (not in the group that \
+         owns it — usually render — or a device cgroup denies it: the container's \
+         devices.allow / the device plugin), ENODEV/ENXIO (the node exists but no driver \
+         answers), EBUSY. ROCr then fails hsa_init with HSA_STATUS_ERROR_OUT_OF_RESOURCES and HIP \
+         reports no devices. The passive checks of this layer usually name the same cause from \
+         the node's mode and owner; this one proves it.";
+    KFD_ANSWERS = "driver.kfd-answers", Driver, Pass,
+        "/dev/kfd answers its read-only ioctls (--active)",
+        "The active probe opened /dev/kfd and ran GET_VERSION (the KFD ioctl interface version), \
+         GET_PROCESS_APERTURES_NEW (the GPUs this process may use), AVAILABLE_MEMORY (VRAM \
+         still allocatable per GPU, interface ≥ 1.9) and GET_CLOCK_COUNTERS twice per GPU (the \
+         GPU's counter must advance). None of them needs a VM or changes device state; the \
+         probe's own KFD process (/sys/class/kfd/kfd/proc/<pid>) ends when it exits and is not \
+         listed by `rocm-probe ps`.";
+    KFD_INTERFACE_OLD = "driver.kfd-interface-old", Driver, Warn,
+        "The KFD ioctl interface is older than current ROCm expects (--active)",
+        "GET_VERSION reports the KFD ioctl interface major.minor (Linux 6.1: 1.11; 6.4: 1.13; \
+         the version history is in kfd_ioctl.h). libhsakmt refuses a major other than 1 \
+         (HSAKMT_STATUS_DRIVER_MISMATCH: fail). Below 1.9 there is no AVAILABLE_MEMORY ioctl \
+         (ROCr cannot ask for free VRAM: hipMemGetInfo reports an estimate or fails, depending on \
+         the release) and below 1.5 no SVM (no \
+         hipMallocManaged with XNACK, no HMM): a warning. Below 1.13 the debugger interface \
+         that rocgdb of ROCm ≥ 6.0 needs is missing: information. A distribution kernel older \
+         than the ROCm release, without AMD's amdgpu-dkms, is the usual cause: install \
+         amdgpu-dkms for the release or a newer kernel.";
+    KFD_GPUS_HIDDEN = "driver.kfd-gpus-hidden", Driver, Warn,
+        "KFD gives this process fewer GPUs than the topology lists (--active)",
+        "GET_PROCESS_APERTURES_NEW lists the GPUs the calling process may use; the topology \
+         lists every GPU KFD knows. GPUs missing from the first are hidden from this process: a \
+         device cgroup (a container given some render nodes only, a Slurm job's GPU binding) or \
+         a GPU that failed to initialise for compute. ROCr and HIP then see only the listed \
+         ones. Expected inside a container or job given a subset; otherwise check the cgroup's \
+         device list and dmesg for amdgpu errors.";
+    KFD_CLOCK_STUCK = "driver.kfd-clock-stuck", Driver, Warn,
+        "A GPU's clock counter did not advance (--active)",
+        "GET_CLOCK_COUNTERS read twice, 2 ms apart, returns the same GPU counter (or 0, which \
+         KFD returns for a gpu_id it does not know). On a GPU that is up the counter advances by \
+         tens of thousands of ticks in that time: the GPU is hung, powered off behind the \
+         driver's back, or in a reset. Check dmesg for amdgpu errors and the GPU's reset state; \
+         amd-smi reset may recover it.";
+    KFD_IOCTL_FAILED = "driver.kfd-ioctl-failed", Driver, Warn,
+        "A read-only KFD ioctl failed (--active)",
+        "One of GET_VERSION, GET_PROCESS_APERTURES_NEW, AVAILABLE_MEMORY or GET_CLOCK_COUNTERS \
+         failed with the errno shown (ENOTTY or EINVAL: the kernel does not have that ioctl; \
+         EINVAL for a gpu_id: KFD does not know the GPU the topology lists; EBADF: the fd was \
+         inherited across fork). The values it would have given are unknown.";
+}

@@ -17,8 +17,11 @@ pub(crate) const TABLES: &[&[crate::finding::Rule]] = &[
     hardware::HARDWARE_DEVICE_RULES,
     driver::DRIVER_RULES,
     driver::DRIVER_PLATFORM_RULES,
+    driver::DRIVER_ACTIVE_RULES,
     thunk::THUNK_RULES,
+    thunk::THUNK_ACTIVE_RULES,
     runtime::RUNTIME_RULES,
+    runtime::RUNTIME_ACTIVE_RULES,
     libraries::LIBRARIES_RULES,
     compiler::COMPILER_RULES,
     frameworks::FRAMEWORKS_RULES,
@@ -50,4 +53,5 @@ pub const BLOCKING: &[&str] = &[
     driver::KFD_MISSING.id,
     driver::KFD_DEVICE_MISSING.id,
     driver::KFD_PERMISSION_DENIED.id,
+    driver::KFD_OPEN_FAILED.id,
 ];

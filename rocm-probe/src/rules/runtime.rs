@@ -194,3 +194,73 @@ declare_rules! {
          a driver and thunk that let ROCr open it. A lower layer failed, so these checks would \
          only repeat its consequences; its finding is the one to fix first.";
 }
+
+declare_rules! {
+    RUNTIME_ACTIVE_RULES;
+    ROCR_ANSWERS = "runtime.rocr-answers", Runtime, Pass,
+        "ROCr initialises and lists its agents (--active)",
+        "The active probe loaded libhsa-runtime64.so.1 from the install a process would use, \
+         called hsa_init, read the runtime's HSA version, iterated the agents with their ISAs \
+         and memory pools, and called hsa_shut_down. A GPU node of the KFD topology missing from \
+         ROCr's agents is runtime.rocr-agent-missing. This is what rocminfo does, without its output format; hsa_init \
+         acquires a VM on every GPU, which wakes a runtime-suspended GPU.";
+    ROCR_INIT_FAILED = "runtime.rocr-init-failed", Runtime, Fail,
+        "hsa_init failed (--active)",
+        "hsa_init returned the status shown, with its meaning from hsa.h. The common one, \
+         HSA_STATUS_ERROR_OUT_OF_RESOURCES (0x1008), is what ROCr returns when it cannot open \
+         /dev/kfd or no GPU agent comes up — rocminfo prints `hsa api call failure at: \
+         rocminfo.cc:… Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES`; a lower layer \
+         usually names why. hsa_shut_down is called anyway (it returns \
+         HSA_STATUS_ERROR_NOT_INITIALIZED after a failed init).";
+    ROCR_NOT_INSTALLED = "runtime.rocr-not-installed", Runtime, Warn,
+        "No ROCr to load (--active)",
+        "No libhsa-runtime64.so.1 was found where a process would load it (or the path given \
+         with --hsa-runtime-lib does not exist), so the runtime could not be asked. Every HIP \
+         program needs it; runtime.no-rocm says the same passively.";
+    ROCR_LOAD_FAILED = "runtime.rocr-load-failed", Runtime, Fail,
+        "ROCr exists but could not be loaded (--active)",
+        "The dynamic loader refused libhsa-runtime64.so.1: a missing dependency (libnuma.so.1, \
+         libdrm_amdgpu.so.1, libelf.so.1, or a shared libhsakmt for distribution builds), a \
+         wrong architecture or a truncated file; the loader's message is shown. Every HIP \
+         program fails the same way (`error while loading shared libraries`).";
+    ROCR_AGENT_MISSING = "runtime.rocr-agent-missing", Runtime, Fail,
+        "A GPU in the KFD topology is not among ROCr's agents (--active)",
+        "ROCr enumerates GPUs through the thunk and leaves out those it cannot use: a GPU \
+         hidden by ROCR_VISIBLE_DEVICES (or HIP_VISIBLE_DEVICES for HIP), one whose render node \
+         this user cannot open, one whose processor this ROCr does not know (a GPU newer than \
+         the release; HSA_OVERRIDE_GFX_VERSION is the usual workaround for Radeon parts), or an \
+         integrated GPU ROCr skips beside discrete ones. The evidence names the missing nodes and \
+         ROCr's agents; the likely cause is named from the environment and lower findings.";
+    HIP_ANSWERS = "runtime.hip-answers", Runtime, Pass,
+        "HIP counts the GPUs and names their architectures (--active)",
+        "The active probe loaded libamdhip64 from the install a process would use and called \
+         hipRuntimeGetVersion, hipDriverGetVersion, hipGetDeviceCount and, per device, \
+         hipGetDeviceProperties for gcnArchName (the target ID HIP compiles and loads code \
+         for). HIP devices are ROCr's GPU agents after HIP_VISIBLE_DEVICES.";
+    HIP_FAILED = "runtime.hip-failed", Runtime, Fail,
+        "HIP finds no usable GPU (--active)",
+        "hipGetDeviceCount returned an error (hipErrorNoDevice: no GPU visible; \
+         hipErrorInsufficientDriver: the kernel driver is too old for this HIP; \
+         hipErrorNotInitialized: ROCr failed underneath) — what every HIP program, PyTorch's \
+         torch.cuda.is_available() included, sees. The lower layers usually name why.";
+    HIP_NOT_INSTALLED = "runtime.hip-not-installed", Runtime, Info,
+        "No HIP runtime to load (--active)",
+        "No libamdhip64.so.N was found where a process would load it (or the path given with \
+         --hip-lib does not exist). Programs that bundle their own (PyTorch wheels) do not need \
+         the system's.";
+    DISPATCH_OK = "runtime.dispatch-ok", Runtime, Pass,
+        "Every GPU ran an AQL barrier packet (--dispatch)",
+        "For each GPU agent the probe created the smallest user-mode queue, published one AQL \
+         barrier-AND packet (no dependencies, system-scope fences, a completion signal; the \
+         64-byte packet written with an INVALID header first and its real header stored last \
+         with release order), rang the doorbell and waited for the completion signal. This \
+         proves queue creation, doorbells, the command processor and signalling without any \
+         code object. The round-trip time is shown per GPU.";
+    DISPATCH_FAILED = "runtime.dispatch-failed", Runtime, Fail,
+        "A GPU did not complete an AQL barrier packet (--dispatch)",
+        "Either a step failed (hsa_queue_create, hsa_signal_create: the status is named) or the \
+         completion signal did not arrive before the timeout: the GPU's command processor does \
+         not process its queues — a hung GPU, firmware that failed to load (dmesg: amdgpu \
+         errors), or a GPU in reset. Check dmesg, then `amd-smi reset`, and reboot if it \
+         persists.";
+}

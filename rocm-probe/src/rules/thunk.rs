@@ -46,3 +46,43 @@ declare_rules! {
          libhsakmt1, AMD hsakmt-roct) or repair the install; copying a libhsakmt from another \
          release risks an ABI mismatch.";
 }
+
+declare_rules! {
+    THUNK_ACTIVE_RULES;
+    HSAKMT_ANSWERS = "thunk.hsakmt-answers", Thunk, Pass,
+        "libhsakmt opens KFD and lists the same nodes as sysfs (--active)",
+        "The active probe loaded the shared libhsakmt a process would load (the loader's search \
+         order), called hsaKmtOpenKFD, hsaKmtGetVersion and hsaKmtAcquireSystemProperties, and \
+         per node hsaKmtGetNodeProperties, reading only the fields whose offsets are the same in \
+         every release (NumCPUCores, NumFComputeCores; ROCm 6.3 changed the struct after them), \
+         then compared node count and order with the KFD topology in sysfs. It closes what it \
+         opens. hsaKmtAcquireSystemProperties acquires a VM on every GPU, which wakes a \
+         runtime-suspended GPU.";
+    HSAKMT_FAILED = "thunk.hsakmt-failed", Thunk, Fail,
+        "libhsakmt could not open KFD or read the system (--active)",
+        "hsaKmtOpenKFD or hsaKmtAcquireSystemProperties returned an error status, named with its \
+         meaning: KERNEL_IO_CHANNEL_NOT_OPENED (20) means /dev/kfd could not be opened (no KFD, \
+         or no permission: see layer 2), DRIVER_MISMATCH (2) a KFD interface major other than \
+         1, KERNEL_COMMUNICATION_ERROR (21) an ioctl failed. Every ROCr built on this thunk \
+         fails the same way.";
+    HSAKMT_NOT_INSTALLED = "thunk.hsakmt-not-installed", Thunk, Info,
+        "No shared libhsakmt to load (--active)",
+        "There is no libhsakmt.so.1 in the loader's search path (or the path given with \
+         --hsakmt-lib does not exist), and no ROCr install with the thunk built in was found. \
+         AMD's packages have not shipped a shared libhsakmt since ROCm 4.3 (it is linked into \
+         ROCr), so this is information: layer 4's ROCr probe proves the thunk.";
+    HSAKMT_LOAD_FAILED = "thunk.hsakmt-load-failed", Thunk, Warn,
+        "libhsakmt exists but could not be loaded (--active)",
+        "The file is there but the dynamic loader refused it (a missing dependency such as \
+         libnuma.so.1 or libdrm_amdgpu.so.1, a wrong architecture, a truncated file); the \
+         loader's message is shown. A ROCr that uses this shared thunk cannot start either.";
+    HSAKMT_NODE_MISMATCH = "thunk.hsakmt-node-mismatch", Thunk, Warn,
+        "libhsakmt lists other nodes than sysfs (--active)",
+        "hsaKmtAcquireSystemProperties reported a different number of nodes than the KFD \
+         topology, or a node's CPU-core or SIMD count differs at the same position. libhsakmt \
+         skips a GPU whose render node is absent (ENOENT: a container given /dev/kfd but not \
+         that /dev/dri node) or refused by a device cgroup (EPERM) — a plain permission error \
+         (EACCES) makes hsaKmtAcquireSystemProperties fail instead, thunk.hsakmt-failed — and \
+         newer releases also drop GPUs filtered by ROCR_VISIBLE_DEVICES; ROCr and HIP then \
+         number the remaining GPUs differently from sysfs. The evidence lists both views.";
+}
