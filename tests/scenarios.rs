@@ -240,3 +240,37 @@ fn dkms_without_a_build_for_the_running_kernel_is_the_root_cause() {
             .contains("dkms autoinstall -k 6.11.0-26-generic")
     );
 }
+
+/// `--summary`: one line within the width, the root cause's id first.
+#[test]
+fn summary_lines_name_the_root_cause_within_the_width() {
+    for name in [
+        "kfd-permission-denied",
+        "rocblas-no-gfx1103",
+        "mi300x-cpx-8gpu",
+        "rocm-6.2-mi210",
+        "torch-no-gfx1103",
+    ] {
+        let r = report(name);
+        for width in [20, 40, 80, 200] {
+            let line = r.summary(width);
+            assert!(line.chars().count() <= width, "{name} {width}: {line}");
+            assert!(!line.contains('\n'));
+            match r.verdict.root_cause {
+                Some(id) if width >= 80 => assert!(line.contains(id), "{name}: {line}"),
+                None => assert!(line.starts_with("PASS"), "{name}: {line}"),
+                _ => {}
+            }
+        }
+    }
+    assert_eq!(
+        report("rocm-6.2-mi210").summary(80),
+        "PASS: 8 GPU(s), 8 agent(s): gfx90a"
+    );
+    let line = report("kfd-permission-denied").summary(80);
+    assert!(
+        line.starts_with("FAIL driver.kfd-permission-denied: This user cannot open /dev/kfd"),
+        "{line}"
+    );
+    assert!(line.ends_with('…') || line.chars().count() < 80, "{line}");
+}

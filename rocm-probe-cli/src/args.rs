@@ -82,6 +82,24 @@ pub struct ReportArgs {
     pub profile: Option<ProfileArg>,
     #[command(flatten)]
     pub active: ActiveArgs,
+    /// Print one line naming the root cause (at most --summary-width characters) instead of the
+    /// report: what Node Problem Detector shows as the condition message and Slurm as Reason=.
+    #[arg(long)]
+    pub summary: bool,
+    /// Width of --summary.
+    #[arg(long, value_name = "N", default_value_t = 80, value_parser = clap::value_parser!(u16).range(20..))]
+    pub summary_width: u16,
+    /// Also write the Prometheus node_exporter textfile (atomically) to PATH (a `*.prom` file in
+    /// the collector's --collector.textfile.directory).
+    #[arg(long, value_name = "PATH")]
+    pub textfile: Option<PathBuf>,
+    /// Also write the Kubernetes Node Feature Discovery local feature file (atomically) to PATH
+    /// (a file in NFD's features.d).
+    #[arg(long, value_name = "PATH")]
+    pub nfd_features: Option<PathBuf>,
+    /// How long NFD keeps the labels of --nfd-features after it was written, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+    pub nfd_expiry: u64,
 }
 
 /// Active probes: opt-in, never change device state.
@@ -129,6 +147,30 @@ impl ActiveArgs {
 pub enum Command {
     /// Walk the stack bottom-up and say which layer is broken, why, and what to do (default).
     Report(ReportArgs),
+    /// Check this node against a conformance file (what a good node of the fleet has: GPUs,
+    /// partitions, PCIe, versions, libraries, frameworks), or write one from this node.
+    Check {
+        /// The conformance file; every unmet expectation is a finding.
+        #[arg(long, value_name = "FILE", required_unless_present = "write_expect")]
+        expect: Option<PathBuf>,
+        /// Write a conformance file from this node (or --root) instead.
+        #[arg(long, value_name = "FILE", conflicts_with = "expect")]
+        write_expect: Option<PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// What differs between two nodes' reports (`report --json` files): hardware, firmware,
+    /// versions, partition modes, verdict and findings. Exit 0 when nothing differs, 1 when
+    /// something does.
+    Diff {
+        /// The first report.
+        a: PathBuf,
+        /// The second report.
+        b: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the documentation of a finding id (all ids without one).
     Explain {
         /// A finding id such as driver.kfd-permission-denied.

@@ -25,9 +25,22 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<u8> {
     };
     match &args.command {
         Some(Command::Snapshot { dir, no_redact }) => snapshot(source, dir, !*no_redact, out),
-        None => report(&source, &args.report, args.color, out),
-        Some(Command::Report(r)) => report(&source, r, args.color, out),
+        None => report(&source, &args.report, None, args.color, out),
+        Some(Command::Report(r)) => report(&source, r, None, args.color, out),
+        Some(Command::Check {
+            expect,
+            write_expect,
+            report: r,
+        }) => check(
+            &source,
+            expect.as_deref(),
+            write_expect.as_deref(),
+            r,
+            args.color,
+            out,
+        ),
         Some(Command::Explain { id }) => explain(id.as_deref(), out),
+        Some(Command::Diff { a, b, json }) => diff(a, b, *json, out),
         Some(Command::Agents { json, active }) => agents(&source, *json, active, out),
         Some(Command::Ps { json }) => ps(&source, *json, out),
         Some(Command::Targets { name }) => targets(&source, *name, out),
@@ -39,13 +52,59 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<u8> {
     }
 }
 
-fn report(
+fn check(
     source: &Source,
+    expect: Option<&std::path::Path>,
+    write_expect: Option<&std::path::Path>,
     args: &ReportArgs,
     color: ColorChoice,
     out: &mut dyn Write,
 ) -> Result<u8> {
+    if let Some(path) = write_expect {
+        let facts = rocm_probe::Facts::collect(source);
+        let report = Report::from_facts(&facts, Options::default());
+        let e = rocm_probe::expect::Expectations::from_facts(&facts, &report.findings);
+        let origin = match source.kind() {
+            rocm_probe::source::SourceKind::Live => "this machine".to_owned(),
+            rocm_probe::source::SourceKind::Fixture { root } => {
+                format!("the fixture {}", root.display())
+            }
+        };
+        rocm_probe::atomic::write(path, e.to_toml(&origin).as_bytes())
+            .map_err(|err| anyhow::anyhow!("--write-expect {}: {err}", path.display()))?;
+        writeln!(out, "wrote {}", path.display())?;
+        return Ok(OK);
+    }
+    let Some(path) = expect else {
+        anyhow::bail!("check needs --expect FILE or --write-expect FILE");
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| anyhow::anyhow!("--expect {}: {err}", path.display()))?;
+    let e = rocm_probe::expect::Expectations::parse(&text, &path.display().to_string())?;
+    report(source, args, Some(e), color, out)
+}
+
+fn report(
+    source: &Source,
+    args: &ReportArgs,
+    expect: Option<rocm_probe::expect::Expectations>,
+    color: ColorChoice,
+    out: &mut dyn Write,
+) -> Result<u8> {
+    // A conformance file sets the worst status that passes; --strict lowers it to info.
+    let worst = expect.as_ref().map(|e| {
+        if args.strict {
+            e.policy.worst.min(rocm_probe::Status::Info)
+        } else {
+            e.policy.worst
+        }
+    });
+    let exit = |report: &Report| match worst {
+        Some(w) => report.exit_code_allowing(w),
+        None => report.exit_code(args.strict),
+    };
     let options = Options {
+        expect,
         profile: args.profile.map(|p| match p {
             ProfileArg::Desktop => Profile::Desktop,
             ProfileArg::Workstation => Profile::Workstation,
@@ -53,7 +112,29 @@ fn report(
         }),
         active: args.active.options(),
     };
-    let report = Report::collect(source, options);
+    let started = std::time::Instant::now();
+    let collect = rocm_probe::facts::CollectOptions {
+        active: options.active.clone(),
+    };
+    let facts = rocm_probe::Facts::collect_with(source, &collect);
+    let report = Report::from_facts(&facts, options);
+    let duration = started.elapsed();
+    if let Some(path) = &args.textfile {
+        let text = rocm_probe::prometheus::render(&report, &facts, duration);
+        rocm_probe::prometheus::write_atomic(path, &text)
+            .map_err(|e| anyhow::anyhow!("--textfile {}: {e}", path.display()))?;
+    }
+    if let Some(path) = &args.nfd_features {
+        let expires =
+            std::time::SystemTime::now() + std::time::Duration::from_secs(args.nfd_expiry);
+        let text = rocm_probe::nfd::features(&report, &facts, expires);
+        rocm_probe::nfd::write_atomic(path, &text)
+            .map_err(|e| anyhow::anyhow!("--nfd-features {}: {e}", path.display()))?;
+    }
+    if args.summary {
+        writeln!(out, "{}", report.summary(usize::from(args.summary_width)))?;
+        return Ok(exit(&report));
+    }
     let format = if args.json { Format::Json } else { args.format };
     match format {
         Format::Json => {
@@ -70,7 +151,7 @@ fn report(
             render::report::text(&report, source, style, out)?;
         }
     }
-    Ok(report.exit_code(args.strict))
+    Ok(exit(&report))
 }
 
 fn snapshot(
@@ -97,6 +178,54 @@ fn snapshot(
         eprintln!("rocm-probe: not copied (unreadable): {failed}");
     }
     Ok(OK)
+}
+
+fn diff(a: &std::path::Path, b: &std::path::Path, json: bool, out: &mut dyn Write) -> Result<u8> {
+    let read = |p: &std::path::Path| -> Result<serde_json::Value> {
+        let text =
+            std::fs::read_to_string(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: not JSON: {e}", p.display()))
+    };
+    let (va, vb) = (read(a)?, read(b)?);
+    let d = rocm_probe::diff::diff(&va, &vb)?;
+    if json {
+        serde_json::to_writer_pretty(&mut *out, &d)?;
+        writeln!(out)?;
+    } else {
+        let fp = |f: &Option<String>| f.clone().unwrap_or_else(|| "-".to_owned());
+        if !d.differences.is_empty() {
+            writeln!(
+                out,
+                "a: {} (fingerprint {})\nb: {} (fingerprint {})",
+                a.display(),
+                fp(&d.fingerprints[0]),
+                b.display(),
+                fp(&d.fingerprints[1])
+            )?;
+        }
+        let width = d
+            .differences
+            .iter()
+            .map(|x| x.path.len())
+            .max()
+            .unwrap_or(0);
+        for x in &d.differences {
+            let v = |s: &Option<String>| s.clone().unwrap_or_else(|| "(absent)".to_owned());
+            writeln!(
+                out,
+                "{:<9} {:<width$}  {}  |  {}",
+                x.area,
+                x.path,
+                v(&x.a),
+                v(&x.b)
+            )?;
+        }
+    }
+    Ok(if d.differences.is_empty() {
+        OK
+    } else {
+        NOT_FOUND
+    })
 }
 
 fn explain(id: Option<&str>, out: &mut dyn Write) -> Result<u8> {

@@ -96,6 +96,8 @@ pub struct FactsSummary {
     pub agents: usize,
     /// gfx names in node order.
     pub targets: Vec<String>,
+    /// The node's configuration and its fingerprint, for grouping a fleet and `diff`.
+    pub config: crate::config::NodeConfig,
 }
 
 /// The whole report.
@@ -120,6 +122,9 @@ pub struct Options {
     pub profile: Option<Profile>,
     /// Run the active probes (live machine only).
     pub active: Option<crate::active::ActiveOptions>,
+    /// Node expectations (`check --expect`): unmet ones become findings, `policy.ignore`d ids
+    /// leave the report.
+    pub expect: Option<crate::expect::Expectations>,
 }
 
 impl Report {
@@ -137,6 +142,11 @@ impl Report {
             .profile
             .unwrap_or_else(|| Profile::detect(facts.inventory.as_ref()));
         let mut findings = checks::run(facts, profile);
+        if let Some(e) = &options.expect {
+            let unmet = e.check(facts, &findings);
+            findings.extend(unmet);
+            findings.retain(|f| !e.policy.ignore.iter().any(|i| i == f.id));
+        }
         findings.sort_by_key(|f| f.layer);
 
         let no_gpu = facts
@@ -194,6 +204,7 @@ impl Report {
             gpus: inv.map_or(0, |i| i.gpus.len()),
             agents: inv.map_or(0, |i| i.gpu_agents().count()),
             targets: inv.map_or_else(Vec::new, |i| i.targets(false)),
+            config: crate::config::NodeConfig::from_facts(facts),
         };
         Self {
             profile,
@@ -232,6 +243,52 @@ fn root_cause(findings: &[Finding]) -> Option<Root> {
 }
 
 impl Report {
+    /// One line of at most `width` characters naming the root cause, for places that show one
+    /// line: Node Problem Detector's condition message, Slurm's `Reason=`, a dashboard cell.
+    /// `FAIL driver.kfd-permission-denied: This user cannot open /dev/kfd…`; a healthy machine
+    /// gives `PASS: 8 GPU(s), 8 agent(s): gfx90a`. Cut with `…` when longer.
+    pub fn summary(&self, width: usize) -> String {
+        let line = match self.verdict.root_cause {
+            Some(id) => format!(
+                "{} {id}: {}",
+                self.verdict.status.word(),
+                self.verdict.summary
+            ),
+            None => {
+                let mut targets = self.facts.targets.clone();
+                targets.dedup();
+                format!(
+                    "PASS: {} GPU(s), {} agent(s){}",
+                    self.facts.gpus,
+                    self.facts.agents,
+                    if targets.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", targets.join(", "))
+                    }
+                )
+            }
+        };
+        // One line, whatever the summary held.
+        let line: String = line
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        if line.chars().count() <= width {
+            return line;
+        }
+        let mut cut: String = line.chars().take(width.saturating_sub(1)).collect();
+        cut.truncate(cut.trim_end().len());
+        cut.push('…');
+        cut
+    }
+
+    /// The exit code when `worst` is the worst status that still passes (a conformance file's
+    /// `policy.worst`): 1 when a finding is worse, else 0.
+    pub fn exit_code_allowing(&self, worst: Status) -> u8 {
+        u8::from(self.findings.iter().any(|f| f.status > worst))
+    }
+
     /// DESIGN §5: 0 without a failure, 1 with one (or with a warning under `--strict`).
     pub fn exit_code(&self, strict: bool) -> u8 {
         let worst = self.findings.iter().map(|f| f.status).max();

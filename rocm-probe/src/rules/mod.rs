@@ -3,6 +3,7 @@
 
 pub mod compiler;
 pub mod driver;
+pub mod expect;
 pub mod frameworks;
 pub mod hardware;
 pub mod libraries;
@@ -27,12 +28,14 @@ pub(crate) const TABLES: &[&[crate::finding::Rule]] = &[
     frameworks::FRAMEWORKS_RULES,
     tools::TOOLS_RULES,
     workloads::WORKLOADS_RULES,
+    expect::EXPECT_RULES,
 ];
 
 /// Every rule constant, for `use crate::finding::*`.
 pub mod all {
     pub use super::compiler::*;
     pub use super::driver::*;
+    pub use super::expect::*;
     pub use super::frameworks::*;
     pub use super::hardware::*;
     pub use super::libraries::*;
