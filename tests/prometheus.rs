@@ -280,9 +280,8 @@ fn value(families: &BTreeMap<String, Family>, family: &str, labels: &[(&str, &st
 #[test]
 fn the_checker_rejects_what_node_exporter_would() {
     let head = "# HELP rocm_probe_x X.\n# TYPE rocm_probe_x gauge\n";
-    assert!(check(&format!(
-        "{head}rocm_probe_x{{a=\"q\\\"\\\\\\n\"}} 1\n"
-    )));
+    let good = check(&format!("{head}rocm_probe_x{{a=\"q\\\"\\\\\\n\"}} 1\n")).unwrap();
+    assert_eq!(good["rocm_probe_x"].samples[0].labels["a"], "q\"\\\n");
     for bad in [
         format!("{head}rocm_probe_x 1 1700000000000\n"),
         format!("{head}rocm_probe_x{{a=\"1\"}} 1\nrocm_probe_x{{a=\"1\"}} 2\n"),
@@ -338,7 +337,7 @@ fn every_fixture_gives_a_well_formed_textfile() {
             let nodes: BTreeSet<&str> = info
                 .samples
                 .iter()
-                .map(|s| s.labels["node"].as_str())
+                .map(|s| s.labels["kfd_node"].as_str())
                 .collect();
             assert_eq!(nodes.len(), info.samples.len(), "{name}");
         }
@@ -373,14 +372,14 @@ fn values_follow_the_report() {
             ("device_id", "0x744c"),
             ("gfx", "gfx1100"),
             ("gpu", "0"),
-            ("node", "1"),
+            ("kfd_node", "1"),
             ("partition", "0"),
             ("pci_address", "0000:86:00.0"),
             ("target_id", "gfx1100"),
         ]
     );
     assert_eq!(
-        value(&t, "rocm_probe_gpu_memory_bytes", &[("node", "1")]),
+        value(&t, "rocm_probe_gpu_memory_bytes", &[("kfd_node", "1")]),
         25769803776.0
     );
     assert_eq!(
@@ -458,7 +457,7 @@ fn values_follow_the_report() {
         value(
             &t,
             "rocm_probe_gpu_info",
-            &[("node", "10"), ("gpu", "1"), ("partition", "0")]
+            &[("kfd_node", "10"), ("gpu", "1"), ("partition", "0")]
         ),
         1.0
     );

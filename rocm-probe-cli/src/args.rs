@@ -100,6 +100,14 @@ pub struct ReportArgs {
     /// How long NFD keeps the labels of --nfd-features after it was written, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
     pub nfd_expiry: u64,
+    /// Take an exclusive lock on PATH for the run; if another run holds it, exit 2 at once (for
+    /// health checks started on a timer, which may overlap).
+    #[arg(long, value_name = "PATH")]
+    pub lock: Option<PathBuf>,
+    /// End the run with exit 2 if it has not finished after SECONDS (a health check must finish
+    /// before its scheduler kills it: Slurm's limit is 60 s).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub deadline: Option<u64>,
 }
 
 /// Active probes: opt-in, never change device state.
@@ -170,6 +178,27 @@ pub enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+    },
+    /// Print a Slurm HealthCheckProgram wrapper (POSIX sh) with everything it needs baked in:
+    /// slurmd runs it with no PATH and only SLURMD_NODENAME. It drains the node with
+    /// Reason="rocm-probe: <summary>" when the probe finds a failure, resumes only a drain that
+    /// carries that tag when it finds none, and only logs when the probe cannot run.
+    SlurmWrapper {
+        /// slurm.conf, exported as SLURM_CONF for scontrol.
+        #[arg(long, value_name = "PATH")]
+        slurm_conf: PathBuf,
+        /// The rocm-probe binary the wrapper runs (default: this one).
+        #[arg(long, value_name = "PATH")]
+        probe: Option<PathBuf>,
+        /// scontrol (default: found on PATH now, else /usr/bin/scontrol).
+        #[arg(long, value_name = "PATH")]
+        scontrol: Option<PathBuf>,
+        /// Lock file passed to the probe's --lock.
+        #[arg(long, value_name = "PATH", default_value = "/run/rocm-probe.lock")]
+        lock: PathBuf,
+        /// The probe's --deadline, in seconds (Slurm kills health checks at 60 s).
+        #[arg(long, value_name = "SECONDS", default_value_t = 45, value_parser = clap::value_parser!(u64).range(1..60))]
+        deadline: u64,
     },
     /// Print the documentation of a finding id (all ids without one).
     Explain {

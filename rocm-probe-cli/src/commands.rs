@@ -41,6 +41,21 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<u8> {
         ),
         Some(Command::Explain { id }) => explain(id.as_deref(), out),
         Some(Command::Diff { a, b, json }) => diff(a, b, *json, out),
+        Some(Command::SlurmWrapper {
+            slurm_conf,
+            probe,
+            scontrol,
+            lock,
+            deadline,
+        }) => crate::slurm::wrapper(
+            args.root.as_deref(),
+            slurm_conf,
+            probe.as_deref(),
+            scontrol.as_deref(),
+            lock,
+            *deadline,
+            out,
+        ),
         Some(Command::Agents { json, active }) => agents(&source, *json, active, out),
         Some(Command::Ps { json }) => ps(&source, *json, out),
         Some(Command::Targets { name }) => targets(&source, *name, out),
@@ -50,6 +65,19 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<u8> {
             json,
         }) => inspect(&source, files, targets, *json, out),
     }
+}
+
+/// Ends the process with exit 2 once `limit` has passed: a probe stuck on a hung device or
+/// filesystem must still answer before its scheduler kills it without a word.
+fn watchdog(limit: std::time::Duration) {
+    std::thread::spawn(move || {
+        std::thread::sleep(limit);
+        eprintln!(
+            "rocm-probe: deadline of {} s exceeded; the run was stopped",
+            limit.as_secs()
+        );
+        std::process::exit(2);
+    });
 }
 
 fn check(
@@ -111,6 +139,13 @@ fn report(
             ProfileArg::Cluster => Profile::Cluster,
         }),
         active: args.active.options(),
+    };
+    if let Some(secs) = args.deadline {
+        watchdog(std::time::Duration::from_secs(secs));
+    }
+    let _lock = match &args.lock {
+        Some(path) => Some(rocm_probe::runlock::acquire(path)?),
+        None => None,
     };
     let started = std::time::Instant::now();
     let collect = rocm_probe::facts::CollectOptions {

@@ -6,6 +6,7 @@
 mod args;
 mod commands;
 mod render;
+mod slurm;
 
 use std::io::Write;
 use std::process::ExitCode;

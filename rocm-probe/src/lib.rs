@@ -50,6 +50,7 @@ pub mod record;
 pub mod report;
 pub mod root;
 pub mod rules;
+pub mod runlock;
 pub mod snapshot;
 pub mod source;
 pub mod support;

@@ -18,17 +18,19 @@
 //! | `rocm_probe_findings` | gauge | `status` (all five, zeros included) |
 //! | `rocm_probe_finding_info` | gauge | `id`, `layer`, `status` (warn and fail only) |
 //! | `rocm_probe_gpus`, `rocm_probe_gpu_agents` | gauge | — |
-//! | `rocm_probe_gpu_info` | gauge | `node`, `gpu`, `pci_address`, `device_id`, `gfx`, `target_id`, `marketing_name`, `partition`, `compute_partition`, `memory_partition` |
-//! | `rocm_probe_gpu_memory_bytes` | gauge | `node` |
-//! | `rocm_probe_gpu_vram_bytes`, `rocm_probe_gpu_vram_cpu_visible_bytes`, `rocm_probe_gpu_gtt_bytes` | gauge | `node` |
+//! | `rocm_probe_gpu_info` | gauge | `kfd_node`, `gpu`, `pci_address`, `device_id`, `gfx`, `target_id`, `marketing_name`, `partition`, `compute_partition`, `memory_partition` |
+//! | `rocm_probe_gpu_memory_bytes` | gauge | `kfd_node` |
+//! | `rocm_probe_gpu_vram_bytes`, `rocm_probe_gpu_vram_cpu_visible_bytes`, `rocm_probe_gpu_gtt_bytes` | gauge | `kfd_node` |
 //! | `rocm_probe_pcie_link_speed_transfers_per_second` | gauge | `pci_address`, `kind` (`current`, `max`) |
 //! | `rocm_probe_pcie_link_width_lanes` | gauge | `pci_address`, `kind` (`current`, `max`) |
-//! | `rocm_probe_ras_errors_total` | counter | `node`, `block`, `kind` (`correctable`, `uncorrectable`) |
-//! | `rocm_probe_ras_bad_pages` | gauge | `node`, `state` (`retired`, `pending`) |
+//! | `rocm_probe_ras_errors_total` | counter | `kfd_node`, `block`, `kind` (`correctable`, `uncorrectable`) |
+//! | `rocm_probe_ras_bad_pages` | gauge | `kfd_node`, `state` (`retired`, `pending`) |
 //! | `rocm_probe_duration_seconds` | gauge | — |
 //!
-//! Status codes: skip=0 pass=1 info=2 warn=3 fail=4 ([`status_code`]). `node` is the KFD node
-//! id (rocminfo's "Node"): partitions of one GPU differ by it; `gpu` is the physical GPU's index.
+//! Status codes: skip=0 pass=1 info=2 warn=3 fail=4 ([`status_code`]). `kfd_node` is the KFD node
+//! id (rocminfo's "Node"; not `node`, which scrape configs commonly attach to every target and
+//! would rename ours to `exported_node`): partitions of one GPU differ by it; `gpu` is the
+//! physical GPU's index.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -405,7 +407,7 @@ fn gpu_families(inv: &Inventory, facts: &Facts, families: &mut Vec<Family>) {
         let physical = a.physical_gpu.and_then(|i| inv.gpus.get(i));
         info.push(
             &[
-                ("node", node.clone()),
+                ("kfd_node", node.clone()),
                 ("gpu", a.physical_gpu.map(|g| g.to_string())),
                 (
                     "pci_address",
@@ -430,17 +432,17 @@ fn gpu_families(inv: &Inventory, facts: &Facts, families: &mut Vec<Family>) {
             1u8,
         );
         if let Some(m) = a.memory_bytes {
-            memory.push(&[("node", node.clone())], m);
+            memory.push(&[("kfd_node", node.clone())], m);
         }
         if let Some(r) = render_node(facts, a) {
             if let Some(v) = r.vram_total {
-                vram.push(&[("node", node.clone())], v);
+                vram.push(&[("kfd_node", node.clone())], v);
             }
             if let Some(v) = r.vis_vram_total {
-                visible.push(&[("node", node.clone())], v);
+                visible.push(&[("kfd_node", node.clone())], v);
             }
             if let Some(v) = r.gtt_total {
-                gtt.push(&[("node", node.clone())], v);
+                gtt.push(&[("kfd_node", node.clone())], v);
             }
         }
     }
@@ -557,7 +559,7 @@ fn ras_families(inv: &Inventory, facts: &Facts, families: &mut Vec<Family>) {
                 if let Some(v) = v {
                     errors.push(
                         &[
-                            ("node", node.clone()),
+                            ("kfd_node", node.clone()),
                             ("block", some(&c.block)),
                             ("kind", some(kind)),
                         ],
@@ -568,7 +570,7 @@ fn ras_families(inv: &Inventory, facts: &Facts, families: &mut Vec<Family>) {
         }
         for (state, v) in [("retired", r.retired_pages), ("pending", r.pending_pages)] {
             if let Some(v) = v {
-                pages.push(&[("node", node.clone()), ("state", some(state))], v);
+                pages.push(&[("kfd_node", node.clone()), ("state", some(state))], v);
             }
         }
     }
