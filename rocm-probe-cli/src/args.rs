@@ -106,8 +106,8 @@ pub struct ReportArgs {
     pub lock: Option<PathBuf>,
     /// End the run with exit 2 if it has not finished after SECONDS (a health check must finish
     /// before its scheduler kills it: Slurm's limit is 60 s).
-    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
-    pub deadline: Option<u64>,
+    #[arg(long, value_name = "SECONDS", value_parser = parse_deadline)]
+    pub deadline: Option<std::time::Duration>,
 }
 
 /// Active probes: opt-in, never change device state.
@@ -261,4 +261,15 @@ pub fn parse() -> Args {
             a
         }
     }))
+}
+
+/// `--deadline`: seconds, fractions allowed, more than zero and at most a day.
+fn parse_deadline(text: &str) -> Result<std::time::Duration, String> {
+    let secs: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if !(secs > 0.0 && secs <= 86_400.0) {
+        return Err("the deadline must be more than 0 and at most 86400 seconds".to_owned());
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
 }

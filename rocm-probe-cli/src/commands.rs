@@ -74,7 +74,7 @@ fn watchdog(limit: std::time::Duration) {
         std::thread::sleep(limit);
         eprintln!(
             "rocm-probe: deadline of {} s exceeded; the run was stopped",
-            limit.as_secs()
+            limit.as_secs_f64()
         );
         std::process::exit(2);
     });
@@ -140,8 +140,8 @@ fn report(
         }),
         active: args.active.options(),
     };
-    if let Some(secs) = args.deadline {
-        watchdog(std::time::Duration::from_secs(secs));
+    if let Some(limit) = args.deadline {
+        watchdog(limit);
     }
     let _lock = match &args.lock {
         Some(path) => Some(rocm_probe::runlock::acquire(path)?),

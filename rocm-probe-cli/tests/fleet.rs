@@ -133,3 +133,83 @@ fn summary_is_one_line_within_the_width() {
         "{line}"
     );
 }
+
+#[test]
+fn a_held_lock_ends_the_run_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = dir.path().join("probe.lock");
+    let held = rocm_probe::runlock::acquire(&lock).unwrap();
+    let r = run(probe()
+        .arg("--root")
+        .arg(fixture("rocm-6.2-mi210"))
+        .args(["--summary", "--lock"])
+        .arg(&lock));
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(
+        r.stderr.contains("another rocm-probe run holds the lock"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.is_empty());
+    drop(held);
+    let r = run(probe()
+        .arg("--root")
+        .arg(fixture("rocm-6.2-mi210"))
+        .args(["--summary", "--lock"])
+        .arg(&lock));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+/// A run that outlives its deadline ends with exit 2 and says so. The deadline is a millisecond
+/// and the run reads the 4,100 files of the 8x MI300X capture: it cannot finish first.
+#[test]
+fn a_run_past_its_deadline_exits_2() {
+    let r = run(probe()
+        .arg("--root")
+        .arg(fixture("mi300x-cpx-8gpu"))
+        .args(["--deadline", "0.001"]));
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(
+        r.stderr.contains("deadline of 0.001 s exceeded"),
+        "{}",
+        r.stderr
+    );
+    let r = run(probe().arg("--root").arg(fixture("rocm-6.2-mi210")).args([
+        "--summary",
+        "--deadline",
+        "30",
+    ]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let bad = run(probe().args(["--deadline", "0"]));
+    assert_eq!(bad.code, 2);
+}
+
+#[test]
+fn the_slurm_wrapper_is_valid_sh_with_everything_baked_in() {
+    let r = run(probe().arg("--root").arg(fixture("rocm-6.2-mi210")).args([
+        "slurm-wrapper",
+        "--slurm-conf",
+        "/etc/slurm/slurm.conf",
+        "--scontrol",
+        "/usr/bin/scontrol",
+    ]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let w = r.stdout;
+    assert!(w.starts_with("#!/bin/sh\n"));
+    assert!(w.contains("SLURM_CONF='/etc/slurm/slurm.conf'"), "{w}");
+    assert!(w.contains("PATH=/usr/sbin:/usr/bin:/sbin:/bin"), "{w}");
+    assert!(w.contains(" --root '"), "{w}");
+    assert!(
+        w.contains("--lock '/run/rocm-probe.lock' --deadline 45"),
+        "{w}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wrapper");
+    std::fs::write(&path, &w).unwrap();
+    let sh = std::process::Command::new("sh")
+        .arg("-n")
+        .arg(&path)
+        .status()
+        .unwrap();
+    assert!(sh.success());
+}
