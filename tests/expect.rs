@@ -133,7 +133,8 @@ fn another_rocm_release_names_both_versions() {
 fn a_missing_partition_names_the_gpu() {
     let e = written(&fixtures_dir().join("mi308x-cpx-8gpu"));
     assert_eq!(e.gpus.agents_per_gpu, Some(4));
-    assert_eq!(e.gpus.compute_partition.as_deref(), Some("QPX"));
+    // Four partitions of one XCD each: CPX (MI308X has 4 XCDs).
+    assert_eq!(e.gpus.compute_partition.as_deref(), Some("CPX"));
     // The last GPU node disappears: one GPU comes up with 3 partitions.
     let dir = copy("mi308x-cpx-8gpu");
     let nodes = dir.path().join("sys/class/kfd/kfd/topology/nodes");
@@ -153,9 +154,14 @@ fn a_missing_partition_names_the_gpu() {
             .any(|l| l.ends_with("expected 4 agents (partitions), found 3")),
         "{u:?}"
     );
+    // The GPU lost a quarter of its memory with the partition; the mode is still CPX.
     assert!(
         u[0].1
-            .contains(&"compute partition: expected QPX, found unknown".to_owned()),
+            .contains(&"GPU 7: expected at least 191 GiB, found 144 GiB".to_owned()),
+        "{u:?}"
+    );
+    assert!(
+        !u[0].1.iter().any(|l| l.starts_with("compute partition")),
         "{u:?}"
     );
     assert_eq!(r.verdict.root_cause, Some("hardware.expect-gpus"));

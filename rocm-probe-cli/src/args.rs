@@ -200,6 +200,14 @@ pub enum Command {
         #[arg(long, value_name = "SECONDS", default_value_t = 45, value_parser = clap::value_parser!(u64).range(1..60))]
         deadline: u64,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff; view with `man -l -`).
+    Man,
     /// Print the documentation of a finding id (all ids without one).
     Explain {
         /// A finding id such as driver.kfd-permission-denied.
@@ -248,6 +256,14 @@ pub enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Also write every code object to DIR (`<file>-<bundle>-<target>.co`), like
+        /// roc-obj-extract.
+        #[arg(long, value_name = "DIR")]
+        extract: Option<PathBuf>,
+        /// Disassemble the code object the GPU (the one --target names, else this machine's
+        /// first) would load, with llvm-objdump from PATH, a ROCm install or /usr/lib/llvm-*.
+        #[arg(long, conflicts_with = "json")]
+        disasm: bool,
     },
 }
 

@@ -40,6 +40,15 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<u8> {
             out,
         ),
         Some(Command::Explain { id }) => explain(id.as_deref(), out),
+        Some(Command::Completions { shell }) => {
+            let mut cmd = <Args as clap::CommandFactory>::command();
+            clap_complete::generate(*shell, &mut cmd, "rocm-probe", out);
+            Ok(OK)
+        }
+        Some(Command::Man) => {
+            clap_mangen::Man::new(<Args as clap::CommandFactory>::command()).render(out)?;
+            Ok(OK)
+        }
         Some(Command::Diff { a, b, json }) => diff(a, b, *json, out),
         Some(Command::SlurmWrapper {
             slurm_conf,
@@ -63,7 +72,17 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<u8> {
             files,
             targets,
             json,
-        }) => inspect(&source, files, targets, *json, out),
+            extract,
+            disasm,
+        }) => inspect(
+            &source,
+            files,
+            targets,
+            *json,
+            extract.as_deref(),
+            *disasm,
+            out,
+        ),
     }
 }
 
@@ -160,8 +179,11 @@ fn report(
             .map_err(|e| anyhow::anyhow!("--textfile {}: {e}", path.display()))?;
     }
     if let Some(path) = &args.nfd_features {
-        let expires =
-            std::time::SystemTime::now() + std::time::Duration::from_secs(args.nfd_expiry);
+        // A huge --nfd-expiry means "never": capped instead of overflowing the clock.
+        let now = std::time::SystemTime::now();
+        let expires = now
+            .checked_add(std::time::Duration::from_secs(args.nfd_expiry))
+            .unwrap_or(now + std::time::Duration::from_secs(100 * 365 * 86_400));
         let text = rocm_probe::nfd::features(&report, &facts, expires);
         rocm_probe::nfd::write_atomic(path, &text)
             .map_err(|e| anyhow::anyhow!("--nfd-features {}: {e}", path.display()))?;
@@ -377,6 +399,8 @@ fn inspect(
     files: &[std::path::PathBuf],
     targets: &[String],
     json: bool,
+    extract: Option<&std::path::Path>,
+    disasm: bool,
     out: &mut dyn Write,
 ) -> Result<u8> {
     use rocm_probe::codeobject::{self, Gpu, InspectReport};
@@ -400,10 +424,35 @@ fn inspect(
             .collect::<Result<Vec<_>, _>>()?;
         (gpus, None)
     };
-    let inspections = files
+    let opened = files
         .iter()
-        .map(codeobject::inspect)
+        .map(codeobject::CodeObjectFile::open)
         .collect::<Result<Vec<_>, _>>()?;
+    let inspections = opened
+        .iter()
+        .map(codeobject::CodeObjectFile::inspect)
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(dir) = extract {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| anyhow::anyhow!("--extract {}: {e}", dir.display()))?;
+        for (file, inspection) in opened.iter().zip(&inspections) {
+            for x in codeobject::extract::extract(file, inspection, dir)? {
+                eprintln!(
+                    "rocm-probe: wrote {} ({} bytes, bundle {}, {})",
+                    x.path.display(),
+                    x.size,
+                    x.bundle,
+                    x.target
+                );
+            }
+        }
+    }
+    if disasm {
+        let Some(gpu) = gpus.first() else {
+            anyhow::bail!("--disasm needs a GPU: give --target TARGET_ID on a machine without one");
+        };
+        return crate::disasm::disassemble(&opened, &inspections, gpu, source, out);
+    }
     let report = InspectReport::new(inspections, gpus, no_gpus);
     if json {
         serde_json::to_writer_pretty(&mut *out, &Document::new(source, &report))?;

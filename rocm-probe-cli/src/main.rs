@@ -5,6 +5,7 @@
 
 mod args;
 mod commands;
+mod disasm;
 mod render;
 mod slurm;
 

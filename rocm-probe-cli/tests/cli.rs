@@ -704,3 +704,57 @@ fn live_snapshot_round_trips_on_this_machine() {
     b["source"] = Value::Null;
     assert_eq!(a, b, "live report and report of its snapshot differ");
 }
+
+/// Completions for every shell are generated from the clap definition; the bash one parses
+/// (`bash -n`), and the man page renders with the real `man -l`.
+#[test]
+fn completions_and_man_page() {
+    for shell in ["bash", "zsh", "fish"] {
+        let r = run(probe().args(["completions", shell]));
+        assert_eq!(r.code, 0, "{shell}: {}", r.stderr);
+        assert!(r.stdout.contains("rocm-probe"), "{shell}");
+        assert!(
+            r.stdout.contains("slurm-wrapper"),
+            "{shell}: subcommands are listed"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bash = dir.path().join("rocm-probe.bash");
+    std::fs::write(&bash, run(probe().args(["completions", "bash"])).stdout).unwrap();
+    let ok = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&bash)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let man = run(probe().arg("man"));
+    assert_eq!(man.code, 0);
+    assert!(
+        man.stdout.starts_with(".ie") || man.stdout.contains(".TH"),
+        "{}",
+        &man.stdout[..200]
+    );
+    let page = dir.path().join("rocm-probe.1");
+    std::fs::write(&page, &man.stdout).unwrap();
+    if std::path::Path::new("/usr/bin/man").exists() {
+        let out = std::process::Command::new("man")
+            .arg("-l")
+            .arg(&page)
+            .env("MANPAGER", "cat")
+            .env("PAGER", "cat")
+            .env("MANWIDTH", "100")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("rocm-probe"), "{text}");
+        assert!(text.contains("--root"), "{text}");
+    } else {
+        assert!(std::env::var_os("CI").is_none(), "CI installs man-db");
+        eprintln!("skipped: man -l (man-db not installed)");
+    }
+}

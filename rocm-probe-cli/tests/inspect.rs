@@ -600,3 +600,94 @@ fn librocsparse_entries_match_roc_obj_ls() {
     };
     assert_eq!(set(&ours), set(&theirs));
 }
+
+/// `--extract` writes the same code objects, byte for byte, as the real `roc-obj-extract`
+/// (Debian `hipcc`) does for each entry `roc-obj-ls` lists.
+#[test]
+fn extract_matches_roc_obj_extract() {
+    let Some(bin) = hip_program() else { return };
+    if !have(ROC_OBJ_LS, "hipcc") {
+        return;
+    }
+    let ours = tempfile::tempdir().unwrap();
+    let r = run(probe()
+        .args(["inspect", "--target", "gfx90a:xnack-", "--extract"])
+        .arg(ours.path())
+        .arg(bin));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut mine: Vec<Vec<u8>> = std::fs::read_dir(ours.path())
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(mine.len(), ARCHS.len());
+    // roc-obj-extract, one URI per device entry from roc-obj-ls.
+    let mut expected: Vec<Vec<u8>> = Vec::new();
+    for (_, id, offset, size) in roc_obj_ls(bin) {
+        if !id.starts_with("hipv4-") {
+            continue;
+        }
+        // `-o -` writes the code object to standard output.
+        let out = StdCommand::new("/usr/bin/roc-obj-extract")
+            .args(["-o", "-"])
+            .arg(format!(
+                "file://{}#offset={offset}&size={size}",
+                bin.display()
+            ))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.stdout.len() as u64, size);
+        expected.push(out.stdout);
+    }
+    mine.sort();
+    expected.sort();
+    assert_eq!(mine, expected);
+}
+
+/// `--disasm` shows real AMDGPU instructions of the gfx90a code object, through llvm-objdump.
+#[test]
+fn disasm_shows_gfx90a_isa() {
+    let Some(bin) = hip_program() else { return };
+    let r = run(probe()
+        .args(["inspect", "--disasm", "--target", "gfx90a:xnack-"])
+        .arg(bin));
+    if r.code == 2 && r.stderr.contains("needs llvm-objdump") {
+        assert!(std::env::var_os("CI").is_none(), "CI installs llvm-15");
+        eprintln!("skipped: no llvm-objdump");
+        return;
+    }
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("code object gfx90a:xnack- for gfx90a"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("file format elf64-amdgpu"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("<_Z3addPfPKf>:"), "{}", r.stdout);
+    for insn in [
+        "s_load_dwordx",
+        "global_load_dword",
+        "v_add_f32",
+        "s_endpgm",
+    ] {
+        assert!(r.stdout.contains(insn), "{insn} missing:\n{}", r.stdout);
+    }
+    // A GPU without a code object: said, exit 1.
+    let r = run(probe()
+        .args(["inspect", "--disasm", "--target", "gfx1100"])
+        .arg(bin));
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stdout.contains("no code object loads on gfx1100"),
+        "{}",
+        r.stdout
+    );
+}

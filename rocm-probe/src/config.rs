@@ -41,7 +41,7 @@ pub struct GpuConfig {
 pub struct NodeConfig {
     /// Physical GPUs in index order.
     pub gpus: Vec<GpuConfig>,
-    /// amdgpu's compute partition mode, when reported.
+    /// Compute partition mode: amdgpu's, else implied by the KFD nodes.
     pub compute_partition: Option<String>,
     /// amdgpu's memory partition mode, when reported.
     pub memory_partition: Option<String>,
@@ -86,16 +86,8 @@ impl NodeConfig {
                 });
             }
         }
-        if let Some(k) = &facts.kfd {
-            c.compute_partition = k
-                .render_nodes
-                .values()
-                .find_map(|r| r.compute_partition.clone());
-            c.memory_partition = k
-                .render_nodes
-                .values()
-                .find_map(|r| r.memory_partition.clone());
-        }
+        c.compute_partition = crate::nfd::partition_mode(facts, true);
+        c.memory_partition = crate::nfd::partition_mode(facts, false);
         if let Some(m) = &facts.module {
             c.kernel = m.kernel_release.clone();
             c.amdgpu = m.version.clone();

@@ -515,36 +515,10 @@ fn targets(inv: &Inventory) -> BTreeSet<String> {
         .collect()
 }
 
-/// The partition mode amdgpu reports (the first GPU's), else for compute the mode the agent
-/// count per physical GPU implies on MI300-class parts.
+/// The partition mode: amdgpu's, else for compute the mode the KFD nodes imply
+/// ([`crate::nfd::partition_mode`]).
 fn partition(facts: &Facts, compute: bool) -> Option<String> {
-    let reported = facts.kfd.as_ref().and_then(|k| {
-        k.render_nodes.values().find_map(|r| {
-            if compute {
-                r.compute_partition.clone()
-            } else {
-                r.memory_partition.clone()
-            }
-        })
-    });
-    if reported.is_some() || !compute {
-        return reported;
-    }
-    let inv = facts.inventory.as_ref()?;
-    let per: BTreeSet<usize> = inv
-        .gpus
-        .iter()
-        .filter(|g| !g.nodes.is_empty())
-        .map(|g| g.nodes.len())
-        .collect();
-    // Only a uniform count names a mode; a mixed one is a finding of layer 1 already.
-    match per.into_iter().collect::<Vec<_>>().as_slice() {
-        [1] => Some("SPX".to_owned()),
-        [2] => Some("DPX".to_owned()),
-        [4] => Some("QPX".to_owned()),
-        [8] => Some("CPX".to_owned()),
-        _ => None,
-    }
+    crate::nfd::partition_mode(facts, compute)
 }
 
 /// One GPU's PCIe link.

@@ -135,7 +135,7 @@ pub fn labels(report: &Report, facts: &Facts) -> Vec<(String, String)> {
 /// The partition mode of the machine's GPUs: one mode when every GPU that has one agrees,
 /// `mixed` when they differ, `None` when none has one. `compute` picks the compute mode (read,
 /// else derived), else the memory mode (read only).
-fn partition_mode(facts: &Facts, compute: bool) -> Option<String> {
+pub fn partition_mode(facts: &Facts, compute: bool) -> Option<String> {
     let inv = facts.inventory.as_ref()?;
     let modes: BTreeSet<String> = inv
         .gpus

@@ -19,6 +19,7 @@ pub mod bundle;
 pub mod ccob;
 pub mod compat;
 pub mod elf;
+pub mod extract;
 mod map;
 pub mod target_id;
 

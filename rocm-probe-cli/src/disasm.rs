@@ -1,0 +1,114 @@
+//! `inspect --disasm`: the ISA of the code object a GPU would load, through `llvm-objdump` — the
+//! one place the probe runs another program, because the user asked for it (DESIGN §3).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::Command;
+
+use anyhow::{Result, bail};
+use rocm_probe::Source;
+use rocm_probe::codeobject::{CodeObjectFile, Gpu, Inspection, extract};
+
+/// `llvm-objdump` on PATH, in a ROCm install (`/opt/rocm*/lib/llvm/bin`), or the newest
+/// `/usr/lib/llvm-N/bin` (Debian).
+fn find_objdump() -> Option<PathBuf> {
+    let on_path = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|d| d.join("llvm-objdump"))
+        .find(|p| p.is_file());
+    if on_path.is_some() {
+        return on_path;
+    }
+    let mut candidates: Vec<(u32, PathBuf)> = Vec::new();
+    for (dir, rel) in [
+        ("/opt", "lib/llvm/bin/llvm-objdump"),
+        ("/usr/lib", "bin/llvm-objdump"),
+    ] {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let rank = if let Some(v) = name.strip_prefix("llvm-") {
+                v.parse().ok()
+            } else if name.starts_with("rocm") {
+                Some(u32::MAX)
+            } else {
+                None
+            };
+            let path = e.path().join(rel);
+            if let Some(rank) = rank
+                && path.is_file()
+            {
+                candidates.push((rank, path));
+            }
+        }
+    }
+    candidates.sort();
+    candidates.pop().map(|(_, p)| p)
+}
+
+/// Disassembles, for `gpu`, the code object each file would give it.
+pub fn disassemble(
+    files: &[CodeObjectFile],
+    inspections: &[Inspection],
+    gpu: &Gpu,
+    _source: &Source,
+    out: &mut dyn Write,
+) -> Result<u8> {
+    let Some(objdump) = find_objdump() else {
+        bail!(
+            "--disasm needs llvm-objdump (on PATH, in /opt/rocm*/lib/llvm/bin or \
+             /usr/lib/llvm-*/bin; Debian: apt install llvm)"
+        );
+    };
+    let dir = tempfile_dir()?;
+    let mut code = 0;
+    for (file, inspection) in files.iter().zip(inspections) {
+        let Some((target, bytes)) = extract::loaded_code_object(file, inspection, &gpu.target)?
+        else {
+            writeln!(
+                out,
+                "{}: no code object loads on {}",
+                file.path().display(),
+                gpu.target_id
+            )?;
+            code = 1;
+            continue;
+        };
+        let co = dir.join("code.co");
+        std::fs::write(&co, &bytes)?;
+        let processor = gpu.target.processor.name();
+        let run = Command::new(&objdump)
+            .args(["--disassemble", "--triple=amdgcn-amd-amdhsa"])
+            .arg(format!("--mcpu={processor}"))
+            .arg(&co)
+            .output()
+            .map_err(|e| anyhow::anyhow!("{}: {e}", objdump.display()))?;
+        writeln!(
+            out,
+            "# {} — code object {target} for {} ({}):",
+            file.path().display(),
+            gpu.target_id,
+            objdump.display()
+        )?;
+        if !run.status.success() {
+            bail!(
+                "{} failed: {}",
+                objdump.display(),
+                String::from_utf8_lossy(&run.stderr).trim()
+            );
+        }
+        out.write_all(&run.stdout)?;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(code)
+}
+
+/// A private scratch directory.
+fn tempfile_dir() -> Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("rocm-probe-disasm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
