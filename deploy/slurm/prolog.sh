@@ -22,7 +22,10 @@ LOCK=/run/rocm-probe.lock
 # Seconds; a Prolog should finish well within MessageTimeout (10 s by default).
 DEADLINE=8
 SCONTROL=/usr/bin/scontrol
-SLURM_CONF=/etc/slurm/slurm.conf
+# slurmd passes its own slurm.conf as SLURM_CONF (configless nodes too); this is the fallback.
+SLURM_CONF=${SLURM_CONF:-/etc/slurm/slurm.conf}
+# scontrol waits forever for a slurm.conf it cannot read; bound every call.
+SCONTROL_TIMEOUT=5
 # ----------------------------------------------------------------------------------------------
 
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -50,10 +53,10 @@ case $code in
     exit 0
     ;;
 1)
-    reason=$("$SCONTROL" show node "$NODE" 2>/dev/null | sed -n 's/^ *Reason=//p' | head -n 1)
+    reason=$(timeout "$SCONTROL_TIMEOUT" "$SCONTROL" show node "$NODE" 2>/dev/null | sed -n 's/^ *Reason=//p' | head -n 1)
     case $reason in
     "" | "$TAG"*)
-        "$SCONTROL" update nodename="$NODE" state=drain reason="$TAG $summary" ||
+        timeout "$SCONTROL_TIMEOUT" "$SCONTROL" update nodename="$NODE" state=drain reason="$TAG $summary" ||
             log "draining $NODE failed: $summary"
         ;;
     *) log "$NODE is drained by someone else ($reason); not changed: $summary" ;;

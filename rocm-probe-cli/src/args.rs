@@ -46,6 +46,22 @@ pub enum Format {
     Json,
     /// JUnit XML: a test suite per layer, a test case per check.
     Junit,
+    /// One self-contained HTML page (no scripts, no network): verdict, layers, GPU cards and an
+    /// SVG picture of the topology.
+    Html,
+    /// A paste-ready block for a GitHub issue (redacted like `snapshot`).
+    Markdown,
+}
+
+/// Output formats of `topo`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TopoFormat {
+    /// Matrices like rocm-smi --showtopo.
+    Text,
+    /// Graphviz.
+    Dot,
+    /// JSON.
+    Json,
 }
 
 /// Profiles (`--profile`).
@@ -68,6 +84,9 @@ pub struct ReportArgs {
     /// Shorthand for --format json.
     #[arg(long)]
     pub json: bool,
+    /// Write the report to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// Show only this layer (1-9).
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=9))]
     pub layer: Option<u8>,
@@ -199,6 +218,14 @@ pub enum Command {
         /// The probe's --deadline, in seconds (Slurm kills health checks at 60 s).
         #[arg(long, value_name = "SECONDS", default_value_t = 45, value_parser = clap::value_parser!(u64).range(1..60))]
         deadline: u64,
+    },
+    /// The links between GPU agents (weight, hops, type, bandwidth, NUMA node), like
+    /// `rocm-smi --showtopo`; `--format dot` draws physical GPUs, partitions, hives and CPU
+    /// nodes for Graphviz.
+    Topo {
+        /// text, dot (Graphviz) or json.
+        #[arg(long, value_enum, default_value_t = TopoFormat::Text)]
+        format: TopoFormat,
     },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {

@@ -40,6 +40,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<u8> {
             out,
         ),
         Some(Command::Explain { id }) => explain(id.as_deref(), out),
+        Some(Command::Topo { format }) => topo(&source, *format, out),
         Some(Command::Completions { shell }) => {
             let mut cmd = <Args as clap::CommandFactory>::command();
             clap_complete::generate(*shell, &mut cmd, "rocm-probe", out);
@@ -193,12 +194,21 @@ fn report(
         return Ok(exit(&report));
     }
     let format = if args.json { Format::Json } else { args.format };
+    // -o FILE: the whole report goes there (atomically), nothing to standard output.
+    let mut buffer: Vec<u8> = Vec::new();
+    let out: &mut dyn Write = if args.output.is_some() {
+        &mut buffer
+    } else {
+        out
+    };
     match format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, &Document::new(source, &report))?;
             writeln!(out)?;
         }
         Format::Junit => render::junit::junit(&report, out)?,
+        Format::Html => render::html::html(&report, &facts, source, out)?,
+        Format::Markdown => render::markdown::markdown(&report, &facts, source, out)?,
         Format::Text => {
             let style = render::report::Style {
                 color: render::use_color(color),
@@ -207,6 +217,10 @@ fn report(
             };
             render::report::text(&report, source, style, out)?;
         }
+    }
+    if let Some(path) = &args.output {
+        rocm_probe::atomic::write(path, &buffer)
+            .map_err(|e| anyhow::anyhow!("--output {}: {e}", path.display()))?;
     }
     Ok(exit(&report))
 }
@@ -356,6 +370,25 @@ fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write)
         eprintln!("rocm-probe: no GPU node in the KFD topology ({TOPOLOGY_DIR})");
     }
     Ok(code)
+}
+
+fn topo(source: &Source, format: crate::args::TopoFormat, out: &mut dyn Write) -> Result<u8> {
+    let facts = match AgentFacts::collect(source) {
+        Ok(facts) => facts,
+        Err(e) => return no_kfd(&e),
+    };
+    let inventory = Inventory::from_facts(&facts);
+    warn_problems(&inventory);
+    let m = rocm_probe::topo::matrix(&facts.topology);
+    match format {
+        crate::args::TopoFormat::Text => write!(out, "{}", rocm_probe::topo::text(&m))?,
+        crate::args::TopoFormat::Dot => write!(out, "{}", rocm_probe::topo::dot(&m, &inventory))?,
+        crate::args::TopoFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, &Document::new(source, &m))?;
+            writeln!(out)?;
+        }
+    }
+    Ok(inventory.exit_code())
 }
 
 fn ps(source: &Source, json: bool, out: &mut dyn Write) -> Result<u8> {

@@ -758,3 +758,61 @@ fn completions_and_man_page() {
         eprintln!("skipped: man -l (man-db not installed)");
     }
 }
+
+/// `--format markdown`: verdict, a table of the nine layers, the remedies, the full report in
+/// a collapsed block; home directories redacted (the fixture's venv is /home/probe/venvs/tf).
+#[test]
+fn markdown_block_for_an_issue() {
+    let r = run(probe()
+        .arg("--root")
+        .arg(fixture("tensorflow-present"))
+        .args(["--format", "markdown"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let md = &r.stdout;
+    assert!(
+        md.starts_with("### rocm-probe report\n\n**PASS** — "),
+        "{md}"
+    );
+    assert_eq!(
+        md.matches("\n| ").count(),
+        10,
+        "header and nine layers:\n{md}"
+    );
+    assert!(md.contains("<details><summary>Full report"), "{md}");
+    assert!(md.contains("\n```text\n"), "{md}");
+    assert!(md.contains("/home/user/venvs/tf"), "{md}");
+    assert!(!md.contains("/home/probe"), "{md}");
+    let failing = run(probe()
+        .arg("--root")
+        .arg(fixture("kfd-permission-denied"))
+        .args(["--format", "markdown"]));
+    assert_eq!(failing.code, 1);
+    assert!(
+        failing
+            .stdout
+            .contains("(root cause `driver.kfd-permission-denied`, layer 2)"),
+        "{}",
+        failing.stdout
+    );
+    assert!(
+        failing.stdout.contains("**What to do**"),
+        "{}",
+        failing.stdout
+    );
+}
+
+/// `-o FILE` writes the report there and nothing to standard output.
+#[test]
+fn output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.json");
+    let r = run(probe()
+        .arg("--root")
+        .arg(fixture("rocm-6.2-mi210"))
+        .args(["--json", "-o"])
+        .arg(&path));
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(v["verdict"]["status"], "pass");
+}

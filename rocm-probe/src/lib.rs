@@ -56,6 +56,7 @@ pub mod source;
 pub mod support;
 pub mod target;
 pub mod tools;
+pub mod topo;
 pub mod topology;
 
 pub use agent::{AgentFacts, Inventory};

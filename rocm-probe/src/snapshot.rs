@@ -274,6 +274,60 @@ fn redact_file(path: &str, bytes: &[u8]) -> Vec<u8> {
 }
 
 /// `/home/alice/x` → `/home/user/x`.
+/// Redacts free text the way a snapshot redacts files, for reports pasted where others read
+/// them (`report --format markdown`): home directories (`/home/alice/…` → `/home/user/…`),
+/// `user@host` pairs, and the GPUs' unique ids (`GPU-a1b2…`, `unique_id 1234…`).
+pub fn redact_text(text: &str) -> String {
+    let words: Vec<String> = text
+        .split(' ')
+        .map(|w| {
+            let w = redact_home(w);
+            // `(alice@box)` as /proc/version prints it, or a bare alice@box.
+            let core = w.trim_matches(|c: char| "()[],;:'\"".contains(c));
+            if let Some((user, host)) = core.split_once('@')
+                && !user.is_empty()
+                && !host.is_empty()
+                && !host.contains('/')
+                && user
+                    .chars()
+                    .chain(host.chars())
+                    .all(|c| c.is_alphanumeric() || "-_.".contains(c))
+            {
+                return w.replace(core, "user@host");
+            }
+            if let Some(id) = core.strip_prefix("GPU-")
+                && id.len() >= 8
+                && id.chars().all(|c| c.is_ascii_hexdigit())
+            {
+                return w.replace(core, "GPU-REDACTED");
+            }
+            w
+        })
+        .collect();
+    let joined = words.join(" ");
+    // `unique_id 1234…`: the value after the key.
+    let mut out = String::with_capacity(joined.len());
+    let mut rest = joined.as_str();
+    while let Some(i) = rest.find("unique_id") {
+        let (head, tail) = rest.split_at(i + "unique_id".len());
+        out.push_str(head);
+        let sep_len = tail.len() - tail.trim_start_matches([' ', ':', '=']).len();
+        let (sep, after) = tail.split_at(sep_len);
+        let digits = after
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(after.len());
+        out.push_str(sep);
+        if sep_len > 0 && digits > 0 {
+            out.push_str("REDACTED");
+            rest = &after[digits..];
+        } else {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 fn redact_home(value: &str) -> String {
     value
         .split(':')
@@ -328,6 +382,26 @@ mod tests {
             std::fs::read_dir(host.path()).unwrap().count(),
             0,
             "wrote into the host"
+        );
+    }
+
+    #[test]
+    fn free_text_redaction() {
+        assert_eq!(
+            redact_text("loads /home/alice/venv/lib (alice@box) GPU-1f2e3d4c5b6a7980 ok"),
+            "loads /home/user/venv/lib (user@host) GPU-REDACTED ok"
+        );
+        assert_eq!(
+            redact_text("unique_id 1234567890 next"),
+            "unique_id REDACTED next"
+        );
+        assert_eq!(
+            redact_text("gfx90a:sramecc+:xnack- at 0000:03:00.0"),
+            "gfx90a:sramecc+:xnack- at 0000:03:00.0"
+        );
+        assert_eq!(
+            redact_text("packages@pytorch.org/x"),
+            "packages@pytorch.org/x"
         );
     }
 

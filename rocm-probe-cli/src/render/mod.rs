@@ -1,8 +1,10 @@
 //! Output formats; one module per command's text rendering (JSON is serde's).
 
 pub mod agents;
+pub mod html;
 pub mod inspect;
 pub mod junit;
+pub mod markdown;
 pub mod ps;
 pub mod report;
 

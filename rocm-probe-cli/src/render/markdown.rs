@@ -1,0 +1,124 @@
+//! `report --format markdown`: a block to paste into a GitHub issue — the verdict and the layers
+//! that warn or fail first, the whole text report in a collapsed `<details>`, everything
+//! redacted like `snapshot` (home directories, user@host, GPU unique ids).
+
+use std::io::{self, Write};
+
+use rocm_probe::finding::Status;
+use rocm_probe::snapshot::redact_text;
+use rocm_probe::{Facts, Report, Source};
+
+use super::report::{Style, text};
+
+/// A table cell: no pipes or newlines.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// Writes the block.
+pub fn markdown(
+    report: &Report,
+    _facts: &Facts,
+    source: &Source,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let v = &report.verdict;
+    writeln!(out, "### rocm-probe report")?;
+    writeln!(out)?;
+    match v.root_cause {
+        Some(id) => writeln!(
+            out,
+            "**{}** — {} (root cause `{id}`, layer {})",
+            v.status.word(),
+            redact_text(&v.summary),
+            v.root_layer
+        )?,
+        None => writeln!(out, "**PASS** — {}", redact_text(&v.summary))?,
+    }
+    writeln!(out)?;
+    writeln!(out, "| layer | status | findings that warn or fail |")?;
+    writeln!(out, "|---|---|---|")?;
+    for l in &report.layers {
+        let bad: Vec<String> = report
+            .findings
+            .iter()
+            .filter(|f| f.layer == l.layer && f.status >= Status::Warn)
+            .map(|f| format!("`{}` {}", f.id, redact_text(&f.summary)))
+            .collect();
+        writeln!(
+            out,
+            "| {} {} | {} | {} |",
+            l.number,
+            l.layer,
+            l.status.word(),
+            cell(&bad.join("<br>"))
+        )?;
+    }
+    let remedies: Vec<String> = report
+        .findings
+        .iter()
+        .filter(|f| f.status >= Status::Warn && f.caused_by.is_none())
+        .filter_map(|f| {
+            f.remedy
+                .as_ref()
+                .map(|r| format!("- `{}`: {}", f.id, redact_text(r)))
+        })
+        .collect();
+    if !remedies.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "**What to do**")?;
+        writeln!(out)?;
+        for r in remedies {
+            writeln!(out, "{r}")?;
+        }
+    }
+    let mut full = Vec::new();
+    text(
+        report,
+        source,
+        Style {
+            color: false,
+            verbose: true,
+            layer: None,
+        },
+        &mut full,
+    )?;
+    let full = redact_text(&String::from_utf8_lossy(&full));
+    writeln!(out)?;
+    writeln!(
+        out,
+        "<details><summary>Full report (every layer, with evidence)</summary>"
+    )?;
+    writeln!(out)?;
+    // A fence longer than any run of backticks inside.
+    let fence = "`".repeat(3.max(longest_backtick_run(&full) + 1));
+    writeln!(out, "{fence}text")?;
+    write!(out, "{full}")?;
+    if !full.ends_with('\n') {
+        writeln!(out)?;
+    }
+    writeln!(out, "{fence}")?;
+    writeln!(out)?;
+    writeln!(out, "</details>")?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "<sub>rocm-probe {} · fingerprint `{}`</sub>",
+        env!("CARGO_PKG_VERSION"),
+        report.facts.config.fingerprint
+    )
+}
+
+fn longest_backtick_run(s: &str) -> usize {
+    let mut best = 0;
+    let mut run = 0;
+    for c in s.chars() {
+        if c == '`' {
+            run += 1;
+            best = best.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    best
+}

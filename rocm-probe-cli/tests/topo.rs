@@ -1,0 +1,124 @@
+//! `rocm-probe topo`: the link matrix and the Graphviz picture from real topologies, the picture
+//! checked by the real Graphviz (`dot`, Debian `graphviz`).
+
+mod common;
+
+use common::{fixture, probe, run};
+
+fn topo(name: &str, format: &str) -> String {
+    let r = run(probe()
+        .arg("--root")
+        .arg(fixture(name))
+        .args(["topo", "--format", format]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    r.stdout
+}
+
+/// The row of `node` in the table titled `title`.
+fn row(text: &str, title: &str, node: u32) -> Vec<String> {
+    let table = text.split(title).nth(1).unwrap();
+    table
+        .lines()
+        .find(|l| l.starts_with(&format!("node {node} ")))
+        .unwrap()
+        .split_whitespace()
+        .skip(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn mi210_matrix_shows_two_xgmi_hives_joined_over_pcie() {
+    let t = topo("mi210-xgmi-8gpu", "text");
+    // KFD's own weights: 15 inside a hive (XGMI, one hop), 72 across (PCIe, through a CPU).
+    assert_eq!(
+        row(&t, "Weight between two GPUs", 2),
+        ["0", "15", "15", "15", "72", "72", "72", "72"]
+    );
+    assert_eq!(
+        row(&t, "Hops between two GPUs", 6),
+        ["2", "2", "2", "2", "0", "1", "1", "1"]
+    );
+    assert_eq!(
+        row(&t, "Link type between two GPUs", 3),
+        ["XGMI", "0", "XGMI", "XGMI", "PCIE", "PCIE", "PCIE", "PCIE"]
+    );
+    assert!(t.contains("node 2    CPU node 0"), "{t}");
+    assert!(t.contains("node 6    CPU node 1"), "{t}");
+}
+
+fn count(s: &str, pat: &str) -> usize {
+    s.matches(pat).count()
+}
+
+#[test]
+fn dot_draws_physical_gpus_hives_and_one_edge_per_linked_pair() {
+    let d = topo("mi210-xgmi-8gpu", "dot");
+    assert_eq!(count(&d, "subgraph cluster_gpu"), 8);
+    assert_eq!(count(&d, "subgraph cluster_hive_"), 2);
+    let gpu_edges = d.lines().filter(|l| l.contains(" -- gpu")).count();
+    assert_eq!(
+        gpu_edges, 28,
+        "2 hives × 6 XGMI pairs + 4 × 4 PCIe pairs:\n{d}"
+    );
+    assert_eq!(
+        d.lines().filter(|l| l.contains("label=\"XGMI\"")).count(),
+        12
+    );
+    assert_eq!(d.lines().filter(|l| l.contains(" -- cpu")).count(), 8);
+    // 8 MI300X in CPX mode: 8 clusters of partitions, edges between GPUs only.
+    let d = topo("mi300x-cpx-8gpu", "dot");
+    assert_eq!(count(&d, "subgraph cluster_gpu"), 8);
+    assert_eq!(count(&d, "[label=\"node "), 63);
+    assert_eq!(d.lines().filter(|l| l.contains(" -- gpu")).count(), 28);
+}
+
+#[test]
+fn graphviz_renders_the_picture() {
+    let dot = std::path::Path::new("/usr/bin/dot");
+    if !dot.exists() {
+        assert!(std::env::var_os("CI").is_none(), "CI installs graphviz");
+        eprintln!("skipped: Graphviz not installed");
+        return;
+    }
+    for name in ["mi210-xgmi-8gpu", "mi300x-cpx-8gpu", "apu-phoenix-780m"] {
+        let d = topo(name, "dot");
+        let mut child = std::process::Command::new(dot)
+            .arg("-Tsvg")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(d.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let svg = String::from_utf8(out.stdout).unwrap();
+        assert!(svg.contains("<svg"), "{name}");
+    }
+}
+
+#[test]
+fn json_lists_every_pair() {
+    let j: serde_json::Value = serde_json::from_str(&topo("mi210-xgmi-8gpu", "json")).unwrap();
+    assert_eq!(j["gpus"].as_array().unwrap().len(), 8);
+    assert_eq!(j["links"].as_array().unwrap().len(), 56);
+    assert_eq!(j["links"][0]["kind"], "xgmi");
+}
+
+#[test]
+fn no_kfd_is_exit_1() {
+    let r = run(probe().arg("--root").arg(fixture("no-amdgpu")).arg("topo"));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("no KFD"), "{}", r.stderr);
+}
