@@ -461,10 +461,28 @@ fn inspect(
         .iter()
         .map(codeobject::CodeObjectFile::open)
         .collect::<Result<Vec<_>, _>>()?;
-    let inspections = opened
-        .iter()
-        .map(codeobject::CodeObjectFile::inspect)
-        .collect::<Result<Vec<_>, _>>()?;
+    // Progress on stderr, only for a person watching: a terminal, several files, and enough
+    // bytes that reading them takes a moment (headers only, but gigabyte libraries on a cold
+    // disk still take seconds).
+    let total: u64 = opened.iter().map(codeobject::CodeObjectFile::len).sum();
+    let progress = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && opened.len() > 1
+        && total > 256 << 20;
+    let mut inspections = Vec::with_capacity(opened.len());
+    for (i, file) in opened.iter().enumerate() {
+        if progress {
+            eprint!(
+                "\r\x1b[Kinspecting {}/{}: {}",
+                i + 1,
+                opened.len(),
+                file.path().display()
+            );
+        }
+        inspections.push(file.inspect()?);
+    }
+    if progress {
+        eprint!("\r\x1b[K");
+    }
     if let Some(dir) = extract {
         std::fs::create_dir_all(dir)
             .map_err(|e| anyhow::anyhow!("--extract {}: {e}", dir.display()))?;

@@ -816,3 +816,24 @@ fn output_file() {
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(v["verdict"]["status"], "pass");
 }
+
+/// Prose is wrapped at COLUMNS (a terminal's width when stdout is one).
+#[test]
+fn remedies_wrap_at_the_terminal_width() {
+    for columns in [60usize, 120] {
+        let r = run(probe()
+            .env("COLUMNS", columns.to_string())
+            .arg("--root")
+            .arg(fixture("kfd-permission-denied")));
+        let remedy: Vec<&str> = r
+            .stdout
+            .lines()
+            .skip_while(|l| !l.trim_start().starts_with("remedy:"))
+            .take_while(|l| l.starts_with("         "))
+            .collect();
+        assert!(!remedy.is_empty(), "{}", r.stdout);
+        for l in &remedy {
+            assert!(l.chars().count() <= columns, "{columns}: {l}");
+        }
+    }
+}

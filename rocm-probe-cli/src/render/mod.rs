@@ -24,6 +24,19 @@ pub fn use_color(choice: ColorChoice) -> bool {
     }
 }
 
+/// The width to wrap prose at: `COLUMNS` when set (what shells export and what tests pin),
+/// else the terminal's width when standard output is one, else 100; never below 40.
+pub fn width() -> usize {
+    let from_env = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse().ok());
+    let from_tty = || {
+        terminal_size::terminal_size_of(std::io::stdout())
+            .map(|(terminal_size::Width(w), _)| usize::from(w))
+    };
+    from_env.or_else(from_tty).unwrap_or(100).max(40)
+}
+
 /// Wraps prose at word boundaries.
 pub fn wrap(text: &str, width: usize) -> String {
     let mut out = String::new();

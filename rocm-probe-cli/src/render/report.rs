@@ -118,7 +118,9 @@ fn finding(f: &Finding, style: Style, out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     if let Some(r) = &f.remedy {
-        let wrapped = super::wrap(r, 88).replace('\n', "\n                 ");
+        // The remedy is indented by 17 columns; the rest of the line is the terminal's.
+        let wrapped = super::wrap(r, super::width().saturating_sub(17).max(40))
+            .replace('\n', "\n                 ");
         writeln!(out, "         remedy: {wrapped}")?;
     }
     Ok(())
