@@ -8,7 +8,7 @@ use rocm_probe::finding::Status;
 use rocm_probe::report::Options;
 use rocm_probe::{Facts, Report, Source};
 
-use rocm_probe_tests::{fixtures, fixtures_dir};
+use rocm_probe_tests::{copy_fixture, fixtures, fixtures_dir};
 
 fn facts(dir: &Path) -> Facts {
     Facts::collect(&Source::fixture(dir).unwrap())
@@ -33,22 +33,6 @@ fn checked(dir: &Path, e: &Expectations) -> Report {
             ..Default::default()
         },
     )
-}
-
-fn copy(name: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let status = std::process::Command::new("cp")
-        .args(["-a", &format!("{}/.", fixtures_dir().join(name).display())])
-        .arg(dir.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let toml = dir.path().join("fixture.toml");
-    if let Ok(text) = std::fs::read_to_string(&toml) {
-        let cut = text.find("[expect]").unwrap_or(text.len());
-        std::fs::write(&toml, &text[..cut]).unwrap();
-    }
-    dir
 }
 
 /// The one expectation finding of a report, with its evidence lines.
@@ -112,7 +96,7 @@ fn a_smaller_carve_out_names_the_gpu_and_both_sizes() {
 fn another_rocm_release_names_both_versions() {
     let e = written(&fixtures_dir().join("rocm-6.2-mi210"));
     assert_eq!(e.versions.rocm.as_deref(), Some("=6.2.0"));
-    let dir = copy("rocm-6.2-mi210");
+    let dir = copy_fixture("rocm-6.2-mi210");
     std::fs::write(
         dir.path().join("opt/rocm-6.2.0/.info/version"),
         "6.1.3-122\n",
@@ -136,7 +120,7 @@ fn a_missing_partition_names_the_gpu() {
     // Four partitions of one XCD each: CPX (MI308X has 4 XCDs).
     assert_eq!(e.gpus.compute_partition.as_deref(), Some("CPX"));
     // The last GPU node disappears: one GPU comes up with 3 partitions.
-    let dir = copy("mi308x-cpx-8gpu");
+    let dir = copy_fixture("mi308x-cpx-8gpu");
     let nodes = dir.path().join("sys/class/kfd/kfd/topology/nodes");
     let last = std::fs::read_dir(&nodes)
         .unwrap()
@@ -170,7 +154,7 @@ fn a_missing_partition_names_the_gpu() {
 #[test]
 fn a_narrower_link_names_the_device() {
     // Expectations written from the x8 scenario with its link widened to x16 …
-    let wide = copy("pcie-link-x8");
+    let wide = copy_fixture("pcie-link-x8");
     let w = wide
         .path()
         .join("sys/class/drm/card0/device/current_link_width");

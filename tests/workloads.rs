@@ -5,24 +5,7 @@ use std::path::Path;
 use rocm_probe::finding::{Layer, Status};
 use rocm_probe::{Facts, Source};
 
-use rocm_probe_tests::{evidence, finding, fixtures_dir, report};
-
-fn copy(name: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let status = std::process::Command::new("cp")
-        .args(["-a", &format!("{}/.", fixtures_dir().join(name).display())])
-        .arg(dir.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    // The copy is a new scenario: its [expect] no longer applies.
-    let toml = dir.path().join("fixture.toml");
-    if let Ok(text) = std::fs::read_to_string(&toml) {
-        let cut = text.find("[expect]").unwrap_or(text.len());
-        std::fs::write(&toml, &text[..cut]).unwrap();
-    }
-    dir
-}
+use rocm_probe_tests::{copy_fixture, evidence, finding, report};
 
 fn report_of(dir: &Path) -> rocm_probe::Report {
     let facts = Facts::collect(&Source::fixture(dir).unwrap());
@@ -71,7 +54,7 @@ fn two_complete_hives_joined_by_pcie() {
 
 #[test]
 fn a_hive_missing_a_link_and_a_pair_without_p2p_warn() {
-    let dir = copy("mi210-xgmi-8gpu");
+    let dir = copy_fixture("mi210-xgmi-8gpu");
     let nodes = dir.path().join("sys/class/kfd/kfd/topology/nodes");
     // Node 2's XGMI link to node 3 (io_links/1) and node 3's back (io_links/1) become PCIe
     // links flagged "no P2P DMA": the hive misses the 2–3 pair, and that pair has no P2P path.

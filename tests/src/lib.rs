@@ -48,3 +48,21 @@ pub fn evidence(f: &rocm_probe::Finding, source_suffix: &str) -> Option<String> 
         .find(|e| e.source.ends_with(source_suffix))
         .map(|e| e.value.clone().unwrap_or_else(|| "(absent)".into()))
 }
+
+/// A copy of a fixture in a temporary directory, to derive a new scenario from it in a test;
+/// its `[expect]` is dropped (the copy is no longer that scenario).
+pub fn copy_fixture(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let status = std::process::Command::new("cp")
+        .args(["-a", &format!("{}/.", fixtures_dir().join(name).display())])
+        .arg(dir.path())
+        .status()
+        .expect("cp runs");
+    assert!(status.success(), "copying fixture {name}");
+    let toml = dir.path().join("fixture.toml");
+    if let Ok(text) = std::fs::read_to_string(&toml) {
+        let cut = text.find("[expect]").unwrap_or(text.len());
+        std::fs::write(&toml, &text[..cut]).expect("fixture.toml rewritten");
+    }
+    dir
+}

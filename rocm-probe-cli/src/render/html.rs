@@ -1,8 +1,20 @@
-//! `report --format html`: one self-contained page. (Being written: issue 8 item 2.)
+//! `report --format html`: one self-contained, static page — no script, no stylesheet, font or
+//! image from anywhere else — with the verdict, the nine layers with their findings (evidence
+//! in `<details>`, remedies), a card per physical GPU, and an SVG picture of the topology
+//! (`html/topology.rs`). Every text from the machine is escaped.
 
+mod topology;
+
+use std::collections::BTreeMap;
+use std::fmt::{self, Write as _};
 use std::io::{self, Write};
 
+use rocm_probe::agent::{DeviceType, Inventory, PhysicalGpu};
+use rocm_probe::finding::{Finding, Status};
+use rocm_probe::source::SourceKind;
 use rocm_probe::{Facts, Report, Source};
+
+use topology::Links;
 
 /// Writes the page.
 pub fn html(
@@ -11,10 +23,683 @@ pub fn html(
     source: &Source,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let _ = (facts, source);
-    writeln!(
-        out,
-        "<!doctype html><title>rocm-probe</title><p>{}</p>",
-        report.verdict.summary
+    let mut page = String::with_capacity(64 * 1024);
+    write_page(report, facts, source, &mut page).map_err(io::Error::other)?;
+    out.write_all(page.as_bytes())
+}
+
+/// HTML-escapes text (element content and quoted attribute values alike).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Esc<'a>(pub &'a str);
+
+impl fmt::Display for Esc<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut rest = self.0;
+        while let Some(i) = rest.find(['&', '<', '>', '"', '\'']) {
+            f.write_str(&rest[..i])?;
+            f.write_str(match rest.as_bytes()[i] {
+                b'&' => "&amp;",
+                b'<' => "&lt;",
+                b'>' => "&gt;",
+                b'"' => "&quot;",
+                _ => "&#39;",
+            })?;
+            rest = &rest[i + 1..];
+        }
+        f.write_str(rest)
+    }
+}
+
+/// The lower-case id of a status, used as a CSS hook (`data-status`, `s-…` classes).
+pub(super) fn status_id(s: Status) -> &'static str {
+    match s {
+        Status::Skip => "skip",
+        Status::Pass => "pass",
+        Status::Info => "info",
+        Status::Warn => "warn",
+        Status::Fail => "fail",
+    }
+}
+
+/// `2–9`, `2, 4, 6–7`: node ids with consecutive runs joined.
+pub(super) fn node_list(nodes: &[u32]) -> String {
+    let mut sorted = nodes.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
+            j += 1;
+        }
+        parts.push(match j - i {
+            0 => sorted[i].to_string(),
+            1 => format!("{}, {}", sorted[i], sorted[j]),
+            _ => format!("{}–{}", sorted[i], sorted[j]),
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
+fn bytes(b: u64) -> String {
+    const GIB: f64 = (1u64 << 30) as f64;
+    let gib = b as f64 / GIB;
+    if gib >= 1.0 {
+        let text = format!("{gib:.1}");
+        format!("{} GiB", text.trim_end_matches(".0"))
+    } else {
+        format!("{} MiB", b >> 20)
+    }
+}
+
+fn badge(s: &mut String, status: Status) -> fmt::Result {
+    write!(
+        s,
+        r#"<span class="badge s-{}">{}</span>"#,
+        status_id(status),
+        status.word()
     )
+}
+
+const STYLE: &str = r#"
+:root { --fail: #c92a2a; --fail-bg: #fff0f0; --warn: #b35c00; --warn-bg: #fff6e5;
+  --pass: #2b8a3e; --pass-bg: #ebfbee; --info: #1864ab; --info-bg: #e7f5ff;
+  --skip: #6c757d; --skip-bg: #f1f3f5; --line: #dee2e6; --text: #212529; --muted: #5c636a; }
+* { box-sizing: border-box; }
+body { margin: 0; padding: 24px 32px 48px; color: var(--text); background: #fff;
+  font: 15px/1.45 system-ui, "Segoe UI", "DejaVu Sans", "Liberation Sans", "Noto Sans CJK SC", sans-serif; }
+main { max-width: 1320px; margin: 0 auto; }
+code, .mono, td.src { font-family: ui-monospace, "DejaVu Sans Mono", "Liberation Mono", "Noto Sans Mono CJK SC", monospace; font-size: 13px; }
+h1 { font-size: 22px; margin: 6px 0 10px; }
+h2 { font-size: 19px; margin: 32px 0 12px; padding-bottom: 4px; border-bottom: 2px solid var(--line); }
+h3 { font-size: 16px; margin: 0 0 8px; }
+a { color: var(--info); }
+.badge { display: inline-block; min-width: 3.4em; padding: 1px 6px; border-radius: 4px; font-size: 12px;
+  font-weight: 700; text-align: center; color: #fff; vertical-align: 1px; letter-spacing: .03em; }
+.s-fail { background: var(--fail); } .s-warn { background: var(--warn); } .s-pass { background: var(--pass); }
+.s-info { background: var(--info); } .s-skip { background: var(--skip); }
+header.verdict { border-left: 8px solid var(--skip); background: var(--skip-bg); padding: 14px 20px; border-radius: 6px; }
+header.verdict[data-status=fail] { border-color: var(--fail); background: var(--fail-bg); }
+header.verdict[data-status=warn] { border-color: var(--warn); background: var(--warn-bg); }
+header.verdict[data-status=pass] { border-color: var(--pass); background: var(--pass-bg); }
+header.verdict[data-status=info] { border-color: var(--info); background: var(--info-bg); }
+header.verdict .badge { font-size: 15px; padding: 3px 10px; }
+dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 12px 0 0; font-size: 14px; }
+dl.meta dt, .card dt { color: var(--muted); }
+dl.meta dd, .card dd { margin: 0; overflow-wrap: anywhere; }
+nav.layers ol { list-style: none; display: grid; grid-template-columns: repeat(9, 1fr); gap: 6px; padding: 0; margin: 18px 0 0; }
+nav.layers li a { display: block; padding: 6px 8px; border-radius: 6px; border: 1px solid var(--line);
+  text-decoration: none; color: var(--text); background: var(--skip-bg); font-size: 13px; }
+nav.layers li[data-status=fail] a { background: var(--fail-bg); border-color: var(--fail); }
+nav.layers li[data-status=warn] a { background: var(--warn-bg); border-color: var(--warn); }
+nav.layers li[data-status=pass] a { background: var(--pass-bg); border-color: var(--pass); }
+nav.layers li[data-status=info] a { background: var(--info-bg); border-color: var(--info); }
+nav.layers b { display: block; }
+figure { margin: 0; overflow-x: auto; }
+svg.topology { display: block; max-width: 100%; height: auto; margin: 0 auto; }
+svg.topology text { font-size: 12px; fill: var(--text); }
+svg.topology text.name { font-size: 13px; font-weight: 700; }
+svg.topology text.sub { font-size: 11px; fill: var(--muted); }
+svg.topology text.node { font-size: 11px; text-anchor: middle; }
+.hive rect { fill: #f3f0ff; stroke: #7048e8; stroke-width: 1.5; stroke-dasharray: 8 4; }
+.hive text { fill: #5f3dc4 !important; font-weight: 700; }
+.cpu rect { fill: #f8f9fa; stroke: #495057; stroke-width: 1.5; }
+.gpu .gpubox { fill: var(--pass-bg); stroke: var(--pass); stroke-width: 2; }
+.gpu[data-status=warn] .gpubox { fill: var(--warn-bg); stroke: var(--warn); }
+.gpu[data-status=fail] .gpubox { fill: var(--fail-bg); stroke: var(--fail); }
+.gpu .partition { fill: #fff; stroke: #868e96; }
+.gpu .slot-missing { fill: none; stroke: var(--warn); stroke-dasharray: 3 3; }
+.link { fill: none; }
+.link.xgmi { stroke: #e8590c; stroke-width: 2.5; }
+.link.pcie { stroke: #1c7ed6; stroke-width: 1.5; stroke-dasharray: 7 4; }
+.link.host { stroke: #adb5bd; stroke-width: 1.5; stroke-dasharray: 2 4; }
+.link.cpu { stroke: #495057; stroke-width: 1.2; stroke-dasharray: 1 3; }
+ul.legend { list-style: none; display: flex; flex-wrap: wrap; gap: 6px 22px; padding: 0; margin: 10px 0 0; font-size: 13px; color: var(--muted); justify-content: center; }
+ul.legend i { display: inline-block; width: 34px; height: 0; margin-right: 6px; vertical-align: middle; }
+ul.legend .xgmi { border-top: 3px solid #e8590c; } ul.legend .pcie { border-top: 2px dashed #1c7ed6; }
+ul.legend .host { border-top: 2px dotted #adb5bd; } ul.legend .cpu { border-top: 2px dotted #495057; }
+ul.legend .hivebox { height: 14px; width: 22px; border: 1.5px dashed #7048e8; background: #f3f0ff; }
+ul.legend .missing { height: 14px; width: 22px; border: 1.5px dashed var(--warn); }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: 14px; }
+.card { border: 1px solid var(--line); border-top: 5px solid var(--pass); border-radius: 6px; padding: 12px 14px; }
+.card[data-status=warn] { border-top-color: var(--warn); } .card[data-status=fail] { border-top-color: var(--fail); }
+.card .model { margin: -4px 0 8px; color: var(--muted); }
+.card dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 0; font-size: 14px; }
+.card p { margin: 8px 0 0; font-size: 14px; }
+table { border-collapse: collapse; font-size: 13px; margin-top: 6px; }
+th, td { text-align: left; padding: 3px 10px 3px 0; vertical-align: top; border-bottom: 1px solid var(--line); }
+td { overflow-wrap: anywhere; }
+section.layer { margin: 0 0 22px; }
+section.layer h3 { font-size: 17px; }
+section.layer h3 small { font-weight: 400; color: var(--muted); font-size: 14px; }
+p.note { color: var(--muted); margin: 4px 0 8px; }
+.finding { border-left: 4px solid var(--skip); padding: 6px 12px; margin: 8px 0; background: #fcfcfd; }
+.finding[data-status=fail] { border-color: var(--fail); background: var(--fail-bg); }
+.finding[data-status=warn] { border-color: var(--warn); background: var(--warn-bg); }
+.finding[data-status=pass] { border-color: var(--pass); }
+.finding[data-status=info] { border-color: var(--info); }
+.finding p { margin: 2px 0; }
+.finding .id { font-weight: 700; margin-right: 6px; }
+.finding .remedy { margin-top: 6px; }
+.finding .cause { color: var(--muted); font-size: 14px; }
+details summary { cursor: pointer; color: var(--muted); font-size: 13px; margin-top: 4px; }
+footer { margin-top: 40px; color: var(--muted); font-size: 13px; }
+"#;
+
+fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -> fmt::Result {
+    let v = &report.verdict;
+    // The anchor of each finding id's first finding.
+    let mut anchor: BTreeMap<&str, usize> = BTreeMap::new();
+    for (k, f) in report.findings.iter().enumerate() {
+        anchor.entry(f.id).or_insert(k);
+    }
+    writeln!(s, "<!DOCTYPE html>")?;
+    writeln!(s, r#"<html lang="en">"#)?;
+    writeln!(s, "<head>")?;
+    writeln!(s, r#"<meta charset="utf-8">"#)?;
+    writeln!(
+        s,
+        r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#
+    )?;
+    writeln!(
+        s,
+        r#"<meta name="generator" content="rocm-probe {}">"#,
+        env!("CARGO_PKG_VERSION")
+    )?;
+    writeln!(
+        s,
+        "<title>rocm-probe: {} — {}</title>",
+        v.status.word(),
+        Esc(&v.summary)
+    )?;
+    writeln!(s, "<style>{STYLE}</style>")?;
+    writeln!(s, "</head>")?;
+    writeln!(s, "<body>")?;
+    writeln!(s, "<main>")?;
+
+    // The verdict.
+    writeln!(
+        s,
+        r#"<header class="verdict" id="verdict" data-status="{}">"#,
+        status_id(v.status)
+    )?;
+    write!(s, "<h1>")?;
+    badge(s, v.status)?;
+    writeln!(s, " {}</h1>", Esc(&v.summary))?;
+    match v.root_cause {
+        Some(id) => {
+            let layer = &report.layers[usize::from(v.root_layer).saturating_sub(1)];
+            let blocks = report.layers.iter().any(|l| l.consequence_of == Some(id));
+            write!(
+                s,
+                r##"<p>Root cause in layer {} ({}): <a href="#finding-{}"><code>{}</code></a>"##,
+                v.root_layer,
+                Esc(layer.layer.id()),
+                anchor.get(id).copied().unwrap_or(0),
+                Esc(id)
+            )?;
+            if blocks && v.root_layer < 9 {
+                write!(s, "; layers {}–9 follow from it", v.root_layer + 1)?;
+            }
+            writeln!(s, ".</p>")?;
+        }
+        None => writeln!(
+            s,
+            "<p>{} physical GPU(s), {} GPU agent(s).</p>",
+            report.facts.gpus, report.facts.agents
+        )?,
+    }
+    meta(report, source, s)?;
+    writeln!(s, "</header>")?;
+
+    // The nine layers at a glance.
+    writeln!(s, r#"<nav class="layers" aria-label="Layers"><ol>"#)?;
+    for l in &report.layers {
+        writeln!(
+            s,
+            r##"<li data-status="{}"><a href="#layer-{}"><b>{} {}</b>{}</a></li>"##,
+            status_id(l.status),
+            l.number,
+            l.number,
+            Esc(l.layer.id()),
+            l.status.word()
+        )?;
+    }
+    writeln!(s, "</ol></nav>")?;
+
+    // Topology and GPUs.
+    let inv = facts.inventory.as_ref();
+    let links = match (facts.kfd.as_ref(), inv) {
+        (Some(k), Some(inv)) => Links::from_matrix(&rocm_probe::topo::matrix(&k.topology), inv),
+        _ => Links::default(),
+    };
+    let gpu_findings = inv.map(|i| gpu_findings(report, i)).unwrap_or_default();
+    let gpu_status: BTreeMap<usize, Status> = gpu_findings
+        .iter()
+        .map(|(g, fs)| {
+            let worst = fs
+                .iter()
+                .map(|k| report.findings[*k].status)
+                .max()
+                .unwrap_or(Status::Pass);
+            (*g, worst)
+        })
+        .collect();
+    writeln!(s, r#"<section id="topology">"#)?;
+    writeln!(s, "<h2>Topology</h2>")?;
+    match inv {
+        Some(inv) if !inv.gpus.is_empty() => {
+            writeln!(s, "<figure>")?;
+            topology::svg(inv, &links, &gpu_status, s)?;
+            writeln!(
+                s,
+                r#"<figcaption><ul class="legend"><li><i class="xgmi"></i>XGMI</li><li><i class="pcie"></i>PCIe peer-to-peer</li><li><i class="host"></i>linked, no peer-to-peer (through host memory)</li><li><i class="cpu"></i>GPU to its CPU node</li><li><i class="hivebox"></i>XGMI hive</li><li><i class="missing"></i>partition missing</li></ul><p class="note">Small boxes are KFD nodes (agents); one edge per pair of physical GPUs, the best link of any of their partitions.</p></figcaption>"#
+            )?;
+            writeln!(s, "</figure>")?;
+        }
+        Some(_) => writeln!(
+            s,
+            r#"<p class="note">No GPU agents in the KFD topology: nothing to draw.</p>"#
+        )?,
+        None => writeln!(
+            s,
+            r#"<p class="note">No KFD topology: nothing to draw{}.</p>"#,
+            facts
+                .kfd_error
+                .as_ref()
+                .map(|e| format!(" ({})", Esc(&e.to_string())))
+                .unwrap_or_default()
+        )?,
+    }
+    writeln!(s, "</section>")?;
+    if let Some(inv) = inv.filter(|i| !i.gpus.is_empty()) {
+        writeln!(s, r#"<section id="gpus">"#)?;
+        writeln!(s, "<h2>GPUs</h2>")?;
+        writeln!(s, r#"<div class="cards">"#)?;
+        for g in &inv.gpus {
+            let empty = Vec::new();
+            let named = gpu_findings.get(&g.index).unwrap_or(&empty);
+            card(report, inv, g, &links, named, s)?;
+        }
+        writeln!(s, "</div>")?;
+        writeln!(s, "</section>")?;
+    }
+
+    // The layers.
+    writeln!(s, r#"<section id="layers">"#)?;
+    writeln!(s, "<h2>Layers</h2>")?;
+    for l in &report.layers {
+        writeln!(
+            s,
+            r#"<section class="layer" id="layer-{}" data-status="{}">"#,
+            l.number,
+            status_id(l.status)
+        )?;
+        write!(s, "<h3>")?;
+        badge(s, l.status)?;
+        writeln!(
+            s,
+            " Layer {} · {} <small>{}</small></h3>",
+            l.number,
+            Esc(l.layer.id()),
+            Esc(l.layer.title())
+        )?;
+        match (&l.note, l.consequence_of) {
+            (Some(note), _) => writeln!(s, r#"<p class="note">{}</p>"#, Esc(note))?,
+            (None, Some(id)) => writeln!(
+                s,
+                r##"<p class="note">Cannot work until <a href="#finding-{}"><code>{}</code></a> is fixed.</p>"##,
+                anchor.get(id).copied().unwrap_or(0),
+                Esc(id)
+            )?,
+            (None, None) => {}
+        }
+        for (k, f) in report
+            .findings
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.layer == l.layer)
+        {
+            finding(k, f, &anchor, s)?;
+        }
+        writeln!(s, "</section>")?;
+    }
+    writeln!(s, "</section>")?;
+    writeln!(
+        s,
+        "<footer>rocm-probe {} · a static page: no scripts, nothing loaded from elsewhere.</footer>",
+        env!("CARGO_PKG_VERSION")
+    )?;
+    writeln!(s, "</main>")?;
+    writeln!(s, "</body>")?;
+    writeln!(s, "</html>")
+}
+
+/// The facts summary under the verdict.
+fn meta(report: &Report, source: &Source, s: &mut String) -> fmt::Result {
+    let c = &report.facts.config;
+    let from = match source.kind() {
+        SourceKind::Live => "this machine".to_owned(),
+        SourceKind::Fixture { root } => format!("fixture {}", root.display()),
+    };
+    let mut rows: Vec<(&str, String)> = vec![
+        ("Source", from),
+        ("Profile", report.profile.id().to_owned()),
+        (
+            "GPUs",
+            format!(
+                "{} physical, {} agent(s)",
+                report.facts.gpus, report.facts.agents
+            ),
+        ),
+    ];
+    // `63 × gfx942`, in first-seen order.
+    let mut targets: Vec<(String, usize)> = Vec::new();
+    for t in &report.facts.targets {
+        match targets.iter_mut().find(|(x, _)| x == t) {
+            Some((_, n)) => *n += 1,
+            None => targets.push((t.clone(), 1)),
+        }
+    }
+    if !targets.is_empty() {
+        let text: Vec<String> = targets.iter().map(|(t, n)| format!("{n} × {t}")).collect();
+        rows.push(("Targets", text.join(", ")));
+    }
+    for (label, value) in [
+        ("Compute partition", &c.compute_partition),
+        ("Memory partition", &c.memory_partition),
+        ("Kernel", &c.kernel),
+        ("amdgpu", &c.amdgpu),
+        ("ROCm", &c.rocm),
+    ] {
+        if let Some(v) = value {
+            rows.push((label, v.clone()));
+        }
+    }
+    if !c.libraries.is_empty() {
+        let libs: Vec<String> = c
+            .libraries
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        rows.push(("Libraries", libs.join(", ")));
+    }
+    rows.push(("Fingerprint", c.fingerprint.clone()));
+    writeln!(s, r#"<dl class="meta">"#)?;
+    for (label, value) in rows {
+        writeln!(s, "<dt>{label}</dt><dd>{}</dd>", Esc(&value))?;
+    }
+    writeln!(s, "</dl>")
+}
+
+/// Warnings and failures that name a GPU — its PCI address, a path under one of its KFD
+/// nodes, or one of its render nodes — by GPU index, as indices into the report's findings.
+fn gpu_findings(report: &Report, inv: &Inventory) -> BTreeMap<usize, Vec<usize>> {
+    let mut out: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for g in &inv.gpus {
+        let mut needles: Vec<String> = Vec::new();
+        if let Some(a) = &g.pci_address {
+            needles.push(a.clone());
+        }
+        for n in &g.nodes {
+            needles.push(format!("{}/nodes/{n}", rocm_probe::topology::TOPOLOGY_DIR));
+        }
+        for a in inv
+            .agents
+            .iter()
+            .filter(|a| a.device_type == DeviceType::Gpu && g.nodes.contains(&a.node))
+        {
+            if let Some(m) = a.drm_render_minor {
+                needles.push(format!("/dev/dri/renderD{m}"));
+            }
+        }
+        for (k, f) in report.findings.iter().enumerate() {
+            if f.status < Status::Warn {
+                continue;
+            }
+            let texts = std::iter::once(f.summary.as_str()).chain(
+                f.evidence
+                    .iter()
+                    .flat_map(|e| std::iter::once(e.source.as_str()).chain(e.value.as_deref())),
+            );
+            let hit = texts
+                .into_iter()
+                .any(|t| needles.iter().any(|n| names(t, n)));
+            if hit {
+                out.entry(g.index).or_default().push(k);
+            }
+        }
+    }
+    out
+}
+
+/// Whether `text` holds `needle` not followed by a digit (`nodes/5` is not `nodes/50`).
+fn names(text: &str, needle: &str) -> bool {
+    text.match_indices(needle).any(|(i, _)| {
+        !text[i + needle.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit())
+    })
+}
+
+fn card(
+    report: &Report,
+    inv: &Inventory,
+    g: &PhysicalGpu,
+    links: &Links,
+    named: &[usize],
+    s: &mut String,
+) -> fmt::Result {
+    let worst = named
+        .iter()
+        .map(|k| report.findings[*k].status)
+        .max()
+        .unwrap_or(Status::Pass);
+    let agents: Vec<_> = inv
+        .agents
+        .iter()
+        .filter(|a| a.device_type == DeviceType::Gpu && g.nodes.contains(&a.node))
+        .collect();
+    let config = report.facts.config.gpus.iter().find(|c| c.index == g.index);
+    writeln!(
+        s,
+        r#"<article class="card" id="gpu-{}" data-gpu="{}" data-status="{}">"#,
+        g.index,
+        g.index,
+        status_id(worst)
+    )?;
+    write!(s, "<h3>GPU {}", g.index)?;
+    if worst >= Status::Warn {
+        write!(s, " ")?;
+        badge(s, worst)?;
+    }
+    writeln!(s, "</h3>")?;
+    writeln!(
+        s,
+        r#"<p class="model">{}</p>"#,
+        Esc(g.marketing_name.as_deref().unwrap_or("(no marketing name)"))
+    )?;
+    let mut rows: Vec<(&str, String)> = Vec::new();
+    let mut targets: Vec<&str> = agents
+        .iter()
+        .filter_map(|a| a.target_id.as_deref())
+        .collect();
+    targets.dedup();
+    match (targets.is_empty(), g.gfx) {
+        (false, _) => rows.push(("Target", targets.join(", "))),
+        (true, Some(x)) => rows.push(("Target", x.name())),
+        (true, None) => rows.push(("Target", "unknown".to_owned())),
+    }
+    rows.push((
+        "PCI",
+        match (&g.pci_address, g.device_id) {
+            (Some(a), Some(d)) => format!("{a} (device {d:04x})"),
+            (Some(a), None) => a.clone(),
+            (None, Some(d)) => format!("address unknown (device {d:04x})"),
+            (None, None) => "unknown".to_owned(),
+        },
+    ));
+    rows.push((
+        if g.nodes.len() == 1 {
+            "KFD node"
+        } else {
+            "Partitions"
+        },
+        if g.nodes.len() == 1 {
+            g.nodes[0].to_string()
+        } else {
+            format!("{} (KFD nodes {})", g.nodes.len(), node_list(&g.nodes))
+        },
+    ));
+    if agents.iter().any(|a| a.integrated == Some(true)) {
+        rows.push(("Kind", "integrated (APU)".to_owned()));
+    }
+    rows.push((
+        "Compute units",
+        g.compute_units
+            .map_or_else(|| "unknown".to_owned(), |c| c.to_string()),
+    ));
+    rows.push((
+        "Memory",
+        g.memory_bytes.map_or_else(|| "unknown".to_owned(), bytes),
+    ));
+    if let Some(h) = g.hive_id {
+        rows.push(("XGMI hive", format!("{h:#x}")));
+    }
+    if let Some(cpus) = links.cpus.get(&g.index) {
+        let list: Vec<String> = cpus.iter().map(u32::to_string).collect();
+        rows.push(("CPU node", list.join(", ")));
+    }
+    for (kind, peers) in links.peers(g.index) {
+        let list: Vec<String> = peers.iter().map(|p| format!("GPU {p}")).collect();
+        rows.push((
+            match kind {
+                topology::PairKind::Xgmi => "XGMI to",
+                topology::PairKind::Pcie => "PCIe P2P to",
+                topology::PairKind::Host => "No P2P to",
+            },
+            list.join(", "),
+        ));
+    }
+    if let Some(c) = config {
+        let mut fw: Vec<String> = Vec::new();
+        if let Some(v) = &c.vbios {
+            fw.push(format!("VBIOS {v}"));
+        }
+        if let Some(v) = c.mec_firmware {
+            fw.push(format!("MEC {v}"));
+        }
+        if let Some(v) = c.sdma_firmware {
+            fw.push(format!("SDMA {v}"));
+        }
+        if !fw.is_empty() {
+            rows.push(("Firmware", fw.join(", ")));
+        }
+    }
+    writeln!(s, "<dl>")?;
+    for (label, value) in rows {
+        writeln!(s, "<dt>{label}</dt><dd>{}</dd>", Esc(&value))?;
+    }
+    writeln!(s, "</dl>")?;
+    if !named.is_empty() {
+        write!(s, "<p>Named by: ")?;
+        for (i, k) in named.iter().enumerate() {
+            let f = &report.findings[*k];
+            if i > 0 {
+                write!(s, ", ")?;
+            }
+            write!(
+                s,
+                r##"<a href="#finding-{k}"><code>{}</code></a> ({})"##,
+                Esc(f.id),
+                status_id(f.status)
+            )?;
+        }
+        writeln!(s, "</p>")?;
+    }
+    if agents.len() > 1 {
+        writeln!(
+            s,
+            "<details><summary>Agents ({})</summary><table><tr><th>node</th><th>partition</th><th>CUs</th><th>memory</th><th>render node</th></tr>",
+            agents.len()
+        )?;
+        for a in &agents {
+            let opt = |v: Option<String>| v.unwrap_or_else(|| "–".to_owned());
+            writeln!(
+                s,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                a.node,
+                opt(a.partition.map(|p| p.to_string())),
+                opt(a.compute_units.map(|c| c.to_string())),
+                Esc(&opt(a.memory_bytes.map(bytes))),
+                opt(a.drm_render_minor.map(|m| format!("renderD{m}")))
+            )?;
+        }
+        writeln!(s, "</table></details>")?;
+    }
+    writeln!(s, "</article>")
+}
+
+fn finding(k: usize, f: &Finding, anchor: &BTreeMap<&str, usize>, s: &mut String) -> fmt::Result {
+    writeln!(
+        s,
+        r#"<div class="finding" id="finding-{k}" data-id="{}" data-status="{}">"#,
+        Esc(f.id),
+        status_id(f.status)
+    )?;
+    write!(s, "<p>")?;
+    badge(s, f.status)?;
+    writeln!(
+        s,
+        r#" <code class="id">{}</code>{}</p>"#,
+        Esc(f.id),
+        Esc(&f.summary)
+    )?;
+    if let Some(cause) = f.caused_by {
+        writeln!(
+            s,
+            r##"<p class="cause">Follows from <a href="#finding-{}"><code>{}</code></a>.</p>"##,
+            anchor.get(cause).copied().unwrap_or(0),
+            Esc(cause)
+        )?;
+    }
+    if let Some(r) = &f.remedy {
+        writeln!(
+            s,
+            r#"<p class="remedy"><strong>Remedy:</strong> {}</p>"#,
+            Esc(r)
+        )?;
+    }
+    if !f.evidence.is_empty() {
+        writeln!(
+            s,
+            "<details{}><summary>Evidence ({})</summary><table>",
+            if f.status >= Status::Warn {
+                " open"
+            } else {
+                ""
+            },
+            f.evidence.len()
+        )?;
+        for e in &f.evidence {
+            match &e.value {
+                Some(v) => writeln!(
+                    s,
+                    r#"<tr><td class="src">{}</td><td>{}</td></tr>"#,
+                    Esc(&e.source),
+                    Esc(v)
+                )?,
+                None => writeln!(
+                    s,
+                    r#"<tr><td class="src">{}</td><td><em>absent</em></td></tr>"#,
+                    Esc(&e.source)
+                )?,
+            }
+        }
+        writeln!(s, "</table></details>")?;
+    }
+    writeln!(s, "</div>")
 }

@@ -8,16 +8,14 @@
 //! (`HSA_OVERRIDE_GFX_VERSION` replaces every GPU's). "The system's ROCm" is the install a process
 //! loads ([`InstallFacts::effective`](crate::install::InstallFacts::effective)).
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use crate::facts::Facts;
 use crate::finding::{
     BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET, BUNDLED_ROCM_DIFFERS, Evidence,
     FRAMEWORK_CODE_OBJECT_NEEDS_FEATURE_CHANGE, FRAMEWORK_FILES_MALFORMED,
     FRAMEWORK_NO_CODE_OBJECT_FOR_TARGET, FRAMEWORKS_FOUND, FRAMEWORKS_NONE,
     FRAMEWORKS_NOT_CAPTURED, FRAMEWORKS_UNREADABLE, Finding, JAX_NO_ROCM_PLUGIN,
-    JAX_PLUGIN_MISMATCH, ONNXRUNTIME_NO_ROCM_PROVIDER, Status, TENSORFLOW_NOT_ROCM,
-    TENSORFLOW_UNVALIDATED, TORCH_CPU_BUILD, TORCH_CUDA_BUILD,
+    JAX_PLUGIN_MISMATCH, ONNXRUNTIME_NO_ROCM_PROVIDER, TENSORFLOW_NOT_ROCM, TENSORFLOW_UNVALIDATED,
+    TORCH_CPU_BUILD, TORCH_CUDA_BUILD,
 };
 use crate::frameworks::{
     Build, Bundled, DEBIAN_DIST_PACKAGES, FrameworkFacts, Jax, OnnxRuntime, RocmSdk, SiteDir,
@@ -26,11 +24,10 @@ use crate::frameworks::{
 use crate::install::{Install, RocmVersion};
 use crate::target::GfxVersion;
 
-use super::runtime::env::parse_override;
 use super::runtime::{HSA_OVERRIDE_GFX_VERSION, family};
 
 /// The GPUs' effective targets: processor → the evidence of the nodes that have it.
-type Targets = BTreeMap<String, Vec<Evidence>>;
+use super::libraries::{Targets, list, targets};
 
 /// AMD's validated TensorFlow releases per ROCm line: ROCm's compatibility matrix,
 /// github.com/ROCm/ROCm `docs/compatibility/compatibility-matrix-historical-6.0.csv` (commit
@@ -215,52 +212,6 @@ fn gpu_summary(f: &Facts) -> Option<Evidence> {
         crate::topology::TOPOLOGY_DIR,
         format!("{count} GPU agent(s): {}", names.join(", ")),
     ))
-}
-
-/// The effective targets of the GPUs, or `None` when GPU-specific checks must stay silent (a
-/// failure below, no GPU). The same rule as layer 5's.
-fn targets(f: &Facts, below: &[Finding]) -> Option<Targets> {
-    if below.iter().any(|x| x.status == Status::Fail) {
-        return None;
-    }
-    let overridden = f
-        .platform
-        .env
-        .get(HSA_OVERRIDE_GFX_VERSION)
-        .and_then(|v| parse_override(v).ok());
-    let mut targets = Targets::new();
-    for a in f.inventory.as_ref()?.gpu_agents() {
-        let Some(real) = a.gfx.map(|g| g.name()).or_else(|| a.name.clone()) else {
-            continue;
-        };
-        let effective = overridden.map_or_else(|| real.clone(), |o| o.name());
-        let mut value = real.clone();
-        if let Some(m) = &a.marketing_name {
-            value.push_str(&format!(" {m}"));
-        }
-        if effective != real {
-            value.push_str(&format!(", runs as {effective} (HSA_OVERRIDE_GFX_VERSION)"));
-        }
-        targets.entry(effective).or_default().push(Evidence::new(
-            format!("{}/nodes/{}", crate::topology::TOPOLOGY_DIR, a.node),
-            value,
-        ));
-    }
-    (!targets.is_empty()).then_some(targets)
-}
-
-/// Processor names in version order, or `none`.
-fn list(targets: &BTreeSet<String>) -> String {
-    if targets.is_empty() {
-        return "none".to_owned();
-    }
-    let mut names: Vec<&String> = targets.iter().collect();
-    names.sort_by_key(|t| (GfxVersion::from_name(t), t.as_str()));
-    names
-        .iter()
-        .map(|t| t.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn unreadable(fw: &FrameworkFacts, out: &mut Vec<Finding>) {
@@ -961,6 +912,7 @@ mod tests {
 
     #[test]
     fn target_lists_are_in_version_order() {
+        use std::collections::BTreeSet;
         let set: BTreeSet<String> = ["gfx1100", "gfx90a", "gfx942"]
             .iter()
             .map(|s| (*s).to_owned())

@@ -25,7 +25,7 @@ use super::runtime::env::parse_override;
 use super::runtime::{HSA_OVERRIDE_GFX_VERSION, family};
 
 /// The GPUs' effective targets: processor → the evidence of the nodes that have it.
-type Targets = BTreeMap<String, Vec<Evidence>>;
+pub(crate) type Targets = BTreeMap<String, Vec<Evidence>>;
 
 /// Layer 5 findings; `below` are the findings of layers 1–4.
 pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
@@ -214,7 +214,7 @@ pub(crate) fn fat_binary_findings(
 
 /// The effective targets of the GPUs, or `None` when GPU-specific checks must stay silent (a
 /// failure below, no GPU).
-fn targets(f: &Facts, below: &[Finding]) -> Option<Targets> {
+pub(crate) fn targets(f: &Facts, below: &[Finding]) -> Option<Targets> {
     if below.iter().any(|x| x.status == Status::Fail) {
         return None;
     }
@@ -244,7 +244,7 @@ fn targets(f: &Facts, below: &[Finding]) -> Option<Targets> {
 }
 
 /// Processor names in version order (gfx90a before gfx942 before gfx1030), or `none`.
-fn list(targets: &BTreeSet<String>) -> String {
+pub(crate) fn list(targets: &BTreeSet<String>) -> String {
     if targets.is_empty() {
         return "none".to_owned();
     }
