@@ -75,12 +75,16 @@ SCONTROL={scontrol}
 TAG={tag}
 NODE=${{SLURMD_NODENAME:-$(hostname -s)}}
 
+# Both syslog and stderr: logger exits 0 without /dev/log, so it cannot say when it failed.
 log() {{
-    if command -v logger >/dev/null 2>&1; then
-        logger -t rocm-probe -- "$*"
-    else
-        echo "rocm-probe: $*" >&2
-    fi
+    logger -t rocm-probe -- "$*" 2>/dev/null
+    echo "rocm-probe: $*" >&2
+}}
+
+# scontrol retries for ever when slurmctld is unreachable; a check must not hang until slurmd
+# kills it (and pile up one per interval).
+ctl() {{
+    timeout 20 "$SCONTROL" "$@"
 }}
 
 errors=$(mktemp) || exit 0
@@ -91,17 +95,17 @@ summary=$(printf '%s' "$summary" | tr '\n' ' ' | cut -c1-200)
 problem=$(tr '\n' ' ' <"$errors" | cut -c1-300)
 rm -f "$errors"
 
-reason=$("$SCONTROL" show node "$NODE" 2>/dev/null | sed -n 's/^ *Reason=//p' | head -n 1)
+reason=$(ctl show node "$NODE" 2>/dev/null | sed -n 's/^ *Reason=//p' | head -n 1)
 case $code in
 0)
     case $reason in
-    "$TAG"*) "$SCONTROL" update nodename="$NODE" state=resume || log "resuming $NODE failed" ;;
+    "$TAG"*) ctl update nodename="$NODE" state=resume || log "resuming $NODE failed" ;;
     esac
     ;;
 1)
     case $reason in
     "" | "$TAG"*)
-        "$SCONTROL" update nodename="$NODE" state=drain reason="$TAG $summary" ||
+        ctl update nodename="$NODE" state=drain reason="$TAG $summary" ||
             log "draining $NODE failed: $summary"
         ;;
     *) log "$NODE is drained by someone else ($reason); not changed: $summary" ;;

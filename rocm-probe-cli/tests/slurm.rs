@@ -714,9 +714,17 @@ fn prolog_lets_a_healthy_node_run_the_job_and_drains_a_failing_one() {
         state = job_state(c, &id);
         state.contains("launch_failed_requeued_held")
     });
+    // Slurm's own drain for the failed Prolog keeps the reason the Prolog gave.
+    let node_after = cluster.node();
+    if !(node_after.drained() && node_after.reason.starts_with(FAIL_REASON)) {
+        cluster.fail(&format!(
+            "the Prolog's reason did not survive the requeue: before\n{}\nafter\n{}",
+            node.lines, node_after.lines
+        ));
+    }
     println!(
         "prolog, failing fixture: job {id}: {state}; the node:\n{}",
-        node.lines
+        node_after.lines
     );
 }
 

@@ -50,6 +50,26 @@ impl fmt::Display for Esc<'_> {
     }
 }
 
+/// Escaped text with each `quoted` span set as code (only when the backticks pair up).
+#[derive(Debug, Clone, Copy)]
+struct Prose<'a>(&'a str);
+
+impl fmt::Display for Prose<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.matches('`').count() % 2 != 0 {
+            return Esc(self.0).fmt(f);
+        }
+        for (i, part) in self.0.split('`').enumerate() {
+            if i % 2 == 1 {
+                write!(f, "<code>{}</code>", Esc(part))?;
+            } else {
+                Esc(part).fmt(f)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The lower-case id of a status, used as a CSS hook (`data-status`, `s-…` classes).
 pub(super) fn status_id(s: Status) -> &'static str {
     match s {
@@ -128,7 +148,7 @@ header.verdict[data-status=info] { border-color: var(--info); background: var(--
 header.verdict .badge { font-size: 15px; padding: 3px 10px; }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 12px 0 0; font-size: 14px; }
 dl.meta dt, .card dt { color: var(--muted); }
-dl.meta dd, .card dd { margin: 0; overflow-wrap: anywhere; }
+dl.meta dd, .card dd { margin: 0; overflow-wrap: break-word; min-width: 0; }
 nav.layers ol { list-style: none; display: grid; grid-template-columns: repeat(9, 1fr); gap: 6px; padding: 0; margin: 18px 0 0; }
 nav.layers li a { display: block; padding: 6px 8px; border-radius: 6px; border: 1px solid var(--line);
   text-decoration: none; color: var(--text); background: var(--skip-bg); font-size: 13px; }
@@ -153,10 +173,11 @@ svg.topology text.node { font-size: 11px; text-anchor: middle; }
 .gpu .slot-missing { fill: none; stroke: var(--warn); stroke-dasharray: 3 3; }
 .link { fill: none; }
 .link.xgmi { stroke: #e8590c; stroke-width: 2.5; }
-.link.pcie { stroke: #1c7ed6; stroke-width: 1.5; stroke-dasharray: 7 4; }
+.link.pcie { stroke: #1c7ed6; stroke-width: 1.5; stroke-dasharray: 7 4; stroke-opacity: .8; }
 .link.host { stroke: #adb5bd; stroke-width: 1.5; stroke-dasharray: 2 4; }
 .link.cpu { stroke: #495057; stroke-width: 1.2; stroke-dasharray: 1 3; }
 ul.legend { list-style: none; display: flex; flex-wrap: wrap; gap: 6px 22px; padding: 0; margin: 10px 0 0; font-size: 13px; color: var(--muted); justify-content: center; }
+p.legend-note { text-align: center; color: var(--muted); font-size: 13px; margin: 4px 0 0; }
 ul.legend i { display: inline-block; width: 34px; height: 0; margin-right: 6px; vertical-align: middle; }
 ul.legend .xgmi { border-top: 3px solid #e8590c; } ul.legend .pcie { border-top: 2px dashed #1c7ed6; }
 ul.legend .host { border-top: 2px dotted #adb5bd; } ul.legend .cpu { border-top: 2px dotted #495057; }
@@ -171,6 +192,8 @@ ul.legend .missing { height: 14px; width: 22px; border: 1.5px dashed var(--warn)
 table { border-collapse: collapse; font-size: 13px; margin-top: 6px; }
 th, td { text-align: left; padding: 3px 10px 3px 0; vertical-align: top; border-bottom: 1px solid var(--line); }
 td { overflow-wrap: anywhere; }
+.finding code { background: rgba(0,0,0,.05); padding: 0 3px; border-radius: 3px; }
+.finding code.id { background: none; padding: 0; }
 section.layer { margin: 0 0 22px; }
 section.layer h3 { font-size: 17px; }
 section.layer h3 small { font-weight: 400; color: var(--muted); font-size: 14px; }
@@ -293,10 +316,7 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
         Some(inv) if !inv.gpus.is_empty() => {
             writeln!(s, "<figure>")?;
             topology::svg(inv, &links, &gpu_status, s)?;
-            writeln!(
-                s,
-                r#"<figcaption><ul class="legend"><li><i class="xgmi"></i>XGMI</li><li><i class="pcie"></i>PCIe peer-to-peer</li><li><i class="host"></i>linked, no peer-to-peer (through host memory)</li><li><i class="cpu"></i>GPU to its CPU node</li><li><i class="hivebox"></i>XGMI hive</li><li><i class="missing"></i>partition missing</li></ul><p class="note">Small boxes are KFD nodes (agents); one edge per pair of physical GPUs, the best link of any of their partitions.</p></figcaption>"#
-            )?;
+            legend(inv, &links, s)?;
             writeln!(s, "</figure>")?;
         }
         Some(_) => writeln!(
@@ -375,6 +395,44 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
     writeln!(s, "</main>")?;
     writeln!(s, "</body>")?;
     writeln!(s, "</html>")
+}
+
+/// What the picture's marks mean; only the marks it has.
+fn legend(inv: &Inventory, links: &Links, s: &mut String) -> fmt::Result {
+    use topology::PairKind;
+    let has = |k: PairKind| links.pairs.iter().any(|p| p.kind == k);
+    let max = inv.gpus.iter().map(|g| g.nodes.len()).max().unwrap_or(0);
+    let mut items: Vec<(&str, &str)> = Vec::new();
+    for (kind, class, text) in [
+        (PairKind::Xgmi, "xgmi", "XGMI"),
+        (PairKind::Pcie, "pcie", "PCIe peer-to-peer"),
+        (
+            PairKind::Host,
+            "host",
+            "linked, no peer-to-peer (copies go through host memory)",
+        ),
+    ] {
+        if has(kind) {
+            items.push((class, text));
+        }
+    }
+    if !links.cpus.is_empty() {
+        items.push(("cpu", "GPU to the CPU node it links to"));
+    }
+    if !inv.hives.is_empty() {
+        items.push(("hivebox", "XGMI hive"));
+    }
+    if inv.gpus.iter().any(|g| g.nodes.len() < max) {
+        items.push(("missing", "partition its siblings have and it lacks"));
+    }
+    write!(s, r#"<figcaption><ul class="legend">"#)?;
+    for (class, text) in items {
+        write!(s, r#"<li><i class="{class}"></i>{text}</li>"#)?;
+    }
+    writeln!(
+        s,
+        r#"</ul><p class="legend-note">Small boxes are KFD nodes (agents, one per partition). One edge per linked pair of physical GPUs: the best link of any of their partitions.</p></figcaption>"#
+    )
 }
 
 /// The facts summary under the verdict.
@@ -601,7 +659,9 @@ fn card(
     }
     writeln!(s, "<dl>")?;
     for (label, value) in rows {
-        writeln!(s, "<dt>{label}</dt><dd>{}</dd>", Esc(&value))?;
+        // A target ID breaks at its colons, not inside a feature.
+        let value = Esc(&value).to_string().replace(':', ":<wbr>");
+        writeln!(s, "<dt>{label}</dt><dd>{value}</dd>")?;
     }
     writeln!(s, "</dl>")?;
     if !named.is_empty() {
@@ -656,7 +716,7 @@ fn finding(k: usize, f: &Finding, anchor: &BTreeMap<&str, usize>, s: &mut String
         s,
         r#" <code class="id">{}</code>{}</p>"#,
         Esc(f.id),
-        Esc(&f.summary)
+        Prose(&f.summary)
     )?;
     if let Some(cause) = f.caused_by {
         writeln!(
@@ -670,7 +730,7 @@ fn finding(k: usize, f: &Finding, anchor: &BTreeMap<&str, usize>, s: &mut String
         writeln!(
             s,
             r#"<p class="remedy"><strong>Remedy:</strong> {}</p>"#,
-            Esc(r)
+            Prose(r)
         )?;
     }
     if !f.evidence.is_empty() {

@@ -68,6 +68,9 @@ pub(super) struct Pair {
     pub node_pairs: usize,
 }
 
+/// Unordered pairs of KFD nodes.
+type NodePairs = BTreeSet<(u32, u32)>;
+
 /// The links the picture and the GPU cards show.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Links {
@@ -85,7 +88,8 @@ impl Links {
             .iter()
             .flat_map(|g| g.nodes.iter().map(move |n| (*n, g.index)))
             .collect();
-        let mut best: BTreeMap<(usize, usize), (PairKind, BTreeSet<(u32, u32)>)> = BTreeMap::new();
+        // (GPU a, GPU b) → the best kind and the node pairs linked.
+        let mut best: BTreeMap<(usize, usize), (PairKind, NodePairs)> = BTreeMap::new();
         for ((from, to), link) in &m.links {
             let (Some(&ga), Some(&gb)) = (owner.get(from), owner.get(to)) else {
                 continue;
@@ -138,7 +142,7 @@ impl Links {
 
 const MARGIN: i32 = 20;
 /// Between two GPU boxes: room for the edge between them to show.
-const GPU_GAP: i32 = 48;
+const GPU_GAP: i32 = 60;
 const REGION_PAD: i32 = 20;
 const REGION_TITLE: i32 = 22;
 const REGION_GAP: i32 = 44;
@@ -412,7 +416,7 @@ pub(super) fn svg(
 
     writeln!(
         s,
-        r#"<svg class="topology" role="img" aria-labelledby="topology-title" viewBox="0 0 {total_w} {total_h}" width="{total_w}" height="{total_h}" font-family="sans-serif">"#
+        r#"<svg class="topology" role="img" aria-labelledby="topology-title" viewBox="0 0 {total_w} {total_h}" width="{total_w}" height="{total_h}">"#
     )?;
     writeln!(
         s,
@@ -479,11 +483,16 @@ pub(super) fn svg(
     writeln!(s, "</g>")?;
     for c in &cpus {
         let r = c.rect;
-        let model = c.model.as_deref().unwrap_or("CPU");
-        let cores = c.cores.map(|n| format!("{n} cores · ")).unwrap_or_default();
+        let model = c.model.as_deref().unwrap_or("model unknown");
+        let sub = match (c.cores, &c.model) {
+            (Some(n), Some(m)) => format!("{n} cores · {}", shorten(m, 20)),
+            (Some(n), None) => format!("{n} cores"),
+            (None, Some(m)) => shorten(m, 28),
+            (None, None) => String::new(),
+        };
         writeln!(
             s,
-            r#"<g class="cpu" data-node="{}"><title>CPU node {}: {}</title><rect x="{}" y="{}" width="{}" height="{}" rx="6"/><text class="name" x="{}" y="{}">CPU node {}</text><text class="sub" x="{}" y="{}">{}{}</text></g>"#,
+            r#"<g class="cpu" data-node="{}"><title>CPU node {}: {}</title><rect x="{}" y="{}" width="{}" height="{}" rx="6"/><text class="name" x="{}" y="{}">CPU node {}</text><text class="sub" x="{}" y="{}">{}</text></g>"#,
             c.node,
             c.node,
             Esc(model),
@@ -496,8 +505,7 @@ pub(super) fn svg(
             c.node,
             r.x + 10,
             r.y + 40,
-            Esc(&cores),
-            Esc(&shorten(model, 22)),
+            Esc(&sub),
         )?;
     }
     for g in &inv.gpus {
