@@ -664,7 +664,7 @@ mod tests {
         );
         let out = run(b, "");
         assert_eq!(ids(&out), ["tools.found", "tools.files-malformed"]);
-        assert_eq!(out[1].status, Status::Info);
+        assert_eq!(out[1].status, Status::Warn);
         assert_eq!(
             out[1].evidence[0].source,
             "/opt/rocm-6.2.0/libexec/amdsmi_cli/_version.py"

@@ -91,10 +91,11 @@ declare_rules! {
          exists but could not be read (permission denied, not a regular file, a symlink loop). \
          The tool is still listed; what the file would have told (its target, its version) is \
          unknown. The evidence names each path and the error.";
-    TOOLS_FILES_MALFORMED = "tools.files-malformed", Tools, Info,
+    TOOLS_FILES_MALFORMED = "tools.files-malformed", Tools, Warn,
         "A tool's version file holds no version",
-        "A VERSION file whose first line is not a version, or an amd-smi _version.py without a \
-         `__version__ = \"…\"` line: the tool's version is unknown (never guessed). The tool \
-         itself may work; an interrupted install or a hand edit is the usual cause. Reinstall \
-         the tool's package if its version matters.";
+        "A VERSION file whose first line is not a version, binary content, or an amd-smi \
+         _version.py without a `__version__ = \"…\"` line: the tool's version is unknown (never \
+         guessed). A warning about the input, like every layer's malformed-file finding: the tool \
+         itself may work, but a file that is not what its package installed means an \
+         interrupted install, a disk problem or a hand edit. Reinstall the tool's package.";
 }
