@@ -13,6 +13,11 @@ pub struct Args {
     #[arg(long, global = true, value_name = "DIR", visible_alias = "fixture")]
     pub root: Option<PathBuf>,
 
+    /// Language of the prose: en or zh (Simplified Chinese). Default: from LC_ALL,
+    /// LC_MESSAGES or LANG. So far `explain` is translated; reports follow.
+    #[arg(long, global = true, value_enum)]
+    pub lang: Option<LangArg>,
+
     /// When to colour text output: auto (a terminal without NO_COLOR), always, never.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -24,6 +29,26 @@ pub struct Args {
     /// Options of the default command, `report`.
     #[command(flatten)]
     pub report: ReportArgs,
+}
+
+/// `--lang`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LangArg {
+    /// English.
+    En,
+    /// Simplified Chinese.
+    Zh,
+}
+
+impl Args {
+    /// The language: `--lang`, else the locale's.
+    pub fn lang(&self) -> rocm_probe::i18n::Lang {
+        match self.lang {
+            Some(LangArg::En) => rocm_probe::i18n::Lang::En,
+            Some(LangArg::Zh) => rocm_probe::i18n::Lang::Zh,
+            None => rocm_probe::i18n::Lang::from_env(|k| std::env::var(k).ok()),
+        }
+    }
 }
 
 /// `--color`.

@@ -39,7 +39,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<u8> {
             args.color,
             out,
         ),
-        Some(Command::Explain { id }) => explain(id.as_deref(), out),
+        Some(Command::Explain { id }) => explain(id.as_deref(), args.lang(), out),
         Some(Command::Topo { format }) => topo(&source, *format, out),
         Some(Command::Completions { shell }) => {
             let mut cmd = <Args as clap::CommandFactory>::command();
@@ -299,26 +299,48 @@ fn diff(a: &std::path::Path, b: &std::path::Path, json: bool, out: &mut dyn Writ
     })
 }
 
-fn explain(id: Option<&str>, out: &mut dyn Write) -> Result<u8> {
+fn explain(id: Option<&str>, lang: rocm_probe::i18n::Lang, out: &mut dyn Write) -> Result<u8> {
+    use rocm_probe::i18n;
     let Some(id) = id else {
         for r in rules() {
-            writeln!(out, "{:<36} {:<5} {}", r.id, r.status.word(), r.title)?;
+            writeln!(
+                out,
+                "{:<36} {:<5} {}",
+                r.id,
+                i18n::status_word(r.status, lang),
+                i18n::rule_title(r, lang)
+            )?;
         }
         return Ok(OK);
     };
     let Some(r) = rule(id) else {
         anyhow::bail!("unknown finding id {id:?}; `rocm-probe explain` lists them");
     };
-    writeln!(out, "{} — {}", r.id, r.title)?;
+    writeln!(out, "{} — {}", r.id, i18n::rule_title(r, lang))?;
+    let n = r.layer.number().to_string();
+    let comma = match lang {
+        i18n::Lang::En => ", ",
+        i18n::Lang::Zh => "，",
+    };
     writeln!(
         out,
-        "layer {} ({}), default status {}",
-        r.layer.number(),
-        r.layer.title(),
-        r.status.word()
+        "{}{comma}{} {}",
+        i18n::ui(
+            "layer",
+            lang,
+            "layer {n} ({title})",
+            &[("n", &n), ("title", i18n::layer_title(r.layer, lang))]
+        ),
+        i18n::ui("default_status", lang, "default status", &[]),
+        i18n::status_word(r.status, lang)
     )?;
     writeln!(out)?;
-    writeln!(out, "{}", render::wrap(r.explain, 96))?;
+    let text = i18n::rule_explain(r, lang);
+    // Chinese has no spaces to wrap at: it is printed as one paragraph for the terminal to wrap.
+    match lang {
+        i18n::Lang::En => writeln!(out, "{}", render::wrap(text, 96))?,
+        i18n::Lang::Zh => writeln!(out, "{text}")?,
+    }
     Ok(OK)
 }
 

@@ -837,3 +837,38 @@ fn remedies_wrap_at_the_terminal_width() {
         }
     }
 }
+
+/// `explain` in both languages: `--lang`, else the locale (LC_ALL, LC_MESSAGES, LANG).
+#[test]
+fn explain_in_english_and_chinese() {
+    let cjk = |s: &str| s.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
+    let zh = run(probe().args(["--lang", "zh", "explain", "driver.kfd-permission-denied"]));
+    assert_eq!(zh.code, 0);
+    assert!(
+        zh.stdout.starts_with("driver.kfd-permission-denied — "),
+        "{}",
+        zh.stdout
+    );
+    assert!(zh.stdout.contains("第 2 层"), "{}", zh.stdout);
+    assert!(cjk(&zh.stdout));
+    // Commands, paths and quoted errors stay as they are.
+    assert!(zh.stdout.contains("/dev/kfd"), "{}", zh.stdout);
+    let en = run(probe().args(["--lang", "en", "explain"]));
+    assert!(!cjk(&en.stdout));
+    assert_eq!(
+        en.stdout.lines().count(),
+        run(probe().args(["--lang", "zh", "explain"]))
+            .stdout
+            .lines()
+            .count()
+    );
+    let by_locale = run(probe()
+        .env("LANG", "zh_CN.UTF-8")
+        .args(["explain", "hardware.no-amd-gpu"]));
+    assert!(cjk(&by_locale.stdout), "{}", by_locale.stdout);
+    let c_locale = run(probe()
+        .env("LANG", "zh_CN.UTF-8")
+        .env("LC_ALL", "C")
+        .args(["explain", "hardware.no-amd-gpu"]));
+    assert!(!cjk(&c_locale.stdout), "{}", c_locale.stdout);
+}

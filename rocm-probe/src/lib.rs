@@ -34,6 +34,7 @@ pub mod finding;
 pub mod fixture;
 pub mod frameworks;
 pub mod host;
+pub mod i18n;
 pub mod install;
 pub mod libraries;
 pub mod marketing;

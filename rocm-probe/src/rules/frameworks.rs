@@ -125,9 +125,9 @@ declare_rules! {
         "TensorFlow's version is not one AMD validated for this ROCm release",
         "AMD validates three TensorFlow releases per ROCm release (ROCm 6.3: 2.17.0, 2.16.2, \
          2.15.1; 6.2: 2.16.1, 2.15.1, 2.14.1; 6.1: 2.15.0, 2.14.0, 2.13.1; 6.0: 2.14.0, 2.13.1, \
-         2.12.1 — ROCm's compatibility matrix) and builds tensorflow-rocm only for those; its \
-         ROCm 10 install page covers Instinct GPUs only. A tensorflow-rocm of another release (one built for a newer ROCm, a \
-         source build) may work but is untested, and GPUs outside AMD's list are ignored at start: \
+         2.12.1 — ROCm's compatibility matrix) and builds tensorflow-rocm only for those; AMD's \
+         current TensorFlow install page covers Instinct GPUs only. A tensorflow-rocm of another \
+         release (one built for a newer ROCm, a source build) may work but is untested, and GPUs outside AMD's list are ignored at start: \
          `Ignoring visible gpu device … with AMDGPU version : gfx1031. The supported AMDGPU \
          versions are gfx1030, gfx900, …`. When the system's ROCm release is newer than this \
          probe's table (6.3), the finding says so instead. Information only: pick a validated \
