@@ -948,7 +948,7 @@ fn truncate(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::symlink;
+    use crate::testfs::{link, write as touch};
 
     #[test]
     fn versions_parse_from_version_files() {
@@ -1040,18 +1040,6 @@ mod tests {
         assert!(is_versioned_rocm_dir("rocm-6.2.0"));
         assert!(!is_versioned_rocm_dir("rocm"));
         assert!(!is_versioned_rocm_dir("rocm-smi"));
-    }
-
-    fn touch(base: &std::path::Path, rel: &str, text: &str) {
-        let p = base.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-
-    fn link(base: &std::path::Path, rel: &str, target: &str) {
-        let p = base.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        symlink(target, p).unwrap();
     }
 
     #[test]

@@ -56,6 +56,8 @@ pub mod snapshot;
 pub mod source;
 pub mod support;
 pub mod target;
+#[cfg(test)]
+mod testfs;
 pub mod tools;
 pub mod topo;
 pub mod topology;

@@ -634,19 +634,7 @@ fn split(path: &str) -> (&str, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::symlink;
-
-    fn touch(base: &std::path::Path, rel: &str, text: &str) {
-        let p = base.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-
-    fn link(base: &std::path::Path, rel: &str, target: &str) {
-        let p = base.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        symlink(target, p).unwrap();
-    }
+    use crate::testfs::{link, write as touch};
 
     fn env(path: Option<&str>) -> BTreeMap<String, String> {
         path.map(|p| ("PATH".to_owned(), p.to_owned()))

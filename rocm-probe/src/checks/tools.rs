@@ -383,24 +383,10 @@ mod tests {
     use super::*;
     use crate::finding::Status;
     use crate::source::Source;
-    use std::os::unix::fs::symlink;
+    use crate::testfs::{link, write};
 
     fn touch(base: &std::path::Path, rel: &str) {
-        let p = base.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, "").unwrap();
-    }
-
-    fn write(base: &std::path::Path, rel: &str, text: &str) {
-        let p = base.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-
-    fn link(base: &std::path::Path, rel: &str, target: &str) {
-        let p = base.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        symlink(target, p).unwrap();
+        write(base, rel, "");
     }
 
     /// An install of `version` with ROCr, under /opt.
