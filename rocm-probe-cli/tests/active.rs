@@ -175,3 +175,30 @@ fn agents_active_shows_rocrs_answer() {
     );
     assert!(r.stderr.contains("no KFD"), "{}", r.stderr);
 }
+
+/// `agents --active` on a fixture shows the ROCr enumeration its `[active]` table records next
+/// to the sysfs view: node 7 is missing there, and the JSON carries it under `rocr`.
+#[test]
+fn agents_active_on_a_fixture_shows_its_recorded_rocr_view() {
+    let fx = common::fixture("active-rocr-missing-agent");
+    let r = run(probe().arg("--root").arg(&fx).args(["agents", "--active"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rocr = r
+        .stdout
+        .split("ROCr (--active)")
+        .nth(1)
+        .expect("a ROCr section");
+    assert!(rocr.contains("hsa_init: HSA_STATUS_SUCCESS"), "{rocr}");
+    assert!(rocr.contains("node   6  gpu"), "{rocr}");
+    assert!(!rocr.contains("node   7  gpu"), "{rocr}");
+    let j = run(probe()
+        .arg("--root")
+        .arg(&fx)
+        .args(["agents", "--active", "--json"]));
+    let v: serde_json::Value = serde_json::from_str(&j.stdout).unwrap();
+    assert_eq!(v["rocr"]["agents"].as_array().unwrap().len(), 9);
+    assert!(v["agents"].is_array());
+    // Without --active the recorded view is not shown.
+    let plain = run(probe().arg("--root").arg(&fx).arg("agents"));
+    assert!(!plain.stdout.contains("ROCr (--active)"));
+}
