@@ -138,6 +138,111 @@ pub fn matrix(topology: &Topology) -> TopoMatrix {
     m
 }
 
+/// How two physical GPUs reach each other, worst to best.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PairKind {
+    /// A link without peer-to-peer DMA (or of another type): copies go through host memory.
+    Host,
+    /// PCIe peer-to-peer.
+    Pcie,
+    /// XGMI.
+    Xgmi,
+}
+
+impl PairKind {
+    /// `host`, `pcie`, `xgmi`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Host => "host",
+            Self::Pcie => "pcie",
+            Self::Xgmi => "xgmi",
+        }
+    }
+
+    /// For people.
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::Host => "through host memory (no peer-to-peer)",
+            Self::Pcie => "PCIe peer-to-peer",
+            Self::Xgmi => "XGMI",
+        }
+    }
+
+    fn of(link: &Link) -> Self {
+        match link.kind {
+            LinkKind::Xgmi => Self::Xgmi,
+            LinkKind::Pcie if link.p2p => Self::Pcie,
+            _ => Self::Host,
+        }
+    }
+}
+
+/// One linked pair of physical GPUs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GpuPair {
+    /// The lower GPU index.
+    pub a: usize,
+    /// The higher GPU index.
+    pub b: usize,
+    /// The best link between any of their nodes: partitions of one GPU share its links.
+    pub kind: PairKind,
+    /// Node pairs (one node of each GPU) with a link.
+    pub node_pairs: usize,
+}
+
+/// The node → physical GPU index map of an inventory.
+fn owners(inv: &Inventory) -> BTreeMap<u32, usize> {
+    inv.gpus
+        .iter()
+        .flat_map(|g| g.nodes.iter().map(move |n| (*n, g.index)))
+        .collect()
+}
+
+/// The matrix grouped by physical GPU: one entry per pair of GPUs with any link between their
+/// nodes, ordered by `(a, b)`. Pairs without an entry have no link at all.
+pub fn gpu_pairs(m: &TopoMatrix, inv: &Inventory) -> Vec<GpuPair> {
+    let owner = owners(inv);
+    let mut best: BTreeMap<(usize, usize), (PairKind, std::collections::BTreeSet<(u32, u32)>)> =
+        BTreeMap::new();
+    for ((from, to), link) in &m.links {
+        let (Some(&ga), Some(&gb)) = (owner.get(from), owner.get(to)) else {
+            continue;
+        };
+        if ga == gb {
+            continue;
+        }
+        let entry = best
+            .entry((ga.min(gb), ga.max(gb)))
+            .or_insert((PairKind::Host, Default::default()));
+        entry.0 = entry.0.max(PairKind::of(link));
+        entry.1.insert(((*from).min(*to), (*from).max(*to)));
+    }
+    best.into_iter()
+        .map(|((a, b), (kind, nodes))| GpuPair {
+            a,
+            b,
+            kind,
+            node_pairs: nodes.len(),
+        })
+        .collect()
+}
+
+/// Physical GPU index → the CPU nodes its nodes link to directly.
+pub fn gpu_cpus(
+    m: &TopoMatrix,
+    inv: &Inventory,
+) -> BTreeMap<usize, std::collections::BTreeSet<u32>> {
+    let owner = owners(inv);
+    let mut cpus: BTreeMap<usize, std::collections::BTreeSet<u32>> = BTreeMap::new();
+    for (node, cpu) in &m.numa {
+        if let Some(&g) = owner.get(node) {
+            cpus.entry(g).or_default().insert(*cpu);
+        }
+    }
+    cpus
+}
+
 /// The matrices as rocm-smi lays them out: weight, hops, link type, bandwidth, then NUMA nodes.
 pub fn text(m: &TopoMatrix) -> String {
     let mut out = String::new();
@@ -213,11 +318,6 @@ pub fn dot(m: &TopoMatrix, inv: &Inventory) -> String {
         "graph rocm_topology {\n  graph [rankdir=LR, compound=true, fontname=\"sans-serif\"];\n  \
          node [shape=box, fontname=\"sans-serif\"];\n",
     );
-    let owner: BTreeMap<u32, usize> = inv
-        .gpus
-        .iter()
-        .flat_map(|g| g.nodes.iter().map(move |n| (*n, g.index)))
-        .collect();
     let gpu_cluster = |out: &mut String, g: &crate::agent::PhysicalGpu, indent: &str| {
         let name = g
             .marketing_name
@@ -264,40 +364,25 @@ pub fn dot(m: &TopoMatrix, inv: &Inventory) -> String {
     for c in &cpus {
         let _ = writeln!(out, "  cpu{c} [label=\"CPU node {c}\", shape=ellipse];");
     }
-    // The best link between each pair of physical GPUs.
-    let mut best: BTreeMap<(usize, usize), &Link> = BTreeMap::new();
-    for ((a, b), l) in &m.links {
-        let (Some(&ga), Some(&gb)) = (owner.get(a), owner.get(b)) else {
-            continue;
-        };
-        if ga == gb || !l.p2p {
-            continue;
-        }
-        let key = (ga.min(gb), ga.max(gb));
-        let better = |old: &&Link| (l.kind, l.hops) < (old.kind, old.hops);
-        if best.get(&key).is_none_or(better) {
-            best.insert(key, l);
-        }
-    }
-    for ((a, b), l) in &best {
-        let style = match l.kind {
-            LinkKind::Xgmi => "solid",
-            _ => "dashed",
+    // Peer-to-peer pairs only: a pair reached through host memory is no link to draw.
+    for p in gpu_pairs(m, inv)
+        .iter()
+        .filter(|p| p.kind != PairKind::Host)
+    {
+        let (style, label) = match p.kind {
+            PairKind::Xgmi => ("solid", "XGMI"),
+            _ => ("dashed", "PCIE"),
         };
         let _ = writeln!(
             out,
-            "  gpu{a} -- gpu{b} [label=\"{}\", style={style}, ltail=cluster_gpu{a}, lhead=cluster_gpu{b}];",
-            l.kind.word()
+            "  gpu{} -- gpu{} [label=\"{label}\", style={style}, ltail=cluster_gpu{}, lhead=cluster_gpu{}];",
+            p.a, p.b, p.a, p.b
         );
     }
-    let mut gpu_cpu: BTreeMap<usize, u32> = BTreeMap::new();
-    for (n, c) in &m.numa {
-        if let Some(g) = owner.get(n) {
-            gpu_cpu.entry(*g).or_insert(*c);
+    for (g, cpus) in gpu_cpus(m, inv) {
+        if let Some(c) = cpus.first() {
+            let _ = writeln!(out, "  gpu{g} -- cpu{c} [style=dotted];");
         }
-    }
-    for (g, c) in &gpu_cpu {
-        let _ = writeln!(out, "  gpu{g} -- cpu{c} [style=dotted];");
     }
     out.push_str("}\n");
     out

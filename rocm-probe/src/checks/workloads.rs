@@ -12,14 +12,12 @@ use crate::finding::{
     COMPUTE, Evidence, FRAMEWORK_READY, Finding, HIVE_INCOMPLETE, LLM_FIT, Layer, MULTI_GPU,
     NO_P2P, NO_RCCL, Status,
 };
-use crate::topology::{LINK_TYPE_PCIE, LINK_TYPE_XGMI, Node, TOPOLOGY_DIR};
+use crate::topology::{TOPOLOGY_DIR, Topology};
 
 /// Share of a GPU's memory the LLM rule leaves for the KV cache, activations and workspace.
 pub const LLM_OVERHEAD: f64 = 0.2;
 /// Bytes per parameter in fp16 and bf16.
 pub const BYTES_PER_PARAMETER: u64 = 2;
-/// KFD io_link flag: no peer-to-peer DMA over this link.
-const LINK_NO_P2P: u32 = 0x10;
 
 /// Layer 9 findings; `below` are the findings of layers 1–8.
 pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
@@ -37,8 +35,8 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     // With compute failing, the other verdicts would repeat it; the frameworks still get theirs
     // (the question users ask is "will my PyTorch run").
     if !fail {
-        if let Some(nodes) = f.kfd.as_ref().map(|k| &k.topology.nodes) {
-            out.extend(multi_gpu(f, inv, nodes));
+        if let Some(topology) = f.kfd.as_ref().map(|k| &k.topology) {
+            out.extend(multi_gpu(f, inv, topology));
         }
         out.push(llm_fit(f, inv));
     }
@@ -162,17 +160,9 @@ fn compute(below: &[Finding]) -> Finding {
 }
 
 /// How two physical GPUs reach each other.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Path {
-    /// Through host memory.
-    Host,
-    /// PCIe peer-to-peer.
-    Pcie,
-    /// A direct XGMI link.
-    Xgmi,
-}
+type Path = crate::topo::PairKind;
 
-fn multi_gpu(f: &Facts, inv: &Inventory, nodes: &[Node]) -> Vec<Finding> {
+fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology) -> Vec<Finding> {
     let mut out = Vec::new();
     // Physical GPUs with at least one GPU agent, by index; node → GPU index.
     // An APU's integrated GPU shares system memory with the CPU and takes no part in
@@ -190,32 +180,13 @@ fn multi_gpu(f: &Facts, inv: &Inventory, nodes: &[Node]) -> Vec<Finding> {
     if gpus.len() < 2 {
         return out;
     }
-    let owner: BTreeMap<u32, usize> = gpus
-        .iter()
-        .flat_map(|g| g.nodes.iter().map(move |n| (*n, g.index)))
-        .collect();
-    let mut paths: BTreeMap<(usize, usize), Path> = BTreeMap::new();
-    for node in nodes {
-        let Some(&from) = owner.get(&node.id) else {
-            continue;
-        };
-        for link in node.io_links.iter().chain(&node.p2p_links) {
-            let Some(&to) = link.node_to.and_then(|t| owner.get(&t)) else {
-                continue;
-            };
-            if from == to {
-                continue;
-            }
-            let path = match link.link_type {
-                Some(LINK_TYPE_XGMI) => Path::Xgmi,
-                Some(LINK_TYPE_PCIE) if link.flags.unwrap_or(0) & LINK_NO_P2P == 0 => Path::Pcie,
-                _ => Path::Host,
-            };
-            let key = (from.min(to), from.max(to));
-            let best = paths.entry(key).or_insert(Path::Host);
-            *best = (*best).max(path);
-        }
-    }
+    // The topology's links grouped by physical GPU (the same grouping `topo` and the HTML
+    // picture draw); a pair without an entry has no link: host memory.
+    let paths: BTreeMap<(usize, usize), Path> =
+        crate::topo::gpu_pairs(&crate::topo::matrix(topology), inv)
+            .into_iter()
+            .map(|p| ((p.a, p.b), p.kind))
+            .collect();
     let path_of = |a: usize, b: usize| {
         paths
             .get(&(a.min(b), a.max(b)))

@@ -20,56 +20,11 @@ use std::fmt::{self, Write};
 
 use rocm_probe::agent::{DeviceType, Inventory, PhysicalGpu};
 use rocm_probe::finding::Status;
-use rocm_probe::topo::{LinkKind, TopoMatrix};
+use rocm_probe::topo::TopoMatrix;
 
 use super::{Esc, node_list, status_id};
 
-/// How two physical GPUs reach each other, worst to best.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum PairKind {
-    /// A link without peer-to-peer DMA (or of another type): copies go through host memory.
-    Host,
-    /// PCIe peer-to-peer.
-    Pcie,
-    /// XGMI.
-    Xgmi,
-}
-
-impl PairKind {
-    /// The edge's class after `link`.
-    pub(super) fn class(self) -> &'static str {
-        match self {
-            PairKind::Host => "host",
-            PairKind::Pcie => "pcie",
-            PairKind::Xgmi => "xgmi",
-        }
-    }
-
-    /// For people.
-    pub(super) fn words(self) -> &'static str {
-        match self {
-            PairKind::Host => "through host memory (no peer-to-peer)",
-            PairKind::Pcie => "PCIe peer-to-peer",
-            PairKind::Xgmi => "XGMI",
-        }
-    }
-}
-
-/// One linked pair of physical GPUs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Pair {
-    /// The lower GPU index.
-    pub a: usize,
-    /// The higher GPU index.
-    pub b: usize,
-    /// The best link between any of their nodes.
-    pub kind: PairKind,
-    /// Node pairs (one node of each) with a link.
-    pub node_pairs: usize,
-}
-
-/// Unordered pairs of KFD nodes.
-type NodePairs = BTreeSet<(u32, u32)>;
+pub(super) use rocm_probe::topo::{GpuPair as Pair, PairKind};
 
 /// The links the picture and the GPU cards show.
 #[derive(Debug, Clone, Default)]
@@ -81,49 +36,12 @@ pub(super) struct Links {
 }
 
 impl Links {
-    /// Groups the node-to-node matrix by physical GPU.
+    /// The library's grouping of the node-to-node matrix by physical GPU.
     pub(super) fn from_matrix(m: &TopoMatrix, inv: &Inventory) -> Self {
-        let owner: BTreeMap<u32, usize> = inv
-            .gpus
-            .iter()
-            .flat_map(|g| g.nodes.iter().map(move |n| (*n, g.index)))
-            .collect();
-        // (GPU a, GPU b) → the best kind and the node pairs linked.
-        let mut best: BTreeMap<(usize, usize), (PairKind, NodePairs)> = BTreeMap::new();
-        for ((from, to), link) in &m.links {
-            let (Some(&ga), Some(&gb)) = (owner.get(from), owner.get(to)) else {
-                continue;
-            };
-            if ga == gb {
-                continue;
-            }
-            let kind = match link.kind {
-                LinkKind::Xgmi => PairKind::Xgmi,
-                LinkKind::Pcie if link.p2p => PairKind::Pcie,
-                _ => PairKind::Host,
-            };
-            let entry = best
-                .entry((ga.min(gb), ga.max(gb)))
-                .or_insert((PairKind::Host, BTreeSet::new()));
-            entry.0 = entry.0.max(kind);
-            entry.1.insert(((*from).min(*to), (*from).max(*to)));
+        Self {
+            pairs: rocm_probe::topo::gpu_pairs(m, inv),
+            cpus: rocm_probe::topo::gpu_cpus(m, inv),
         }
-        let pairs = best
-            .into_iter()
-            .map(|((a, b), (kind, nodes))| Pair {
-                a,
-                b,
-                kind,
-                node_pairs: nodes.len(),
-            })
-            .collect();
-        let mut cpus: BTreeMap<usize, BTreeSet<u32>> = BTreeMap::new();
-        for (node, cpu) in &m.numa {
-            if let Some(&g) = owner.get(node) {
-                cpus.entry(g).or_default().insert(*cpu);
-            }
-        }
-        Self { pairs, cpus }
     }
 
     /// The peers of GPU `g` by kind, best first.
@@ -467,7 +385,7 @@ pub(super) fn svg(
         writeln!(
             s,
             r#"<line class="link {}" data-a="{}" data-b="{}" x1="{}" y1="{}" x2="{}" y2="{}"><title>GPU {} – GPU {}: {} ({} node pair(s) linked)</title></line>"#,
-            p.kind.class(),
+            p.kind.id(),
             p.a,
             p.b,
             a.cx(),
