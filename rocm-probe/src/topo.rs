@@ -203,8 +203,9 @@ fn owners(inv: &Inventory) -> BTreeMap<u32, usize> {
 /// nodes, ordered by `(a, b)`. Pairs without an entry have no link at all.
 pub fn gpu_pairs(m: &TopoMatrix, inv: &Inventory) -> Vec<GpuPair> {
     let owner = owners(inv);
-    let mut best: BTreeMap<(usize, usize), (PairKind, std::collections::BTreeSet<(u32, u32)>)> =
-        BTreeMap::new();
+    // (GPU a, GPU b) → the best kind, and the node pairs linked.
+    type NodePairs = std::collections::BTreeSet<(u32, u32)>;
+    let mut best: BTreeMap<(usize, usize), (PairKind, NodePairs)> = BTreeMap::new();
     for ((from, to), link) in &m.links {
         let (Some(&ga), Some(&gb)) = (owner.get(from), owner.get(to)) else {
             continue;
