@@ -3,10 +3,11 @@
 //! modes, driver/ROCm/library versions — and never findings, counters, times or addresses, so
 //! a fleet can be grouped by it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+use crate::agent::Inventory;
 use crate::facts::Facts;
 
 /// One physical GPU.
@@ -86,8 +87,8 @@ impl NodeConfig {
                 });
             }
         }
-        c.compute_partition = crate::nfd::partition_mode(facts, true);
-        c.memory_partition = crate::nfd::partition_mode(facts, false);
+        c.compute_partition = partition_mode(facts, true);
+        c.memory_partition = partition_mode(facts, false);
         if let Some(m) = &facts.module {
             c.kernel = m.kernel_release.clone();
             c.amdgpu = m.version.clone();
@@ -110,6 +111,71 @@ impl NodeConfig {
         c.fingerprint = fingerprint(&c);
         c
     }
+}
+
+/// The partition mode of the machine's GPUs: one mode when every GPU that has one agrees,
+/// `mixed` when they differ, `None` when none has one. `compute` picks the compute mode (read,
+/// else derived), else the memory mode (read only).
+pub fn partition_mode(facts: &Facts, compute: bool) -> Option<String> {
+    let inv = facts.inventory.as_ref()?;
+    let modes: BTreeSet<String> = inv
+        .gpus
+        .iter()
+        .filter_map(|g| {
+            let first = inv.agents.iter().find(|a| Some(&a.node) == g.nodes.first());
+            let read = first
+                .and_then(|a| a.drm_render_minor)
+                .and_then(|m| facts.kfd.as_ref()?.render_nodes.get(&m))
+                .and_then(|r| {
+                    if compute {
+                        r.compute_partition.clone()
+                    } else {
+                        r.memory_partition.clone()
+                    }
+                })
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty());
+            match read {
+                Some(mode) => Some(mode),
+                None if compute => derived_compute_mode(inv, &g.nodes),
+                None => None,
+            }
+        })
+        .collect();
+    match modes.len() {
+        0 => None,
+        1 => modes.into_iter().next(),
+        _ => Some("mixed".to_owned()),
+    }
+}
+
+/// The compute partition mode one physical GPU's KFD nodes imply: one node with several
+/// compute dies (XCCs) is SPX, several nodes of one XCC each are CPX, 2/3/4 nodes of several
+/// XCCs are DPX/TPX/QPX; anything else has no mode.
+fn derived_compute_mode(inv: &Inventory, nodes: &[u32]) -> Option<String> {
+    let xccs: Vec<Option<u32>> = nodes
+        .iter()
+        .map(|n| {
+            inv.agents
+                .iter()
+                .find(|a| a.node == *n)
+                .and_then(|a| a.num_xcc)
+        })
+        .collect();
+    let mode = match xccs.as_slice() {
+        [] => return None,
+        [Some(x)] if *x > 1 => "SPX",
+        [_] => return None,
+        many if many.iter().all(|x| *x == Some(1)) => "CPX",
+        many if many.iter().all(|x| x.is_some_and(|x| x > 1)) => match many.len() {
+            2 => "DPX",
+            3 => "TPX",
+            4 => "QPX",
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(mode.to_owned())
 }
 
 /// The first 16 hex digits of the MD5 of the configuration's interchangeable parts, in a

@@ -220,8 +220,8 @@ impl Expectations {
                 .collect::<Option<Vec<u64>>>()
                 .and_then(|m| m.into_iter().min())
                 .map(|b| b >> 30);
-            e.gpus.compute_partition = partition(facts, true);
-            e.gpus.memory_partition = partition(facts, false);
+            e.gpus.compute_partition = crate::config::partition_mode(facts, true);
+            e.gpus.memory_partition = crate::config::partition_mode(facts, false);
             if !inv.hives.is_empty() {
                 e.gpus.xgmi_hive_complete =
                     Some(!findings.iter().any(|f| f.id == "workloads.hive-incomplete"));
@@ -343,7 +343,7 @@ impl Expectations {
             (&g.memory_partition, false, "memory partition"),
         ] {
             if let Some(want) = want {
-                let have = partition(facts, compute);
+                let have = crate::config::partition_mode(facts, compute);
                 if !have
                     .as_deref()
                     .is_some_and(|h| h.eq_ignore_ascii_case(want))
@@ -513,12 +513,6 @@ fn targets(inv: &Inventory) -> BTreeSet<String> {
     inv.gpu_agents()
         .filter_map(|a| a.gfx.map(|g| g.name()).or_else(|| a.name.clone()))
         .collect()
-}
-
-/// The partition mode: amdgpu's, else for compute the mode the KFD nodes imply
-/// ([`crate::nfd::partition_mode`]).
-fn partition(facts: &Facts, compute: bool) -> Option<String> {
-    crate::nfd::partition_mode(facts, compute)
 }
 
 /// One GPU's PCIe link.

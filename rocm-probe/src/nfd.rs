@@ -34,12 +34,10 @@
 //! several XCCs are `DPX`/`TPX`/`QPX`. A GPU with one node of one XCC (every GPU before MI300)
 //! has no mode and adds none. The memory partition mode is only ever read, never derived.
 
-use std::collections::BTreeSet;
 use std::io;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::agent::Inventory;
 use crate::facts::Facts;
 use crate::finding::Status;
 use crate::report::Report;
@@ -114,10 +112,10 @@ pub fn labels(report: &Report, facts: &Facts) -> Vec<(String, String)> {
     if let Some(v) = facts.installs.effective().and_then(|i| i.version) {
         out.push(("rocm-version".to_owned(), v.to_string()));
     }
-    if let Some(mode) = partition_mode(facts, true) {
+    if let Some(mode) = crate::config::partition_mode(facts, true) {
         out.push(("compute-partition".to_owned(), mode));
     }
-    if let Some(mode) = partition_mode(facts, false) {
+    if let Some(mode) = crate::config::partition_mode(facts, false) {
         out.push(("memory-partition".to_owned(), mode));
     }
     out.push((
@@ -130,69 +128,6 @@ pub fn labels(report: &Report, facts: &Facts) -> Vec<(String, String)> {
             (is_label_name(&name) && !value.is_empty()).then_some((name, value))
         })
         .collect()
-}
-
-/// The partition mode of the machine's GPUs: one mode when every GPU that has one agrees,
-/// `mixed` when they differ, `None` when none has one. `compute` picks the compute mode (read,
-/// else derived), else the memory mode (read only).
-pub fn partition_mode(facts: &Facts, compute: bool) -> Option<String> {
-    let inv = facts.inventory.as_ref()?;
-    let modes: BTreeSet<String> = inv
-        .gpus
-        .iter()
-        .filter_map(|g| {
-            let first = inv.agents.iter().find(|a| Some(&a.node) == g.nodes.first());
-            let read = first
-                .and_then(|a| a.drm_render_minor)
-                .and_then(|m| facts.kfd.as_ref()?.render_nodes.get(&m))
-                .and_then(|r| {
-                    if compute {
-                        r.compute_partition.clone()
-                    } else {
-                        r.memory_partition.clone()
-                    }
-                })
-                .map(|s| s.trim().to_owned())
-                .filter(|s| !s.is_empty());
-            match read {
-                Some(mode) => Some(mode),
-                None if compute => derived_compute_mode(inv, &g.nodes),
-                None => None,
-            }
-        })
-        .collect();
-    match modes.len() {
-        0 => None,
-        1 => modes.into_iter().next(),
-        _ => Some("mixed".to_owned()),
-    }
-}
-
-/// The compute partition mode one physical GPU's KFD nodes imply (module docs).
-fn derived_compute_mode(inv: &Inventory, nodes: &[u32]) -> Option<String> {
-    let xccs: Vec<Option<u32>> = nodes
-        .iter()
-        .map(|n| {
-            inv.agents
-                .iter()
-                .find(|a| a.node == *n)
-                .and_then(|a| a.num_xcc)
-        })
-        .collect();
-    let mode = match xccs.as_slice() {
-        [] => return None,
-        [Some(x)] if *x > 1 => "SPX",
-        [_] => return None,
-        many if many.iter().all(|x| *x == Some(1)) => "CPX",
-        many if many.iter().all(|x| x.is_some_and(|x| x > 1)) => match many.len() {
-            2 => "DPX",
-            3 => "TPX",
-            4 => "QPX",
-            _ => return None,
-        },
-        _ => return None,
-    };
-    Some(mode.to_owned())
 }
 
 /// Turns any text into a valid Kubernetes label value: characters outside `[A-Za-z0-9._-]`
