@@ -16,9 +16,9 @@ fn main() -> ExitCode {
     let args = args::parse();
     // One write for the whole output, not one per line (stdout is line-buffered).
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    match commands::run(&args, &mut out)
-        .and_then(|code| out.flush().map(|()| code).map_err(Into::into))
-    {
+    // The prose of everything the command builds is in the chosen language.
+    let ran = rocm_probe::i18n::scoped(args.lang(), || commands::run(&args, &mut out));
+    match ran.and_then(|code| out.flush().map(|()| code).map_err(Into::into)) {
         Ok(code) => ExitCode::from(code),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {

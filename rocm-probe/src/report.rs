@@ -8,6 +8,7 @@ use crate::checks;
 use crate::facts::Facts;
 use crate::finding::{Finding, Layer, Status, rule};
 use crate::source::Source;
+use crate::{i18n, msg};
 
 /// Who the machine is for; sets the severity of platform-tuning rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -178,8 +179,8 @@ impl Report {
                     findings: own.iter().map(|f| f.id).collect(),
                     consequence_of: blocked.map(|r| r.id),
                     note: match (own.is_empty(), blocked) {
-                        (true, Some(r)) => Some(format!("not checked: follows from {}", r.id)),
-                        (true, None) => Some("no checks for this layer in this version".to_owned()),
+                        (true, Some(r)) => Some(msg!("report.layer-follows", id = r.id)),
+                        (true, None) => Some(msg!("report.layer-no-checks")),
                         _ => None,
                     },
                 }
@@ -190,7 +191,7 @@ impl Report {
                 status: Status::Pass,
                 root_layer: 0,
                 root_cause: None,
-                summary: "No failures or warnings in the layers checked".to_owned(),
+                summary: msg!("report.healthy"),
             },
             Some(r) => Verdict {
                 status: r.status,
@@ -257,16 +258,20 @@ impl Report {
             None => {
                 let mut targets = self.facts.targets.clone();
                 targets.dedup();
-                format!(
-                    "PASS: {} GPU(s), {} agent(s){}",
-                    self.facts.gpus,
-                    self.facts.agents,
-                    if targets.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {}", targets.join(", "))
-                    }
-                )
+                let line = msg!(
+                    "report.summary-pass",
+                    gpus = self.facts.gpus,
+                    agents = self.facts.agents
+                );
+                if targets.is_empty() {
+                    line
+                } else {
+                    msg!(
+                        "report.summary-targets",
+                        line,
+                        targets = i18n::list(&targets)
+                    )
+                }
             }
         };
         // One line, whatever the summary held.

@@ -6,6 +6,7 @@ use crate::finding::{
     THUNK_SHARED,
 };
 use crate::install::{Install, InstallFacts, InstallKind, Library, RocmVersion};
+use crate::msg;
 
 /// The first ROCm release whose thunk is part of ROCr's sources ("As of ROCm 6.3.0, the ROCT
 /// Thunk Interface is now included as part of the ROCr runtime package").
@@ -18,17 +19,10 @@ const THUNK_STATIC: (u32, u32) = (4, 3);
 pub fn check(f: &Facts, _below: &[Finding]) -> Vec<Finding> {
     let facts = &f.installs;
     if !facts.captured {
-        return vec![
-            THUNK_NOT_CAPTURED
-                .finding("ROCm installs not captured in this fixture: thunk checks skipped"),
-        ];
+        return vec![THUNK_NOT_CAPTURED.finding(msg!("thunk.not-captured"))];
     }
     let Some((install, rocr)) = rocr_in_use(facts) else {
-        return vec![
-            THUNK_NO_RUNTIME.finding(
-                "No ROCr is installed, so there is no thunk to check (see runtime.no-rocm)",
-            ),
-        ];
+        return vec![THUNK_NO_RUNTIME.finding(msg!("thunk.no-runtime"))];
     };
     let rocr_evidence = Evidence::new(rocr.path(), rocr.describe());
     let version_evidence = Evidence::new(
@@ -59,10 +53,7 @@ pub fn check(f: &Facts, _below: &[Finding]) -> Vec<Finding> {
         let name = thunk.file.as_deref().unwrap_or(&thunk.name);
         return vec![
             THUNK_SHARED
-                .finding(format!(
-                    "ROCr loads the shared thunk {name} from {}",
-                    thunk.dir
-                ))
+                .finding(msg!("thunk.shared", name, dir = thunk.dir))
                 .with(rocr_evidence)
                 .with(version_evidence)
                 .with(Evidence::new(thunk.path(), thunk.describe())),
@@ -70,19 +61,12 @@ pub fn check(f: &Facts, _below: &[Finding]) -> Vec<Finding> {
     }
     if shared == Some(true) {
         let package = match install.kind {
-            InstallKind::Distribution => {
-                "the distribution's thunk package (Debian/Ubuntu: \
-                                          sudo apt install libhsakmt1)"
-            }
-            _ => "the thunk package of the same release (hsakmt-roct)",
+            InstallKind::Distribution => msg!("thunk.package-distribution"),
+            _ => msg!("thunk.package-amd"),
         };
         return vec![
             THUNK_MISSING
-                .finding(format!(
-                    "{} needs libhsakmt.so.1, which is nowhere on the library search path: every \
-                     ROCm program fails to start",
-                    install.describe()
-                ))
+                .finding(msg!("thunk.missing", install = install.describe()))
                 .with(rocr_evidence)
                 .with(version_evidence)
                 .with(Evidence::absent(format!(
@@ -90,27 +74,18 @@ pub fn check(f: &Facts, _below: &[Finding]) -> Vec<Finding> {
                     rocr.dir.trim_end_matches('/')
                 )))
                 .with(Evidence::new(
-                    "library search path",
+                    msg!("thunk.search-path"),
                     facts.search_path_text(),
                 ))
-                .remedy(format!(
-                    "Install {package}, matching ROCr's release, then run `sudo ldconfig`. Do not \
-                     copy a libhsakmt from another release: its ABI changes between releases."
-                )),
+                .remedy(msg!("thunk.missing-remedy", package)),
         ];
     }
     let why = match install.version {
-        Some(v) if v.line() >= THUNK_IN_ROCR => {
-            format!("ROCm {v}: the thunk is part of ROCr since 6.3")
-        }
-        Some(v) => format!("ROCm {v}: AMD's packages link libhsakmt statically since 4.3"),
-        None if shared.is_none() => "no shared libhsakmt.so.1 is installed; ROCr 1.14 is ROCm \
-                                     6.2.1–6.3.x, so whether it needs one cannot be told"
-            .to_owned(),
-        None if install.kind == InstallKind::Distribution => {
-            "ROCr 1.15 or later: ROCm 6.4 or later".to_owned()
-        }
-        None => "AMD's packages link libhsakmt statically into ROCr".to_owned(),
+        Some(version) if version.line() >= THUNK_IN_ROCR => msg!("thunk.why-in-rocr", version),
+        Some(version) => msg!("thunk.why-static", version),
+        None if shared.is_none() => msg!("thunk.why-unknown"),
+        None if install.kind == InstallKind::Distribution => msg!("thunk.why-distribution-new"),
+        None => msg!("thunk.why-amd-static"),
     };
     let status = if shared.is_none() {
         Status::Info
@@ -120,9 +95,10 @@ pub fn check(f: &Facts, _below: &[Finding]) -> Vec<Finding> {
     let mut finding = THUNK_BUILT_IN
         .finding_with(
             status,
-            format!(
-                "libhsakmt is linked into {} ({why})",
-                rocr.file.as_deref().unwrap_or(&rocr.name)
+            msg!(
+                "thunk.built-in",
+                rocr = rocr.file.as_deref().unwrap_or(&rocr.name),
+                why
             ),
         )
         .with(rocr_evidence)
@@ -130,7 +106,7 @@ pub fn check(f: &Facts, _below: &[Finding]) -> Vec<Finding> {
     if let Some(stray) = on_path {
         finding = finding.with(Evidence::new(
             stray.path(),
-            format!("{} (not used by this ROCr)", stray.describe()),
+            msg!("thunk.stray", library = stray.describe()),
         ));
     }
     vec![finding]

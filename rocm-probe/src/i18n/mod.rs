@@ -1,12 +1,30 @@
-//! The prose catalogue: English lives beside the code that uses it (the rule table's titles and
-//! explanations, `Layer::title`); Simplified Chinese lives in `zh/*.toml`, keyed by the same ids.
-//! `--lang` picks one; the default comes from the locale (`LC_ALL`, then `LC_MESSAGES`, then
-//! `LANG`). JSON stays language-neutral: ids, not prose.
+//! The prose, in English and Simplified Chinese.
 //!
-//! A test fails when any rule or layer lacks its Chinese text, or when the catalogue holds an id
-//! no rule has.
+//! Two catalogues: the rules' titles and explanations (English in the rule table, Chinese in
+//! `zh/*.toml`, keyed by rule id), and the messages — every sentence a report, a finding's
+//! summary, remedy or evidence is made of — in `messages/*.toml`, both languages side by side,
+//! compiled into the crate by the build script. Code names a message with [`msg!`]:
+//!
+//! ```
+//! # use rocm_probe::{i18n, msg};
+//! let n = 8;
+//! let line = i18n::scoped(i18n::Lang::Zh, || msg!("report.summary-pass", gpus = n, agents = 64));
+//! assert_eq!(line, "通过：8 个 GPU，64 个代理");
+//! ```
+//!
+//! The language is the calling thread's, set for the length of one call with [`scoped`]
+//! (English otherwise), the way a locale is: checks and describers need no language parameter,
+//! and a report built in Chinese has its prose fields — and only those — in Chinese. `--lang`
+//! picks it; the default comes from the locale (`LC_ALL`, then `LC_MESSAGES`, then `LANG`). Ids,
+//! statuses and values stay as they are in every language.
+//!
+//! A test fails when any rule, layer or message lacks either language, when the two languages of
+//! a message disagree on placeholders, when code names a message the catalogue lacks, or when the
+//! catalogue holds one nothing names.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::fmt::{Display, Write as _};
 use std::sync::LazyLock;
 
 use serde::Deserialize;
@@ -43,6 +61,131 @@ impl Lang {
             .find_map(|k| get(k).filter(|v| !v.is_empty()))
             .map_or(Self::En, |v| Self::from_locale(&v))
     }
+}
+
+#[cfg(test)]
+mod catalogue;
+
+include!(concat!(env!("OUT_DIR"), "/messages.rs"));
+
+thread_local! {
+    static CURRENT: Cell<Lang> = const { Cell::new(Lang::En) };
+}
+
+/// The calling thread's language: English unless inside [`scoped`].
+pub fn current() -> Lang {
+    CURRENT.with(Cell::get)
+}
+
+/// Runs `f` with `lang` as the calling thread's language, restoring the previous one after, also
+/// when `f` unwinds.
+pub fn scoped<R>(lang: Lang, f: impl FnOnce() -> R) -> R {
+    struct Restore(Lang);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            CURRENT.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(CURRENT.with(|c| c.replace(lang)));
+    f()
+}
+
+/// A message's template in `lang`, or `None` for a key the catalogue lacks.
+pub fn template(key: &str, lang: Lang) -> Option<&'static str> {
+    let i = MESSAGES.binary_search_by(|(k, _, _)| (*k).cmp(key)).ok()?;
+    let (_, en, zh) = MESSAGES[i];
+    Some(match lang {
+        Lang::En => en,
+        Lang::Zh => zh,
+    })
+}
+
+/// The message `key` in the current language with its `{placeholders}` filled from `args`.
+/// Use [`msg!`] rather than calling this. A key or argument the catalogue does not know is a bug
+/// caught by the tests (debug builds assert); a release build shows the key or the placeholder
+/// rather than stop a probe over a sentence.
+pub fn text(key: &str, args: &[(&str, &dyn Display)]) -> String {
+    let Some(template) = template(key, current()) else {
+        debug_assert!(false, "message {key} is not in the catalogue");
+        return key.to_owned();
+    };
+    fill(key, template, args)
+}
+
+fn fill(key: &str, template: &str, args: &[(&str, &dyn Display)]) -> String {
+    let mut out = String::with_capacity(template.len() + 16 * args.len());
+    let mut rest = template;
+    while let Some(i) = rest.find(['{', '}']) {
+        out.push_str(&rest[..i]);
+        let brace = rest.as_bytes()[i];
+        rest = &rest[i + 1..];
+        if rest.as_bytes().first() == Some(&brace) {
+            out.push(char::from(brace));
+            rest = &rest[1..];
+            continue;
+        }
+        if brace == b'}' {
+            out.push('}');
+            continue;
+        }
+        let Some(end) = rest.find('}') else {
+            out.push('{');
+            continue;
+        };
+        let name = &rest[..end];
+        rest = &rest[end + 1..];
+        match args.iter().find(|(n, _)| *n == name) {
+            Some((_, value)) => {
+                let _ = write!(out, "{value}");
+            }
+            None => {
+                debug_assert!(false, "message {key}: no value for {{{name}}}");
+                let _ = write!(out, "{{{name}}}");
+            }
+        }
+    }
+    out.push_str(rest);
+    debug_assert!(
+        args.iter()
+            .all(|(n, _)| template.contains(&format!("{{{n}}}"))),
+        "message {key}: an argument its template does not use"
+    );
+    out
+}
+
+/// A list in the current language: `a, b, c` in English, `a、b、c` in Chinese.
+pub fn list<T: Display>(items: impl IntoIterator<Item = T>) -> String {
+    let sep = match current() {
+        Lang::En => ", ",
+        Lang::Zh => "、",
+    };
+    join(items, sep)
+}
+
+/// Items joined with `sep`.
+pub fn join<T: Display>(items: impl IntoIterator<Item = T>, sep: &str) -> String {
+    let mut out = String::new();
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        let _ = write!(out, "{item}");
+    }
+    out
+}
+
+/// The message `key` in the current language, its placeholders filled by name:
+/// `msg!("thunk.shared", name = lib, dir)` (a bare name is shorthand for `dir = dir`).
+#[macro_export]
+macro_rules! msg {
+    (@value $name:ident) => { $name };
+    (@value $name:ident = $value:expr) => { $value };
+    ($key:literal $(, $name:ident $(= $value:expr)?)* $(,)?) => {
+        $crate::i18n::text(
+            $key,
+            &[$((stringify!($name), &$crate::msg!(@value $name $(= $value)?) as &dyn ::std::fmt::Display)),*],
+        )
+    };
 }
 
 #[derive(Debug, Deserialize)]
@@ -208,6 +351,103 @@ mod tests {
                 assert!(cjk(rule_explain(r, Lang::Zh)), "{}: explain", r.id);
             }
         }
+    }
+
+    fn message_files() -> Vec<(String, String)> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/i18n/messages");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .map(|p| {
+                (
+                    p.display().to_string(),
+                    std::fs::read_to_string(&p).unwrap(),
+                )
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// The build script refuses a broken catalogue; this says the same in a test, so that a
+    /// message lacking a language fails `cargo test` with the message's key.
+    #[test]
+    fn every_message_has_both_languages_with_the_same_placeholders() {
+        let mut all = Vec::new();
+        for (name, text) in message_files() {
+            all.extend(catalogue::parse(&name, &text).unwrap_or_else(|e| panic!("{e}")));
+        }
+        let problems = catalogue::check(&all);
+        assert!(problems.is_empty(), "{problems:#?}");
+        assert_eq!(all.len(), MESSAGES.len(), "the compiled table is the files");
+        assert!(MESSAGES.is_sorted_by(|a, b| a.0 < b.0));
+        let broken = [
+            ("x.toml", "[a]\nen = \"only English\"\n"),
+            ("x.toml", "[a]\nen = \"{n} found\"\nzh = \"找到 {m}\"\n"),
+            ("x.toml", "[a]\nen = \"found\"\nzh = \"found\"\n"),
+        ];
+        for (name, text) in broken {
+            let parsed = catalogue::parse(name, text);
+            assert!(
+                parsed.is_err() || !catalogue::check(&parsed.unwrap()).is_empty(),
+                "{text}"
+            );
+        }
+    }
+
+    /// Every key code names is in the catalogue, and every catalogue key is named by code: the
+    /// keys are read from the sources of this crate and the CLI.
+    #[test]
+    fn code_and_catalogue_name_the_same_messages() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut used = std::collections::BTreeSet::new();
+        let mut stack = vec![root.join("rocm-probe/src"), root.join("rocm-probe-cli/src")];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|x| x == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    let key = |part: &str| {
+                        let rest = part.trim_start().strip_prefix('"')?;
+                        let key = &rest[..rest.find('"')?];
+                        let plain = key.chars().all(|c| {
+                            c.is_ascii_lowercase() || c.is_ascii_digit() || c == '.' || c == '-'
+                        });
+                        (plain && key.contains('.')).then(|| key.to_owned())
+                    };
+                    for call in ["msg!(", "i18n::text("] {
+                        used.extend(text.split(call).skip(1).filter_map(key));
+                    }
+                }
+            }
+        }
+        let known: std::collections::BTreeSet<String> =
+            MESSAGES.iter().map(|m| m.0.to_owned()).collect();
+        let missing: Vec<_> = used.difference(&known).collect();
+        let unused: Vec<_> = known.difference(&used).collect();
+        assert!(
+            missing.is_empty(),
+            "named in code, not in the catalogue: {missing:?}"
+        );
+        assert!(
+            unused.is_empty(),
+            "in the catalogue, named by no code: {unused:?}"
+        );
+    }
+
+    #[test]
+    fn messages_fill_by_name_in_the_current_language() {
+        let (gpus, agents) = (8, 64);
+        let en = msg!("report.summary-pass", gpus, agents);
+        assert_eq!(en, "PASS: 8 GPU(s), 64 agent(s)");
+        let zh = scoped(Lang::Zh, || msg!("report.summary-pass", gpus, agents));
+        assert_eq!(zh, "通过：8 个 GPU，64 个代理");
+        assert_eq!(current(), Lang::En, "restored after the scope");
+        assert_eq!(scoped(Lang::Zh, || list(["a", "b"])), "a、b");
+        assert_eq!(fill("k", "{{literal}} {x}", &[("x", &1)]), "{literal} 1");
     }
 
     #[test]
