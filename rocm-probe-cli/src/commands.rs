@@ -336,11 +336,7 @@ fn explain(id: Option<&str>, lang: rocm_probe::i18n::Lang, out: &mut dyn Write) 
     )?;
     writeln!(out)?;
     let text = i18n::rule_explain(r, lang);
-    // Chinese has no spaces to wrap at: it is printed as one paragraph for the terminal to wrap.
-    match lang {
-        i18n::Lang::En => writeln!(out, "{}", render::wrap(text, 96))?,
-        i18n::Lang::Zh => writeln!(out, "{text}")?,
-    }
+    writeln!(out, "{}", render::wrap(text, 96))?;
     Ok(OK)
 }
 

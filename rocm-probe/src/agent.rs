@@ -4,6 +4,7 @@
 //! Only fields sysfs can give are here. Queue sizes, pools, grid and workgroup limits are ROCr's
 //! and come only from active probes.
 
+use crate::msg;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -346,14 +347,14 @@ impl Inventory {
                                 crate::topology::TOPOLOGY_DIR,
                                 node.id
                             ),
-                            "GPU node without gfx_target_version and with an unknown device_id",
+                            msg!("facts.gpu-without-target"),
                         ));
                     }
                     agents.push(gpu_agent(node, gfx, xnack, facts));
                 }
                 NodeKind::Unknown => problems.push(Problem::new(
                     format!("{}/nodes/{}", crate::topology::TOPOLOGY_DIR, node.id),
-                    "node skipped: CPU or GPU cannot be told (no readable simd_count)",
+                    msg!("facts.node-kind-unknown"),
                 )),
             }
         }
@@ -586,7 +587,7 @@ fn group_physical(agents: &mut [Agent], problems: &mut Vec<Problem>) -> Vec<Phys
                             crate::topology::TOPOLOGY_DIR,
                             a.node
                         ),
-                        format!("same PCI location_id {l} as node {first}: a duplicated node?"),
+                        msg!("facts.duplicated-node", location = l, first),
                     ));
                 }
             }

@@ -13,6 +13,7 @@
 //! Every read goes through the [`SysRoot`]; unreadable directories are kept in
 //! [`CompilerFacts::problems`].
 
+use crate::msg;
 use std::collections::BTreeSet;
 
 use serde::Serialize;
@@ -140,7 +141,7 @@ impl CompilerFacts {
             .map(|i| (i.prefix.trim_end_matches('/').to_owned(), i.describe()))
             .collect();
         if !prefixes.iter().any(|(p, _)| p == "/usr") {
-            prefixes.push(("/usr".to_owned(), "the distribution's /usr".to_owned()));
+            prefixes.push(("/usr".to_owned(), msg!("facts.distribution-usr")));
         }
         for (prefix, describe) in prefixes {
             let entry = facts.one(root, &prefix, describe);

@@ -2,6 +2,7 @@
 //! (the PCI function for whole GPUs; partitions past the first are platform devices without
 //! most of these files).
 
+use crate::msg;
 use serde::Serialize;
 
 use crate::problem::{Problem, optional};
@@ -86,7 +87,7 @@ impl RenderNode {
             if parsed.is_none() {
                 problems.push(Problem::new(
                     format!("{dir}/{name}"),
-                    format!("{v:?} is not a number"),
+                    msg!("facts.not-a-number", text = format!("{v:?}")),
                 ));
             }
             parsed
@@ -98,7 +99,7 @@ impl RenderNode {
             if parsed.is_none() {
                 problems.push(Problem::new(
                     format!("{dir}/revision"),
-                    format!("{t:?} is not a hex revision"),
+                    msg!("facts.not-hex-revision", text = format!("{t:?}")),
                 ));
             }
             parsed

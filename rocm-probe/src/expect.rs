@@ -26,6 +26,7 @@
 //! worst = "warn"                         # the worst status that still exits 0
 //! ```
 
+use crate::msg;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -296,18 +297,16 @@ impl Expectations {
         if let Some(want) = g.physical
             && gpus.len() != want
         {
-            unmet.push(format!(
-                "physical GPUs: expected {want}, found {}",
-                gpus.len()
-            ));
+            unmet.push(msg!("expect.physical", want, have = gpus.len()));
         }
         if let Some(want) = g.agents_per_gpu {
             for p in gpus.iter().filter(|p| p.nodes.len() != want) {
-                unmet.push(format!(
-                    "GPU {} ({}): expected {want} agents (partitions), found {}",
-                    p.index,
-                    p.pci_address.as_deref().unwrap_or("?"),
-                    p.nodes.len()
+                unmet.push(msg!(
+                    "expect.agents",
+                    gpu = p.index,
+                    address = p.pci_address.as_deref().unwrap_or("?"),
+                    want,
+                    have = p.nodes.len()
                 ));
             }
         }
@@ -315,10 +314,10 @@ impl Expectations {
             let have = inv.map(targets).unwrap_or_default();
             let want: BTreeSet<String> = want.iter().cloned().collect();
             if have != want {
-                unmet.push(format!(
-                    "targets: expected {}, found {}",
-                    join(&want),
-                    join(&have)
+                unmet.push(msg!(
+                    "expect.targets",
+                    want = join(&want),
+                    have = join(&have)
                 ));
             }
         }
@@ -326,21 +325,14 @@ impl Expectations {
             for p in &gpus {
                 match p.memory_bytes {
                     Some(b) if b >> 30 >= want => {}
-                    Some(b) => unmet.push(format!(
-                        "GPU {}: expected at least {want} GiB, found {} GiB",
-                        p.index,
-                        b >> 30
-                    )),
-                    None => unmet.push(format!(
-                        "GPU {}: expected at least {want} GiB, memory size unknown",
-                        p.index
-                    )),
+                    Some(b) => unmet.push(msg!("expect.vram", gpu = p.index, want, have = b >> 30)),
+                    None => unmet.push(msg!("expect.vram-unknown", gpu = p.index, want)),
                 }
             }
         }
         for (want, compute, what) in [
-            (&g.compute_partition, true, "compute partition"),
-            (&g.memory_partition, false, "memory partition"),
+            (&g.compute_partition, true, msg!("expect.compute-partition")),
+            (&g.memory_partition, false, msg!("expect.memory-partition")),
         ] {
             if let Some(want) = want {
                 let have = crate::config::partition_mode(facts, compute);
@@ -348,9 +340,11 @@ impl Expectations {
                     .as_deref()
                     .is_some_and(|h| h.eq_ignore_ascii_case(want))
                 {
-                    unmet.push(format!(
-                        "{what}: expected {want}, found {}",
-                        have.as_deref().unwrap_or("unknown")
+                    unmet.push(msg!(
+                        "expect.partition",
+                        what,
+                        want,
+                        have = have.unwrap_or_else(|| msg!("expect.unknown"))
                     ));
                 }
             }
@@ -358,16 +352,13 @@ impl Expectations {
         if g.xgmi_hive_complete == Some(true) {
             let hives = inv.map_or(0, |i| i.hives.len());
             if hives == 0 {
-                unmet.push("XGMI: expected complete hives, found no hive".to_owned());
+                unmet.push(msg!("expect.no-hive"));
             } else if let Some(f) = below.iter().find(|f| f.id == "workloads.hive-incomplete") {
-                unmet.push(format!(
-                    "XGMI: expected complete hives, found: {}",
-                    f.summary
-                ));
+                unmet.push(msg!("expect.hive-incomplete", found = f.summary));
             }
         }
         if !unmet.is_empty() {
-            out.push(unmet_finding(EXPECT_GPUS, "GPUs", &unmet));
+            out.push(unmet_finding(EXPECT_GPUS, &msg!("expect.gpus"), &unmet));
         }
     }
 
@@ -378,31 +369,40 @@ impl Expectations {
         let mut unmet = Vec::new();
         let links = pcie_links(facts);
         if links.is_empty() {
-            unmet.push("PCIe: expected GPU links, none known (PCI bus not captured?)".to_owned());
+            unmet.push(msg!("expect.no-pcie"));
         }
         for l in &links {
             if let Some(want) = self.pcie.min_gen
                 && l.gen_max.is_none_or(|g| g < want)
             {
-                unmet.push(format!(
-                    "{}: expected PCIe gen ≥ {want}, found {}",
-                    l.address,
-                    l.gen_max
-                        .map_or("unknown".to_owned(), |g| format!("gen {g}"))
+                unmet.push(msg!(
+                    "expect.pcie-gen",
+                    address = l.address,
+                    want,
+                    have = l
+                        .gen_max
+                        .map_or_else(|| msg!("expect.unknown"), |g| format!("gen {g}"))
                 ));
             }
             if let Some(want) = self.pcie.min_width
                 && l.width.is_none_or(|w| w < want)
             {
-                unmet.push(format!(
-                    "{}: expected width ≥ x{want}, found {}",
-                    l.address,
-                    l.width.map_or("unknown".to_owned(), |w| format!("x{w}"))
+                unmet.push(msg!(
+                    "expect.pcie-width",
+                    address = l.address,
+                    want,
+                    have = l
+                        .width
+                        .map_or_else(|| msg!("expect.unknown"), |w| format!("x{w}"))
                 ));
             }
         }
         if !unmet.is_empty() {
-            out.push(unmet_finding(EXPECT_PCIE, "PCIe links", &unmet));
+            out.push(unmet_finding(
+                EXPECT_PCIE,
+                &msg!("expect.pcie-links"),
+                &unmet,
+            ));
         }
     }
 
@@ -415,16 +415,16 @@ impl Expectations {
             .map(|v| v.to_string());
         let module = facts.module.as_ref();
         for (rule, what, want, have) in [
-            (EXPECT_ROCM, "ROCm", &v.rocm, rocm),
+            (EXPECT_ROCM, "ROCm".to_owned(), &v.rocm, rocm),
             (
                 EXPECT_AMDGPU,
-                "amdgpu module",
+                msg!("expect.amdgpu-module"),
                 &v.amdgpu,
                 module.and_then(|m| m.version.clone()),
             ),
             (
                 EXPECT_KERNEL,
-                "kernel",
+                msg!("expect.kernel"),
                 &v.kernel,
                 module.and_then(|m| m.kernel_release.clone()),
             ),
@@ -435,14 +435,9 @@ impl Expectations {
             };
             let ok = have.as_deref().is_some_and(|h| range.matches(h));
             if !ok {
-                out.push(unmet_finding(
-                    rule,
-                    what,
-                    &[format!(
-                        "{what} version: expected {want}, found {}",
-                        have.as_deref().unwrap_or("none")
-                    )],
-                ));
+                let have = have.unwrap_or_else(|| msg!("expect.none"));
+                let unmet = msg!("expect.version", what, want, have);
+                out.push(unmet_finding(rule, &what, &[unmet]));
             }
         }
     }
@@ -458,14 +453,18 @@ impl Expectations {
                     .iter()
                     .any(|i| i.present.iter().any(|p| p.name.eq_ignore_ascii_case(lib)));
                 unmet.push(if installed {
-                    format!("{lib}: expected kernels for every GPU, found a gap (see layer 5)")
+                    msg!("expect.library-gap", library = lib)
                 } else {
-                    format!("{lib}: expected installed, found none")
+                    msg!("expect.not-installed", name = lib)
                 });
             }
         }
         if !unmet.is_empty() {
-            out.push(unmet_finding(EXPECT_LIBRARIES, "libraries", &unmet));
+            out.push(unmet_finding(
+                EXPECT_LIBRARIES,
+                &msg!("expect.libraries"),
+                &unmet,
+            ));
         }
         let ready = ready_frameworks(below);
         let mut unmet = Vec::new();
@@ -475,30 +474,35 @@ impl Expectations {
                     f.id == "workloads.framework" && f.summary.starts_with(&format!("{fw} "))
                 });
                 unmet.push(if found {
-                    format!("{fw}: expected ready on every GPU, found not ready (see layer 7)")
+                    msg!("expect.framework-not-ready", framework = fw)
                 } else {
-                    format!("{fw}: expected installed, found none")
+                    msg!("expect.not-installed", name = fw)
                 });
             }
         }
         if !unmet.is_empty() {
-            out.push(unmet_finding(EXPECT_FRAMEWORKS, "frameworks", &unmet));
+            out.push(unmet_finding(
+                EXPECT_FRAMEWORKS,
+                &msg!("expect.frameworks"),
+                &unmet,
+            ));
         }
     }
 }
 
 fn unmet_finding(rule: crate::finding::Rule, what: &str, unmet: &[String]) -> Finding {
-    let mut summary = format!("{what} do not meet the expectations: {}", unmet[0]);
+    let mut summary = msg!("expect.unmet", what, first = unmet[0]);
     if unmet.len() > 1 {
-        summary.push_str(&format!(" (and {} more)", unmet.len() - 1));
+        summary = msg!("expect.unmet-more", summary, more = unmet.len() - 1);
     }
+    let source = msg!("expect.source");
     rule.finding(summary)
-        .with_all(unmet.iter().map(|u| Evidence::new("expect", u.clone())))
+        .with_all(unmet.iter().map(|u| Evidence::new(&source, u.clone())))
 }
 
 fn join(set: &BTreeSet<String>) -> String {
     if set.is_empty() {
-        "none".to_owned()
+        msg!("expect.none")
     } else {
         set.iter().cloned().collect::<Vec<_>>().join(", ")
     }

@@ -23,6 +23,7 @@
 //! path is kept in [`SiteDir::also`]. Unreadable or binary files are kept in
 //! [`FrameworkFacts::problems`].
 
+use crate::msg;
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
@@ -790,7 +791,7 @@ impl Collector<'_> {
                     None => self
                         .facts
                         .problems
-                        .push(Problem::new(metadata, "no Name/Version header")),
+                        .push(Problem::new(metadata, msg!("facts.no-name-version"))),
                 }
             }
             d
@@ -832,7 +833,7 @@ impl Collector<'_> {
                 (Some(v), _) => (
                     Some(v),
                     version_file,
-                    Some(format!("local version label +{}", tag.unwrap_or(""))),
+                    Some(msg!("facts.local-version-label", tag = tag.unwrap_or(""))),
                 ),
                 (None, Some(v)) => (
                     Some(v),

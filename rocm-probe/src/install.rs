@@ -11,6 +11,7 @@
 //! Unreadable or malformed install files are kept in [`InstallFacts::problems`] and reported by
 //! the runtime layer, not as driver or platform input.
 
+use crate::msg;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
@@ -225,7 +226,7 @@ impl LibSet {
         parts.extend(self.hip.iter().map(Library::describe));
         parts.extend(self.hsakmt.iter().map(Library::describe));
         if parts.is_empty() {
-            "no ROCr, HIP or libhsakmt".to_owned()
+            msg!("facts.no-runtime-libraries")
         } else {
             parts.join(", ")
         }
@@ -256,11 +257,11 @@ pub struct Install {
 impl Install {
     /// `ROCm 6.2.0 at /opt/rocm-6.2.0`.
     pub fn describe(&self) -> String {
-        let version = self.version.map_or_else(
-            || "ROCm (version unknown)".to_owned(),
-            |v| format!("ROCm {v}"),
-        );
-        format!("{version} at {}", self.prefix)
+        let prefix = &self.prefix;
+        match self.version {
+            Some(version) => msg!("facts.install", version, prefix),
+            None => msg!("facts.install-unknown", prefix),
+        }
     }
 }
 
@@ -643,7 +644,7 @@ impl Collector<'_> {
             let install = libs.runtime().then(|| self.install_of_dir(&probe, &libs));
             if let Some(i) = install {
                 let via = match origin.as_str() {
-                    "default" => format!("default library path ({dir})"),
+                    "default" => msg!("facts.via-default-path", dir),
                     o => format!("{o} ({dir})"),
                 };
                 push_via(&mut self.facts.installs[i], via);

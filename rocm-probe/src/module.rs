@@ -1,6 +1,7 @@
 //! The amdgpu kernel module as `/sys/module/amdgpu` shows it — never `lsmod`, which misses a
 //! built-in amdgpu.
 
+use crate::msg;
 use serde::Serialize;
 
 use crate::problem::{Problem, optional};
@@ -39,7 +40,10 @@ impl AmdgpuParameters {
         let noretry = optional(root.read_value(&path), problems).and_then(|text| {
             let parsed = text.parse().ok();
             if parsed.is_none() {
-                problems.push(Problem::new(path, format!("{text:?} is not an integer")));
+                problems.push(Problem::new(
+                    path,
+                    msg!("facts.not-an-integer", text = format!("{text:?}")),
+                ));
             }
             parsed
         });

@@ -47,16 +47,18 @@ impl fmt::Display for Problem {
 
 impl From<ReadError> for Problem {
     fn from(e: ReadError) -> Self {
-        let hint = match e.kind {
-            ReadErrorKind::PermissionDenied => " (a device cgroup hides GPUs this way)",
-            _ => "",
+        let message = match e.kind {
+            ReadErrorKind::PermissionDenied => {
+                crate::msg!("facts.permission-hint", error = e.kind)
+            }
+            _ => e.kind.to_string(),
         };
         let kind = match e.kind {
             ReadErrorKind::NotText => ProblemKind::Malformed,
             _ => ProblemKind::Unreadable,
         };
         Problem {
-            message: format!("{}{hint}", e.kind),
+            message,
             path: e.path,
             kind,
         }

@@ -20,15 +20,21 @@ pub(crate) fn convert<T: TryFrom<u64>>(
     problems: &mut Vec<String>,
 ) -> Option<T> {
     let Some(value) = parse_u64(text) else {
-        problems.push(format!("key `{key}`: {text:?} is not an unsigned number"));
+        problems.push(crate::msg!(
+            "facts.key-not-unsigned",
+            key,
+            text = format!("{text:?}")
+        ));
         return None;
     };
     match T::try_from(value) {
         Ok(v) => Some(v),
         Err(_) => {
-            problems.push(format!(
-                "key `{key}`: {value} does not fit in {} bits",
-                std::mem::size_of::<T>() * 8
+            problems.push(crate::msg!(
+                "facts.key-too-wide",
+                key,
+                value,
+                bits = std::mem::size_of::<T>() * 8
             ));
             None
         }
@@ -71,11 +77,11 @@ macro_rules! properties {
                     let mut words = line.split_whitespace();
                     let Some(key) = words.next() else { continue };
                     let Some(value) = words.next() else {
-                        problems.push(format!("line {}: key `{key}` has no value", i + 1));
+                        problems.push($crate::msg!("facts.key-no-value", line = i + 1, key));
                         continue;
                     };
                     if words.next().is_some() {
-                        problems.push(format!("line {}: key `{key}` has more than one value", i + 1));
+                        problems.push($crate::msg!("facts.key-many-values", line = i + 1, key));
                         continue;
                     }
                     let repeated = match Self::KEYS.iter().position(|k| *k == key) {
@@ -87,7 +93,7 @@ macro_rules! properties {
                         None => this.extra.contains_key(key),
                     };
                     if repeated {
-                        problems.push(format!("line {}: key `{key}` repeated; first value kept", i + 1));
+                        problems.push($crate::msg!("facts.key-repeated", line = i + 1, key));
                         continue;
                     }
                     match key {
@@ -95,8 +101,10 @@ macro_rules! properties {
                         $($( $tkey => this.$tfield = Some(value.to_owned()), )*)?
                         _ => match $crate::properties::parse_u64(value) {
                             Some(v) => { this.extra.insert(key.to_owned(), v); }
-                            None => problems.push(format!(
-                                "unknown key `{key}`: {value:?} is not an unsigned number"
+                            None => problems.push($crate::msg!(
+                                "facts.unknown-key-not-unsigned",
+                                key,
+                                value = format!("{value:?}")
                             )),
                         },
                     }

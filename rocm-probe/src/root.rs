@@ -5,6 +5,7 @@
 //! target resolves inside the fixture and nothing can resolve outside it; the live root lets the
 //! kernel follow links, since sysfs is built out of them.
 
+use crate::msg;
 use std::collections::HashMap;
 use std::fmt;
 use std::fs::{File, OpenOptions};
@@ -72,16 +73,17 @@ impl fmt::Display for ReadError {
 impl fmt::Display for ReadErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::NotFound => f.write_str("not found"),
-            Self::PermissionDenied => f.write_str("permission denied"),
-            Self::WrongType => f.write_str("not the expected kind of file (file vs directory)"),
-            Self::NotRegular => f.write_str("not a regular file (FIFO, socket or device)"),
-            Self::TooLarge => write!(f, "larger than {READ_CAP} bytes"),
-            Self::NotText => f.write_str("binary content (NUL bytes or invalid UTF-8)"),
-            Self::EscapesRoot { target } => {
-                write!(f, "symlink to {target:?} points outside the root")
-            }
-            Self::SymlinkLoop => f.write_str("too many levels of symbolic links"),
+            Self::NotFound => f.write_str(&msg!("facts.read-not-found")),
+            Self::PermissionDenied => f.write_str(&msg!("facts.read-permission-denied")),
+            Self::WrongType => f.write_str(&msg!("facts.read-wrong-type")),
+            Self::NotRegular => f.write_str(&msg!("facts.read-not-regular")),
+            Self::TooLarge => f.write_str(&msg!("facts.read-too-large", cap = READ_CAP)),
+            Self::NotText => f.write_str(&msg!("facts.read-not-text")),
+            Self::EscapesRoot { target } => f.write_str(&msg!(
+                "facts.read-escapes-root",
+                target = format!("{target:?}")
+            )),
+            Self::SymlinkLoop => f.write_str(&msg!("facts.read-symlink-loop")),
             Self::Io(msg) => f.write_str(msg),
         }
     }

@@ -24,6 +24,7 @@
 //! `None`, never guessed. In a fixture without `[env]` `PATH` there is no `PATH`; when neither
 //! `PATH` nor the installs were captured, nothing is looked at ([`ToolFacts::captured`]).
 
+use crate::msg;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
@@ -508,7 +509,7 @@ impl Collector<'_> {
                     match text.lines().next().map(str::trim).filter(|v| is_version(v)) {
                         Some(v) => Some(v.to_owned()),
                         None => {
-                            problems.push(Problem::new(&path, "no version on its first line"));
+                            problems.push(Problem::new(&path, msg!("facts.no-version-first-line")));
                             None
                         }
                     }

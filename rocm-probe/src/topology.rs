@@ -3,6 +3,7 @@
 //! Nodes are numbered 0..N-1 with no upper bound; every value is optional; anything malformed
 //! becomes a [`Problem`] naming the path, and the rest of the tree is still read.
 
+use crate::msg;
 use serde::Serialize;
 
 use crate::problem::{Problem, optional};
@@ -231,7 +232,7 @@ impl Topology {
                 if !stable {
                     topology.problems.push(Problem::new(
                         format!("{TOPOLOGY_DIR}/generation_id"),
-                        format!("changed during {GENERATION_RETRIES} scans (GPU hot-plug?)"),
+                        msg!("facts.generation-changed", retries = GENERATION_RETRIES),
                     ));
                 }
                 return Ok(topology);
@@ -243,8 +244,12 @@ impl Topology {
 fn read_generation(root: &SysRoot) -> Result<u64, Option<Problem>> {
     let path = format!("{TOPOLOGY_DIR}/generation_id");
     match root.read_value(&path) {
-        Ok(text) => crate::properties::parse_u64(&text)
-            .ok_or_else(|| Some(Problem::new(path, format!("{text:?} is not a number")))),
+        Ok(text) => crate::properties::parse_u64(&text).ok_or_else(|| {
+            Some(Problem::new(
+                path,
+                msg!("facts.not-a-number", text = format!("{text:?}")),
+            ))
+        }),
         Err(e) if e.is_not_found() => Err(None),
         Err(e) => Err(Some(Problem::from(e))),
     }
@@ -268,7 +273,7 @@ fn scan(root: &SysRoot, scope: Scope) -> Result<Topology, ReadError> {
             Ok(id) if id.to_string() == name => ids.push(id),
             _ => topology.problems.push(Problem::new(
                 format!("{nodes_dir}/{name}"),
-                "not a node directory (node directories are named 0, 1, 2, …)",
+                msg!("facts.not-node-dir"),
             )),
         }
     }
@@ -339,7 +344,7 @@ fn read_indexed<T>(
             Ok(i) if i.to_string() == name => ids.push(i),
             _ => problems.push(Problem::new(
                 format!("{dir}/{name}"),
-                "not an index directory (named 0, 1, 2, …)",
+                msg!("facts.not-index-dir"),
             )),
         }
     }
@@ -389,7 +394,7 @@ fn read_number(root: &SysRoot, path: &str, problems: &mut Vec<Problem>) -> Optio
         _ => {
             problems.push(Problem::new(
                 path.to_owned(),
-                format!("{text:?} is not a 32-bit unsigned number"),
+                msg!("facts.not-u32", text = format!("{text:?}")),
             ));
             None
         }

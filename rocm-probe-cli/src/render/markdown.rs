@@ -5,10 +5,11 @@
 use std::io::{self, Write};
 
 use rocm_probe::finding::Status;
+use rocm_probe::i18n;
 use rocm_probe::snapshot::redact_text;
-use rocm_probe::{Facts, Report, Source};
+use rocm_probe::{Facts, Report, Source, msg};
 
-use super::report::{Style, text};
+use super::report::{Style, layer_name, text};
 
 /// A table cell: no pipes or newlines.
 fn cell(s: &str) -> String {
@@ -23,20 +24,26 @@ pub fn markdown(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let v = &report.verdict;
-    writeln!(out, "### rocm-probe report")?;
+    let word = |s: Status| i18n::status_word(s, i18n::current());
+    writeln!(out, "{}", msg!("cli.md-title"))?;
     writeln!(out)?;
-    match v.root_cause {
-        Some(id) => writeln!(
-            out,
-            "**{}** — {} (root cause `{id}`, layer {})",
-            v.status.word(),
-            redact_text(&v.summary),
-            v.root_layer
-        )?,
-        None => writeln!(out, "**PASS** — {}", redact_text(&v.summary))?,
-    }
+    let verdict = match v.root_cause {
+        Some(id) => msg!(
+            "cli.md-verdict-root",
+            status = word(v.status),
+            summary = redact_text(&v.summary),
+            id,
+            layer = v.root_layer
+        ),
+        None => msg!(
+            "cli.md-verdict-healthy",
+            status = word(Status::Pass),
+            summary = redact_text(&v.summary)
+        ),
+    };
+    writeln!(out, "{verdict}")?;
     writeln!(out)?;
-    writeln!(out, "| layer | status | findings that warn or fail |")?;
+    writeln!(out, "{}", msg!("cli.md-table-head"))?;
     writeln!(out, "|---|---|---|")?;
     for l in &report.layers {
         let bad: Vec<String> = report
@@ -49,8 +56,8 @@ pub fn markdown(
             out,
             "| {} {} | {} | {} |",
             l.number,
-            l.layer,
-            l.status.word(),
+            layer_name(l.layer),
+            word(l.status),
             cell(&bad.join("<br>"))
         )?;
     }
@@ -66,7 +73,7 @@ pub fn markdown(
         .collect();
     if !remedies.is_empty() {
         writeln!(out)?;
-        writeln!(out, "**What to do**")?;
+        writeln!(out, "{}", msg!("cli.md-what-to-do"))?;
         writeln!(out)?;
         for r in remedies {
             writeln!(out, "{r}")?;
@@ -85,10 +92,7 @@ pub fn markdown(
     )?;
     let full = redact_text(&String::from_utf8_lossy(&full));
     writeln!(out)?;
-    writeln!(
-        out,
-        "<details><summary>Full report (every layer, with evidence)</summary>"
-    )?;
+    writeln!(out, "{}", msg!("cli.md-details"))?;
     writeln!(out)?;
     // A fence longer than any run of backticks inside.
     let fence = "`".repeat(3.max(longest_backtick_run(&full) + 1));
@@ -103,9 +107,12 @@ pub fn markdown(
     writeln!(out)?;
     writeln!(
         out,
-        "<sub>rocm-probe {} · fingerprint `{}`</sub>",
-        env!("CARGO_PKG_VERSION"),
-        report.facts.config.fingerprint
+        "{}",
+        msg!(
+            "cli.md-footer",
+            version = env!("CARGO_PKG_VERSION"),
+            fingerprint = report.facts.config.fingerprint
+        )
     )
 }
 

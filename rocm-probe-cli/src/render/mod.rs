@@ -37,20 +37,94 @@ pub fn width() -> usize {
     from_env.or_else(from_tty).unwrap_or(100).max(40)
 }
 
-/// Wraps prose at word boundaries.
+/// Columns a character takes on a terminal: two for CJK ideographs and full-width forms.
+fn char_columns(c: char) -> usize {
+    let wide = ('\u{1100}'..='\u{115f}').contains(&c)
+        || ('\u{2e80}'..='\u{a4cf}').contains(&c)
+        || ('\u{ac00}'..='\u{d7a3}').contains(&c)
+        || ('\u{f900}'..='\u{faff}').contains(&c)
+        || ('\u{fe30}'..='\u{fe4f}').contains(&c)
+        || ('\u{ff00}'..='\u{ff60}').contains(&c)
+        || ('\u{ffe0}'..='\u{ffe6}').contains(&c);
+    if wide { 2 } else { 1 }
+}
+
+/// Columns `s` takes on a terminal.
+pub fn columns(s: &str) -> usize {
+    s.chars().map(char_columns).sum()
+}
+
+/// `s` padded with spaces to `width` columns (CJK counted as two).
+pub fn pad(s: &str, width: usize) -> String {
+    format!("{s}{}", " ".repeat(width.saturating_sub(columns(s))))
+}
+
+/// Wraps prose at `width` columns: at spaces, and between CJK characters (which have none),
+/// never before closing punctuation.
 pub fn wrap(text: &str, width: usize) -> String {
     let mut out = String::new();
     let mut line = 0;
     for word in text.split_whitespace() {
-        if line > 0 && line + 1 + word.len() > width {
-            out.push('\n');
-            line = 0;
-        } else if line > 0 {
-            out.push(' ');
-            line += 1;
+        for (i, piece) in pieces(word).into_iter().enumerate() {
+            let gap = usize::from(i == 0 && line > 0);
+            let w = columns(piece);
+            if line > 0 && line + gap + w > width {
+                out.push('\n');
+                line = 0;
+            } else if gap == 1 {
+                out.push(' ');
+                line += 1;
+            }
+            out.push_str(piece);
+            line += w;
         }
-        out.push_str(word);
-        line += word.len();
     }
     out
+}
+
+/// A word split where a line may break inside it: after each wide character, unless the next
+/// is punctuation that must not start a line.
+fn pieces(word: &str) -> Vec<&str> {
+    const NO_START: &str = "，。、：；！？）」』】〉》”’,.:;!?)]}";
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = word.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().copied();
+        let after = i + c.len_utf8();
+        let breakable = match next {
+            None => false,
+            Some((_, n)) => (char_columns(c) == 2 || char_columns(n) == 2) && !NO_START.contains(n),
+        };
+        if breakable {
+            out.push(&word[start..after]);
+            start = after;
+        }
+    }
+    if start < word.len() {
+        out.push(&word[start..]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wraps_english_at_spaces_and_chinese_between_characters() {
+        assert_eq!(wrap("one two three", 7), "one two\nthree");
+        let zh = wrap("安装同一版本的软件包，然后运行 `sudo ldconfig`。", 20);
+        for line in zh.lines() {
+            assert!(columns(line) <= 20, "{line:?}");
+            assert!(!line.starts_with(['，', '。']), "{line:?}");
+        }
+        let squeeze = |s: &str| s.replace(['\n', ' '], "");
+        assert_eq!(
+            squeeze(&zh),
+            squeeze("安装同一版本的软件包，然后运行 `sudo ldconfig`。")
+        );
+        assert_eq!(pad("通过", 4), "通过");
+        assert_eq!(pad("PASS", 6), "PASS  ");
+    }
 }

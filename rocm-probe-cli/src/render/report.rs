@@ -3,9 +3,11 @@
 
 use std::io::{self, Write};
 
-use rocm_probe::finding::{Finding, Status};
+use rocm_probe::finding::{Finding, Layer, Status};
+use rocm_probe::i18n::{self, Lang};
+use rocm_probe::report::Profile;
 use rocm_probe::source::SourceKind;
-use rocm_probe::{Report, Source};
+use rocm_probe::{Report, Source, msg};
 
 /// How to render.
 #[derive(Debug, Clone, Copy)]
@@ -20,7 +22,7 @@ pub struct Style {
 
 impl Style {
     fn status(&self, s: Status) -> String {
-        let word = format!("{:<4}", s.word());
+        let word = super::pad(i18n::status_word(s, i18n::current()), 4);
         if !self.color {
             return word;
         }
@@ -39,36 +41,46 @@ impl Style {
 pub fn text(report: &Report, source: &Source, style: Style, out: &mut dyn Write) -> io::Result<()> {
     let v = &report.verdict;
     let first = match v.root_cause {
-        None => format!(
-            "{}: {} ({} physical GPU(s), {} GPU agent(s))",
-            style.status(v.status).trim_end(),
-            v.summary,
-            report.facts.gpus,
-            report.facts.agents
+        None => msg!(
+            "cli.verdict-healthy",
+            status = style.status(v.status).trim_end(),
+            summary = v.summary,
+            gpus = report.facts.gpus,
+            agents = report.facts.agents
         ),
         Some(id) => {
             let layer = &report.layers[usize::from(v.root_layer) - 1];
             let blocks = report.layers.iter().any(|l| l.consequence_of == Some(id));
             let above = if blocks && v.root_layer < 9 {
-                format!("; layers {}–9 follow from it", v.root_layer + 1)
+                msg!("cli.verdict-above", from = v.root_layer + 1)
             } else {
                 String::new()
             };
-            format!(
-                "{}: {} — root cause in layer {} ({}): {id}{above}",
-                style.status(v.status).trim_end(),
-                v.summary,
-                v.root_layer,
-                layer.layer
+            msg!(
+                "cli.verdict-root",
+                status = style.status(v.status).trim_end(),
+                summary = v.summary,
+                layer = v.root_layer,
+                name = layer_name(layer.layer),
+                id,
+                above
             )
         }
     };
     writeln!(out, "{first}")?;
     let from = match source.kind() {
-        SourceKind::Live => "this machine".to_owned(),
-        SourceKind::Fixture { root } => format!("fixture {}", root.display()),
+        SourceKind::Live => msg!("cli.source-live"),
+        SourceKind::Fixture { root } => msg!("cli.source-fixture", path = root.display()),
     };
-    writeln!(out, "source: {from}; profile: {}", report.profile.id())?;
+    writeln!(
+        out,
+        "{}",
+        msg!(
+            "cli.source-line",
+            source = from,
+            profile = profile_name(report.profile)
+        )
+    )?;
     for layer in &report.layers {
         if style.layer.is_some_and(|n| n != layer.number) {
             continue;
@@ -76,15 +88,19 @@ pub fn text(report: &Report, source: &Source, style: Style, out: &mut dyn Write)
         writeln!(out)?;
         let tail = match (&layer.note, layer.consequence_of) {
             (Some(note), _) => format!("  {note}"),
-            (None, Some(id)) => format!("  (cannot work until {id} is fixed)"),
+            (None, Some(id)) => format!("  {}", msg!("cli.layer-blocked", id)),
             (None, None) => String::new(),
         };
         writeln!(
             out,
-            "Layer {} {:<10} {}{tail}",
-            layer.number,
-            layer.layer.to_string(),
-            style.status(layer.status)
+            "{}",
+            msg!(
+                "cli.layer-heading",
+                n = layer.number,
+                name = super::pad(&layer_name(layer.layer), 10),
+                status = style.status(layer.status),
+                tail
+            )
         )?;
         for f in report.findings.iter().filter(|f| f.layer == layer.layer) {
             finding(f, style, out)?;
@@ -96,7 +112,7 @@ pub fn text(report: &Report, source: &Source, style: Style, out: &mut dyn Write)
 fn finding(f: &Finding, style: Style, out: &mut dyn Write) -> io::Result<()> {
     let caused = f
         .caused_by
-        .map(|c| format!(" [caused by {c}]"))
+        .map(|id| msg!("cli.caused-by", id))
         .unwrap_or_default();
     writeln!(
         out,
@@ -114,14 +130,34 @@ fn finding(f: &Finding, style: Style, out: &mut dyn Write) -> io::Result<()> {
             out,
             "         {}: {}",
             e.source,
-            e.value.as_deref().unwrap_or("(absent)")
+            e.value.clone().unwrap_or_else(|| msg!("cli.absent"))
         )?;
     }
     if let Some(r) = &f.remedy {
         // The remedy is indented by 17 columns; the rest of the line is the terminal's.
-        let wrapped = super::wrap(r, super::width().saturating_sub(17).max(40))
-            .replace('\n', "\n                 ");
-        writeln!(out, "         remedy: {wrapped}")?;
+        let label = msg!("cli.remedy", remedy = "");
+        let indent = 9 + super::columns(&label);
+        let wrapped = super::wrap(r, super::width().saturating_sub(indent).max(40))
+            .replace('\n', &format!("\n{}", " ".repeat(indent)));
+        writeln!(out, "         {label}{wrapped}")?;
     }
     Ok(())
+}
+
+/// A layer as the report names it: its id in English (`hardware`), its title in Chinese, where
+/// an English id would be the only English on the line.
+pub fn layer_name(layer: Layer) -> String {
+    match i18n::current() {
+        Lang::En => layer.id().to_owned(),
+        Lang::Zh => i18n::layer_title(layer, Lang::Zh).to_owned(),
+    }
+}
+
+/// The profile's name in the current language (JSON keeps the id).
+pub fn profile_name(profile: Profile) -> String {
+    match profile {
+        Profile::Desktop => msg!("cli.profile-desktop"),
+        Profile::Workstation => msg!("cli.profile-workstation"),
+        Profile::Cluster => msg!("cli.profile-cluster"),
+    }
 }

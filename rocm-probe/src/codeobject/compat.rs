@@ -14,6 +14,7 @@
 //! (DESIGN §6; [`crate::target::process_xnack`] with `noretry=-1`, after the kernel's
 //! `amdgpu_gmc_noretry_set` and `kfd_process_xnack_mode`).
 
+use crate::msg;
 use serde::Serialize;
 
 use super::target_id::{self, FeatureSetting, Processor, TargetId, TargetIdError};
@@ -96,25 +97,25 @@ impl FeatureChange {
 /// never run with XNACK on (the kernel forces retry faults off).
 fn xnack_change(gpu: GfxVersion, to: bool) -> Option<String> {
     if !to {
-        return Some("run with HSA_XNACK=0".to_owned());
+        return Some(msg!("codeobject.run-xnack-off"));
     }
     // `process_xnack` encodes the kernel's rules: with noretry=1 only GPUs with a per-process
     // XNACK mode take HSA_XNACK=1; with noretry=0 every GFX9 GPU runs with XNACK on.
     if target::process_xnack(&[gpu], Some(1), Some("1")) == Some(true) {
-        Some("run with HSA_XNACK=1".to_owned())
+        Some(msg!("codeobject.run-xnack-on"))
     } else if target::process_xnack(&[gpu], Some(0), None) == Some(true) {
-        Some("load amdgpu with noretry=0 (XNACK on for every process)".to_owned())
+        Some(msg!("codeobject.noretry-zero"))
     } else {
         None
     }
 }
 
 fn sramecc_change(to: bool) -> String {
-    format!(
-        "a GPU with SRAM ECC {}: KFD reports it from amdgpu's RAS state (amdgpu.ras_enable, \
-         board firmware), which changes only with a driver reload or reboot",
-        if to { "on" } else { "off" }
-    )
+    if to {
+        msg!("codeobject.sramecc-on")
+    } else {
+        msg!("codeobject.sramecc-off")
+    }
 }
 
 /// The verdict for one GPU.
@@ -242,17 +243,18 @@ fn xnack_default(
     Assumption {
         feature: Feature::Xnack,
         value,
-        reason: format!(
-            "XNACK mode not known (amdgpu's noretry parameter was not read): assumed {}, the \
-             kernel's default for {gpu} (amdgpu_gmc_noretry_set with noretry=-1, then \
-             kfd_process_xnack_mode{})",
-            if value { "on" } else { "off" },
-            if hsa_xnack.is_some() {
-                ", and HSA_XNACK"
+        reason: {
+            let hsa = if hsa_xnack.is_some() {
+                msg!("codeobject.and-hsa-xnack")
             } else {
-                ""
+                String::new()
+            };
+            if value {
+                msg!("codeobject.xnack-assumed-on", gpu, hsa)
+            } else {
+                msg!("codeobject.xnack-assumed-off", gpu, hsa)
             }
-        ),
+        },
     }
 }
 
@@ -260,10 +262,7 @@ fn sramecc_default(why: &str) -> Assumption {
     Assumption {
         feature: Feature::Sramecc,
         value: true,
-        reason: format!(
-            "{why}: assumed on (ECC enabled, as Instinct boards ship; ROCr takes it from the \
-             KFD capability bit SRAM_EDCSupport)"
-        ),
+        reason: msg!("codeobject.sramecc-assumed", why),
     }
 }
 
@@ -278,7 +277,7 @@ impl Gpu {
             let mut assumptions = Vec::new();
             let sramecc = gfx.supports_sramecc().then(|| {
                 agent.sramecc.unwrap_or_else(|| {
-                    let a = sramecc_default("SRAM ECC not known (no capability in the topology)");
+                    let a = sramecc_default(&msg!("codeobject.sramecc-unknown"));
                     assumptions.push(a.clone());
                     a.value
                 })
@@ -319,7 +318,7 @@ impl Gpu {
         let Processor::Gfx(gfx) = id.processor else {
             return Err(TargetIdError {
                 input: spec.to_owned(),
-                reason: "a GPU has a processor such as gfx1100, not a generic target".to_owned(),
+                reason: msg!("codeobject.not-generic"),
             });
         };
         let mut assumptions = Vec::new();
@@ -337,7 +336,7 @@ impl Gpu {
                 })
             };
         let sramecc = pick(id.sramecc, gfx.supports_sramecc(), &|| {
-            sramecc_default("sramecc not given")
+            sramecc_default(&msg!("codeobject.sramecc-not-given"))
         });
         let xnack = pick(id.xnack, gfx.supports_xnack(), &|| {
             xnack_default(&[gfx], None, gfx)

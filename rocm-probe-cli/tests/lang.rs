@@ -1,0 +1,201 @@
+//! `--lang`: the whole report in one language. In Chinese, no English prose is left — every ASCII
+//! word of four or more letters must be an identifier or term of art listed in
+//! `tests/data/zh-allowlist.txt` (paths, ids, numbers and text in backticks excepted); in English,
+//! no Chinese character. Run on the live machine (passive and `--active`) and on every scenario
+//! fixture, in text (`-v`, so every finding's evidence and remedy is shown) and markdown.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use common::{fixture, probe, run};
+
+/// The committed allowlist: one word per line, `#` comments.
+fn allowlist() -> BTreeSet<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/zh-allowlist.txt");
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| l.split('#').next().unwrap().trim())
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The English words of four or more letters in `text` that are not identifiers: text in
+/// backticks is code; a token with a digit or one of `/._=-:@+#~$%\<>` in it is a path, id,
+/// version or option; what is left are runs of ASCII letters.
+fn prose_words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    // A fence line (```text) is markup.
+    for line in text.lines().filter(|l| !l.starts_with("```")) {
+        let mut plain = String::new();
+        for (i, part) in line.split('`').enumerate() {
+            // Odd parts are inside backticks (a lone backtick leaves the rest of the line in).
+            if i % 2 == 0 || line.matches('`').count() % 2 == 1 {
+                plain.push_str(part);
+                plain.push(' ');
+            }
+        }
+        let tokens = plain.split(|c: char| c.is_whitespace() || !c.is_ascii());
+        for token in tokens {
+            let token = token.trim_matches(|c: char| "()[]{},;:!?'\"*|".contains(c));
+            let token = token.trim_end_matches('.');
+            if token.is_empty()
+                || token
+                    .chars()
+                    .any(|c| c.is_ascii_digit() || "/._=-:@+#~$%\\<>&".contains(c))
+            {
+                continue;
+            }
+            for word in token.split(|c: char| !c.is_ascii_alphabetic()) {
+                if word.len() >= 4 {
+                    words.push(word.to_owned());
+                }
+            }
+        }
+    }
+    words
+}
+
+fn has_cjk(s: &str) -> bool {
+    s.chars().any(|c| {
+        ('\u{4e00}'..='\u{9fff}').contains(&c)
+            || ('\u{3000}'..='\u{303f}').contains(&c)
+            || ('\u{ff00}'..='\u{ffef}').contains(&c)
+    })
+}
+
+/// Every fixture that is a scenario (has a `fixture.toml`).
+fn scenarios() -> Vec<PathBuf> {
+    let dir = fixture("");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("fixture.toml").is_file())
+        .collect();
+    out.sort();
+    assert!(out.len() >= 50, "{} scenarios", out.len());
+    out
+}
+
+/// The outputs to look at for one root (`None`: live), in `lang`.
+fn outputs(root: Option<&Path>, lang: &str) -> Vec<(String, String)> {
+    let mut runs: Vec<(String, Vec<&str>)> = vec![
+        ("text".to_owned(), vec!["report", "-v"]),
+        (
+            "markdown".to_owned(),
+            vec!["report", "--format", "markdown"],
+        ),
+    ];
+    if root.is_none() {
+        runs.push(("active".to_owned(), vec!["report", "-v", "--active"]));
+    }
+    let mut out = Vec::new();
+    for (what, args) in runs {
+        let mut cmd = probe();
+        cmd.args(["--lang", lang, "--color", "never"]);
+        if let Some(r) = root {
+            cmd.arg("--root").arg(r);
+        }
+        let r = run(cmd.args(&args));
+        assert!(
+            r.code <= 1,
+            "{what} {root:?}: exit {}: {}",
+            r.code,
+            r.stderr
+        );
+        let name = root.map_or("live".to_owned(), |r| {
+            r.file_name().unwrap().to_string_lossy().into_owned()
+        });
+        out.push((format!("{name} ({what})"), r.stdout + &r.stderr));
+    }
+    out
+}
+
+#[test]
+fn chinese_reports_have_no_english_prose() {
+    let allowed = allowlist();
+    let mut leaks: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut roots: Vec<Option<PathBuf>> = vec![None];
+    roots.extend(scenarios().into_iter().map(Some));
+    for root in &roots {
+        for (name, text) in outputs(root.as_deref(), "zh") {
+            assert!(has_cjk(&text), "{name}: no Chinese at all");
+            for w in prose_words(&text) {
+                if !allowed.contains(&w) {
+                    leaks.entry(w).or_default().insert(name.clone());
+                }
+            }
+        }
+    }
+    let report: Vec<String> = leaks
+        .iter()
+        .map(|(w, wh)| {
+            format!(
+                "{w}: {}",
+                wh.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
+            )
+        })
+        .collect();
+    assert!(
+        leaks.is_empty(),
+        "{} English words in Chinese output:\n{}",
+        leaks.len(),
+        report.join("\n")
+    );
+}
+
+#[test]
+fn english_reports_have_no_chinese() {
+    let mut roots: Vec<Option<PathBuf>> = vec![None];
+    roots.extend(scenarios().into_iter().map(Some));
+    for root in &roots {
+        for (name, text) in outputs(root.as_deref(), "en") {
+            let line = text.lines().find(|l| has_cjk(l));
+            assert!(line.is_none(), "{name}: {line:?}");
+        }
+    }
+}
+
+/// The detector itself: it must see English prose, and leave identifiers, paths and code alone.
+#[test]
+fn the_word_detector_sees_prose_and_spares_identifiers() {
+    assert_eq!(prose_words("未找到 device files"), ["device", "files"]);
+    assert!(prose_words("运行 `sudo usermod -aG render $USER` 后重新登录").is_empty());
+    assert!(
+        prose_words("/dev/kfd、gfx90a:xnack-、driver.kfd-missing、1.3.0、HSA_XNACK=1").is_empty()
+    );
+    assert_eq!(prose_words("（PyTorch）"), ["PyTorch"]);
+    assert_eq!(prose_words("ab abc 中文"), Vec::<String>::new());
+}
+
+/// The allowlist holds identifiers and terms of art, not the prose it would hide.
+#[test]
+fn the_allowlist_is_no_dictionary() {
+    for common in [
+        "found",
+        "missing",
+        "unknown",
+        "version",
+        "install",
+        "installed",
+        "library",
+        "none",
+        "with",
+        "from",
+        "this",
+        "that",
+        "error",
+        "failed",
+        "cannot",
+        "checks",
+        "skipped",
+    ] {
+        assert!(
+            !allowlist().contains(common),
+            "{common} is prose, not an identifier"
+        );
+    }
+}
