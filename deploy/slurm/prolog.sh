@@ -41,9 +41,9 @@ log() {
 }
 
 if [ -n "$ROOT" ]; then
-    summary=$("$PROBE" --root "$ROOT" report --summary --lock "$LOCK" --deadline "$DEADLINE")
+    summary=$("$PROBE" --root "$ROOT" --lang en report --summary --lock "$LOCK" --deadline "$DEADLINE")
 else
-    summary=$("$PROBE" report --summary --lock "$LOCK" --deadline "$DEADLINE")
+    summary=$("$PROBE" --lang en report --summary --lock "$LOCK" --deadline "$DEADLINE")
 fi
 code=$?
 summary=$(printf '%s' "$summary" | tr '\n' ' ' | cut -c1-200)

@@ -63,6 +63,7 @@ pub fn wrapper(
 # SLURMD_NODENAME in the environment, so everything it needs is written in here.
 #
 # Probe exit 1: drain this node with Reason="{TAG} <summary>" (an operator's drain is kept).
+# The summary is English whatever the locale: reasons are matched by scripts and cut at 200 bytes.
 # Probe exit 0: resume this node if, and only if, its drain reason starts with "{TAG}".
 # Any other exit (the probe could not run, another run holds the lock, the deadline passed):
 # log it and change nothing.
@@ -88,7 +89,7 @@ ctl() {{
 }}
 
 errors=$(mktemp) || exit 0
-summary=$("$PROBE"{root} report --summary --lock {lock} --deadline {deadline} 2>"$errors")
+summary=$("$PROBE"{root} --lang en report --summary --lock {lock} --deadline {deadline} 2>"$errors")
 code=$?
 # One line for Reason=, whatever the probe printed.
 summary=$(printf '%s' "$summary" | tr '\n' ' ' | cut -c1-200)

@@ -471,7 +471,7 @@ impl Expectations {
         for fw in &self.require.frameworks {
             if !ready.iter().any(|r| r.eq_ignore_ascii_case(fw)) {
                 let found = below.iter().any(|f| {
-                    f.id == "workloads.framework" && f.summary.starts_with(&format!("{fw} "))
+                    f.id == "workloads.framework" && f.subject.as_deref() == Some(fw.as_str())
                 });
                 unmet.push(if found {
                     msg!("expect.framework-not-ready", framework = fw)
@@ -608,7 +608,7 @@ fn libraries_with_kernels(facts: &Facts, findings: &[Finding]) -> Vec<String> {
                     "libraries.miopen-no-kdb-for-target" => name == "MIOpen",
                     "libraries.no-code-object-for-target"
                     | "libraries.code-object-needs-feature-change" => {
-                        f.summary.starts_with(&format!("{name} of "))
+                        f.subject.as_deref() == Some(name)
                     }
                     _ => false,
                 }
@@ -633,7 +633,7 @@ fn ready_frameworks(findings: &[Finding]) -> Vec<String> {
         .filter(|f| f.id == "workloads.framework" && f.status < Status::Fail)
     {
         for name in ["PyTorch", "JAX", "TensorFlow", "vLLM", "ONNX Runtime"] {
-            if f.summary.starts_with(&format!("{name} ")) && !out.iter().any(|o| o == name) {
+            if f.subject.as_deref() == Some(name) && !out.iter().any(|o| o == name) {
                 out.push(name.to_owned());
             }
         }

@@ -172,6 +172,10 @@ pub struct Finding {
     pub remedy: Option<String>,
     /// The id of the lower finding this one follows from.
     pub caused_by: Option<&'static str>,
+    /// The one named thing the finding is about (a library, a framework), for code that picks
+    /// findings out: the summary is prose in the report's language and must not be parsed.
+    #[serde(skip)]
+    pub subject: Option<String>,
 }
 
 impl Finding {
@@ -190,6 +194,12 @@ impl Finding {
     /// Sets the remedy.
     pub fn remedy(mut self, remedy: impl Into<String>) -> Self {
         self.remedy = Some(remedy.into());
+        self
+    }
+
+    /// Names what the finding is about (see [`Finding::subject`]).
+    pub fn about(mut self, subject: impl Into<String>) -> Self {
+        self.subject = Some(subject.into());
         self
     }
 
@@ -231,6 +241,7 @@ impl Rule {
             evidence: Vec::new(),
             remedy: None,
             caused_by: None,
+            subject: None,
         }
     }
 }
