@@ -6,338 +6,341 @@ use hsakmt_sys::hip as h;
 use hsakmt_sys::hsa as r;
 use hsakmt_sys::hsakmt as k;
 
+use crate::msg;
+
+/// A status's meaning in the current language.
+pub type Meaning = fn() -> String;
+
 /// `(code, name, meaning)` of every `HSAKMT_STATUS` in `hsakmt.h`.
-pub const HSAKMT: &[(u32, &str, &str)] = &[
-    (k::HSAKMT_STATUS_SUCCESS, "HSAKMT_STATUS_SUCCESS", "success"),
-    (
-        k::HSAKMT_STATUS_ERROR,
-        "HSAKMT_STATUS_ERROR",
-        "unspecified error",
-    ),
+pub const HSAKMT: &[(u32, &str, Meaning)] = &[
+    (k::HSAKMT_STATUS_SUCCESS, "HSAKMT_STATUS_SUCCESS", || {
+        msg!("active.status-hsakmt-success")
+    }),
+    (k::HSAKMT_STATUS_ERROR, "HSAKMT_STATUS_ERROR", || {
+        msg!("active.status-hsakmt-error")
+    }),
     (
         k::HSAKMT_STATUS_DRIVER_MISMATCH,
         "HSAKMT_STATUS_DRIVER_MISMATCH",
-        "the KFD ioctl interface's major version is not the one this libhsakmt was built for",
+        || msg!("active.status-hsakmt-driver-mismatch"),
     ),
     (
         k::HSAKMT_STATUS_INVALID_PARAMETER,
         "HSAKMT_STATUS_INVALID_PARAMETER",
-        "an argument is invalid",
+        || msg!("active.status-hsakmt-invalid-parameter"),
     ),
     (
         k::HSAKMT_STATUS_INVALID_HANDLE,
         "HSAKMT_STATUS_INVALID_HANDLE",
-        "a handle is invalid",
+        || msg!("active.status-hsakmt-invalid-handle"),
     ),
     (
         k::HSAKMT_STATUS_INVALID_NODE_UNIT,
         "HSAKMT_STATUS_INVALID_NODE_UNIT",
-        "no such node (an id beyond what hsaKmtAcquireSystemProperties reported)",
+        || msg!("active.status-hsakmt-invalid-node-unit"),
     ),
     (
         k::HSAKMT_STATUS_NO_MEMORY,
         "HSAKMT_STATUS_NO_MEMORY",
-        "out of host memory",
+        || msg!("active.status-hsakmt-no-memory"),
     ),
     (
         k::HSAKMT_STATUS_BUFFER_TOO_SMALL,
         "HSAKMT_STATUS_BUFFER_TOO_SMALL",
-        "a buffer is too small",
+        || msg!("active.status-hsakmt-buffer-too-small"),
     ),
     (
         k::HSAKMT_STATUS_NOT_IMPLEMENTED,
         "HSAKMT_STATUS_NOT_IMPLEMENTED",
-        "not implemented",
+        || msg!("active.status-hsakmt-not-implemented"),
     ),
     (
         k::HSAKMT_STATUS_NOT_SUPPORTED,
         "HSAKMT_STATUS_NOT_SUPPORTED",
-        "not supported by this kernel or GPU",
+        || msg!("active.status-hsakmt-not-supported"),
     ),
     (
         k::HSAKMT_STATUS_UNAVAILABLE,
         "HSAKMT_STATUS_UNAVAILABLE",
-        "a resource is unavailable",
+        || msg!("active.status-hsakmt-unavailable"),
     ),
     (
         k::HSAKMT_STATUS_OUT_OF_RESOURCES,
         "HSAKMT_STATUS_OUT_OF_RESOURCES",
-        "out of resources",
+        || msg!("active.status-hsakmt-out-of-resources"),
     ),
     (
         k::HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED,
         "HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED",
-        "/dev/kfd could not be opened: no KFD, or no permission",
+        || msg!("active.status-hsakmt-kernel-io-channel-not-opened"),
     ),
     (
         k::HSAKMT_STATUS_KERNEL_COMMUNICATION_ERROR,
         "HSAKMT_STATUS_KERNEL_COMMUNICATION_ERROR",
-        "an ioctl on /dev/kfd failed",
+        || msg!("active.status-hsakmt-kernel-communication-error"),
     ),
     (
         k::HSAKMT_STATUS_KERNEL_ALREADY_OPENED,
         "HSAKMT_STATUS_KERNEL_ALREADY_OPENED",
-        "KFD is already open in this process (hsaKmtOpenKFD is reference-counted)",
+        || msg!("active.status-hsakmt-kernel-already-opened"),
     ),
     (
         k::HSAKMT_STATUS_HSAMMU_UNAVAILABLE,
         "HSAKMT_STATUS_HSAMMU_UNAVAILABLE",
-        "the IOMMU/ATS the GPU needs is unavailable",
+        || msg!("active.status-hsakmt-hsammu-unavailable"),
     ),
     (
         k::HSAKMT_STATUS_WAIT_FAILURE,
         "HSAKMT_STATUS_WAIT_FAILURE",
-        "a wait failed",
+        || msg!("active.status-hsakmt-wait-failure"),
     ),
     (
         k::HSAKMT_STATUS_WAIT_TIMEOUT,
         "HSAKMT_STATUS_WAIT_TIMEOUT",
-        "a wait timed out",
+        || msg!("active.status-hsakmt-wait-timeout"),
     ),
     (
         k::HSAKMT_STATUS_MEMORY_ALREADY_REGISTERED,
         "HSAKMT_STATUS_MEMORY_ALREADY_REGISTERED",
-        "memory already registered",
+        || msg!("active.status-hsakmt-memory-already-registered"),
     ),
     (
         k::HSAKMT_STATUS_MEMORY_NOT_REGISTERED,
         "HSAKMT_STATUS_MEMORY_NOT_REGISTERED",
-        "memory not registered",
+        || msg!("active.status-hsakmt-memory-not-registered"),
     ),
     (
         k::HSAKMT_STATUS_MEMORY_ALIGNMENT,
         "HSAKMT_STATUS_MEMORY_ALIGNMENT",
-        "memory not aligned as required",
+        || msg!("active.status-hsakmt-memory-alignment"),
     ),
 ];
 
 /// `(code, name, meaning)` of every `hsa_status_t` in `hsa.h` and `hsa_ext_amd.h` (5.2.3).
-pub const HSA: &[(u32, &str, &str)] = &[
-    (r::HSA_STATUS_SUCCESS, "HSA_STATUS_SUCCESS", "success"),
-    (
-        r::HSA_STATUS_INFO_BREAK,
-        "HSA_STATUS_INFO_BREAK",
-        "a callback stopped an iteration",
-    ),
-    (r::HSA_STATUS_ERROR, "HSA_STATUS_ERROR", "generic error"),
+pub const HSA: &[(u32, &str, Meaning)] = &[
+    (r::HSA_STATUS_SUCCESS, "HSA_STATUS_SUCCESS", || {
+        msg!("active.status-hsa-success")
+    }),
+    (r::HSA_STATUS_INFO_BREAK, "HSA_STATUS_INFO_BREAK", || {
+        msg!("active.status-hsa-info-break")
+    }),
+    (r::HSA_STATUS_ERROR, "HSA_STATUS_ERROR", || {
+        msg!("active.status-hsa-error")
+    }),
     (
         r::HSA_STATUS_ERROR_INVALID_ARGUMENT,
         "HSA_STATUS_ERROR_INVALID_ARGUMENT",
-        "an argument is invalid",
+        || msg!("active.status-hsa-error-invalid-argument"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_QUEUE_CREATION,
         "HSA_STATUS_ERROR_INVALID_QUEUE_CREATION",
-        "the queue could not be created with these arguments",
+        || msg!("active.status-hsa-error-invalid-queue-creation"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_ALLOCATION,
         "HSA_STATUS_ERROR_INVALID_ALLOCATION",
-        "an allocation is invalid",
+        || msg!("active.status-hsa-error-invalid-allocation"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_AGENT,
         "HSA_STATUS_ERROR_INVALID_AGENT",
-        "the agent is invalid",
+        || msg!("active.status-hsa-error-invalid-agent"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_REGION,
         "HSA_STATUS_ERROR_INVALID_REGION",
-        "the memory region is invalid",
+        || msg!("active.status-hsa-error-invalid-region"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_SIGNAL,
         "HSA_STATUS_ERROR_INVALID_SIGNAL",
-        "the signal is invalid",
+        || msg!("active.status-hsa-error-invalid-signal"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_QUEUE,
         "HSA_STATUS_ERROR_INVALID_QUEUE",
-        "the queue is invalid",
+        || msg!("active.status-hsa-error-invalid-queue"),
     ),
     (
         r::HSA_STATUS_ERROR_OUT_OF_RESOURCES,
         "HSA_STATUS_ERROR_OUT_OF_RESOURCES",
-        "the runtime could not allocate what it needs; from hsa_init, usually that /dev/kfd \
-         could not be opened or no GPU agent came up",
+        || msg!("active.status-hsa-error-out-of-resources"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_PACKET_FORMAT,
         "HSA_STATUS_ERROR_INVALID_PACKET_FORMAT",
-        "an AQL packet is malformed",
+        || msg!("active.status-hsa-error-invalid-packet-format"),
     ),
     (
         r::HSA_STATUS_ERROR_RESOURCE_FREE,
         "HSA_STATUS_ERROR_RESOURCE_FREE",
-        "a resource could not be freed",
+        || msg!("active.status-hsa-error-resource-free"),
     ),
     (
         r::HSA_STATUS_ERROR_NOT_INITIALIZED,
         "HSA_STATUS_ERROR_NOT_INITIALIZED",
-        "the runtime is not initialised (hsa_init did not succeed)",
+        || msg!("active.status-hsa-error-not-initialized"),
     ),
     (
         r::HSA_STATUS_ERROR_REFCOUNT_OVERFLOW,
         "HSA_STATUS_ERROR_REFCOUNT_OVERFLOW",
-        "the runtime's reference count overflowed",
+        || msg!("active.status-hsa-error-refcount-overflow"),
     ),
     (
         r::HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS,
         "HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS",
-        "arguments are incompatible",
+        || msg!("active.status-hsa-error-incompatible-arguments"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_INDEX,
         "HSA_STATUS_ERROR_INVALID_INDEX",
-        "an index is invalid",
+        || msg!("active.status-hsa-error-invalid-index"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_ISA,
         "HSA_STATUS_ERROR_INVALID_ISA",
-        "the ISA is invalid",
+        || msg!("active.status-hsa-error-invalid-isa"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_ISA_NAME,
         "HSA_STATUS_ERROR_INVALID_ISA_NAME",
-        "the ISA name is invalid",
+        || msg!("active.status-hsa-error-invalid-isa-name"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_CODE_OBJECT,
         "HSA_STATUS_ERROR_INVALID_CODE_OBJECT",
-        "the code object is invalid or not for this agent",
+        || msg!("active.status-hsa-error-invalid-code-object"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_EXECUTABLE,
         "HSA_STATUS_ERROR_INVALID_EXECUTABLE",
-        "the executable is invalid",
+        || msg!("active.status-hsa-error-invalid-executable"),
     ),
     (
         r::HSA_STATUS_ERROR_FROZEN_EXECUTABLE,
         "HSA_STATUS_ERROR_FROZEN_EXECUTABLE",
-        "the executable is frozen",
+        || msg!("active.status-hsa-error-frozen-executable"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_SYMBOL_NAME,
         "HSA_STATUS_ERROR_INVALID_SYMBOL_NAME",
-        "no such symbol",
+        || msg!("active.status-hsa-error-invalid-symbol-name"),
     ),
     (
         r::HSA_STATUS_ERROR_VARIABLE_ALREADY_DEFINED,
         "HSA_STATUS_ERROR_VARIABLE_ALREADY_DEFINED",
-        "the variable is already defined",
+        || msg!("active.status-hsa-error-variable-already-defined"),
     ),
     (
         r::HSA_STATUS_ERROR_VARIABLE_UNDEFINED,
         "HSA_STATUS_ERROR_VARIABLE_UNDEFINED",
-        "the variable is undefined",
+        || msg!("active.status-hsa-error-variable-undefined"),
     ),
     (
         r::HSA_STATUS_ERROR_EXCEPTION,
         "HSA_STATUS_ERROR_EXCEPTION",
-        "an HSAIL exception occurred",
+        || msg!("active.status-hsa-error-exception"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_CODE_SYMBOL,
         "HSA_STATUS_ERROR_INVALID_CODE_SYMBOL",
-        "the code symbol is invalid",
+        || msg!("active.status-hsa-error-invalid-code-symbol"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL,
         "HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL",
-        "the executable symbol is invalid",
+        || msg!("active.status-hsa-error-invalid-executable-symbol"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_FILE,
         "HSA_STATUS_ERROR_INVALID_FILE",
-        "the file is invalid",
+        || msg!("active.status-hsa-error-invalid-file"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER,
         "HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER",
-        "the code object reader is invalid",
+        || msg!("active.status-hsa-error-invalid-code-object-reader"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_CACHE,
         "HSA_STATUS_ERROR_INVALID_CACHE",
-        "the cache is invalid",
+        || msg!("active.status-hsa-error-invalid-cache"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_WAVEFRONT,
         "HSA_STATUS_ERROR_INVALID_WAVEFRONT",
-        "the wavefront is invalid",
+        || msg!("active.status-hsa-error-invalid-wavefront"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_SIGNAL_GROUP,
         "HSA_STATUS_ERROR_INVALID_SIGNAL_GROUP",
-        "the signal group is invalid",
+        || msg!("active.status-hsa-error-invalid-signal-group"),
     ),
     (
         r::HSA_STATUS_ERROR_INVALID_RUNTIME_STATE,
         "HSA_STATUS_ERROR_INVALID_RUNTIME_STATE",
-        "the runtime is in a state that does not allow this",
+        || msg!("active.status-hsa-error-invalid-runtime-state"),
     ),
-    (
-        r::HSA_STATUS_ERROR_FATAL,
-        "HSA_STATUS_ERROR_FATAL",
-        "the runtime hit a fatal error",
-    ),
+    (r::HSA_STATUS_ERROR_FATAL, "HSA_STATUS_ERROR_FATAL", || {
+        msg!("active.status-hsa-error-fatal")
+    }),
     (
         r::HSA_STATUS_ERROR_INVALID_MEMORY_POOL,
         "HSA_STATUS_ERROR_INVALID_MEMORY_POOL",
-        "the memory pool is invalid",
+        || msg!("active.status-hsa-error-invalid-memory-pool"),
     ),
     (
         r::HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION,
         "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION",
-        "an access violated a memory aperture",
+        || msg!("active.status-hsa-error-memory-aperture-violation"),
     ),
     (
         r::HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION,
         "HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION",
-        "the GPU hit an illegal instruction",
+        || msg!("active.status-hsa-error-illegal-instruction"),
     ),
     (
         r::HSA_STATUS_ERROR_MEMORY_FAULT,
         "HSA_STATUS_ERROR_MEMORY_FAULT",
-        "the GPU hit a memory fault",
+        || msg!("active.status-hsa-error-memory-fault"),
     ),
     (
         r::HSA_STATUS_CU_MASK_REDUCED,
         "HSA_STATUS_CU_MASK_REDUCED",
-        "the CU mask was reduced",
+        || msg!("active.status-hsa-cu-mask-reduced"),
     ),
 ];
 
 /// `(code, name, meaning)` of the `hipError_t` values the probe's HIP calls return.
-pub const HIP: &[(i32, &str, &str)] = &[
-    (h::hipSuccess as i32, "hipSuccess", "success"),
+pub const HIP: &[(i32, &str, Meaning)] = &[
+    (h::hipSuccess as i32, "hipSuccess", || {
+        msg!("active.status-hip-success")
+    }),
     (
         h::hipErrorNotInitialized as i32,
         "hipErrorNotInitialized",
-        "HIP could not initialise the runtime",
+        || msg!("active.status-hip-error-not-initialized"),
     ),
     (
         h::hipErrorInsufficientDriver as i32,
         "hipErrorInsufficientDriver",
-        "the driver is too old for this HIP",
+        || msg!("active.status-hip-error-insufficient-driver"),
     ),
-    (
-        h::hipErrorNoDevice as i32,
-        "hipErrorNoDevice",
-        "no GPU device is visible to HIP (none found, none accessible, or all hidden by \
-         HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES)",
-    ),
+    (h::hipErrorNoDevice as i32, "hipErrorNoDevice", || {
+        msg!("active.status-hip-error-no-device")
+    }),
     (
         h::hipErrorInvalidDevice as i32,
         "hipErrorInvalidDevice",
-        "no such device ordinal",
+        || msg!("active.status-hip-error-invalid-device"),
     ),
 ];
 
 fn lookup<T: PartialEq + Copy>(
-    table: &[(T, &'static str, &'static str)],
+    table: &[(T, &'static str, Meaning)],
     code: T,
-) -> Option<(&'static str, &'static str)> {
+) -> Option<(&'static str, Meaning)> {
     table
         .iter()
         .find(|(c, _, _)| *c == code)
@@ -352,12 +355,12 @@ pub fn hsakmt_name(code: u32) -> String {
     )
 }
 
-/// The meaning of an `HSAKMT_STATUS` name.
-pub fn hsakmt_meaning(name: &str) -> Option<&'static str> {
+/// The meaning of an `HSAKMT_STATUS` name, in the current language.
+pub fn hsakmt_meaning(name: &str) -> Option<String> {
     HSAKMT
         .iter()
         .find(|(_, n, _)| *n == name)
-        .map(|(_, _, m)| *m)
+        .map(|(_, _, m)| m())
 }
 
 /// The name of an `hsa_status_t` (`HSA_STATUS_UNKNOWN(0x…)` for a code not in the headers).
@@ -368,9 +371,9 @@ pub fn hsa_name(code: u32) -> String {
     )
 }
 
-/// The meaning of an `hsa_status_t` name.
-pub fn hsa_meaning(name: &str) -> Option<&'static str> {
-    HSA.iter().find(|(_, n, _)| *n == name).map(|(_, _, m)| *m)
+/// The meaning of an `hsa_status_t` name, in the current language.
+pub fn hsa_meaning(name: &str) -> Option<String> {
+    HSA.iter().find(|(_, n, _)| *n == name).map(|(_, _, m)| m())
 }
 
 /// The name of a `hipError_t` (`hipError(…)` for one not in the table).
@@ -378,9 +381,9 @@ pub fn hip_name(code: i32) -> String {
     lookup(HIP, code).map_or_else(|| format!("hipError({code})"), |(n, _)| n.to_owned())
 }
 
-/// The meaning of a `hipError_t` name.
-pub fn hip_meaning(name: &str) -> Option<&'static str> {
-    HIP.iter().find(|(_, n, _)| *n == name).map(|(_, _, m)| *m)
+/// The meaning of a `hipError_t` name, in the current language.
+pub fn hip_meaning(name: &str) -> Option<String> {
+    HIP.iter().find(|(_, n, _)| *n == name).map(|(_, _, m)| m())
 }
 
 #[cfg(test)]
@@ -393,7 +396,7 @@ mod tests {
             let mut seen = std::collections::HashSet::new();
             for (code, name, meaning) in table {
                 assert!(seen.insert(*code), "{name}");
-                assert!(!meaning.is_empty());
+                assert!(!meaning().is_empty());
             }
         }
         assert_eq!(

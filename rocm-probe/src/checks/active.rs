@@ -12,6 +12,8 @@ use crate::finding::{
     KFD_OPEN_FAILED, ROCR_AGENT_MISSING, ROCR_ANSWERS, ROCR_INIT_FAILED, ROCR_LOAD_FAILED,
     ROCR_NOT_INSTALLED, Status,
 };
+use crate::i18n;
+use crate::msg;
 use crate::topology::{Node, NodeKind, TOPOLOGY_DIR};
 
 /// Where active results come from, for evidence.
@@ -32,17 +34,13 @@ fn gpu_nodes(f: &Facts) -> Vec<&Node> {
 }
 
 /// What an errno means when `/dev/kfd` will not open.
-fn open_meaning(errno: &str) -> &'static str {
+fn open_meaning(errno: &str) -> String {
     match errno {
-        "ENOENT" => {
-            "no such device node: amdgpu/KFD not loaded, or a container without --device=/dev/kfd"
-        }
-        "EACCES" | "EPERM" => {
-            "permission denied: not in the group that owns /dev/kfd, or a device cgroup denies it"
-        }
-        "ENODEV" | "ENXIO" => "the node exists but no driver answers it",
-        "EBUSY" => "the device is busy",
-        _ => "the kernel refused the open",
+        "ENOENT" => msg!("active.open-enoent"),
+        "EACCES" | "EPERM" => msg!("active.open-eacces"),
+        "ENODEV" | "ENXIO" => msg!("active.open-enodev"),
+        "EBUSY" => msg!("active.open-ebusy"),
+        _ => msg!("active.open-refused"),
     }
 }
 
@@ -51,74 +49,64 @@ pub fn driver(f: &Facts) -> Vec<Finding> {
     let mut out = Vec::new();
     let Some(a) = &f.active else { return out };
     let Some(open) = &a.kfd_open else { return out };
-    let device = Evidence::new(format!("{SOURCE}:open {KFD_DEVICE}"), open.clone());
+    let device = Evidence::new(
+        format!(
+            "{SOURCE}:{}",
+            msg!("active.source-open", device = KFD_DEVICE)
+        ),
+        open.clone(),
+    );
     if open != "ok" {
         out.push(
             KFD_OPEN_FAILED
-                .finding(format!(
-                    "Opening {KFD_DEVICE} read-write failed: {open} ({})",
-                    open_meaning(open)
+                .finding(msg!(
+                    "active.kfd-open-failed",
+                    device = KFD_DEVICE,
+                    errno = open,
+                    meaning = open_meaning(open)
                 ))
                 .with(device)
-                .remedy(
-                    "See the layer-2 findings on /dev/kfd's owner and mode; add the user to that \
-                     group (usually render) or pass the device into the container.",
-                ),
+                .remedy(msg!("active.kfd-open-failed-remedy")),
         );
         return out;
     }
     let mut parts = Vec::new();
     let mut evidence = vec![device];
     if let Some([major, minor]) = a.kfd_version {
-        parts.push(format!("interface {major}.{minor}"));
+        parts.push(msg!("active.kfd-part-interface", major, minor));
         evidence.push(Evidence::new(
             format!("{SOURCE}:GET_VERSION"),
             format!("{major}.{minor}"),
         ));
         let (status, why) = if major != 1 {
-            (
-                Some(Status::Fail),
-                "libhsakmt accepts only major 1 (HSAKMT_STATUS_DRIVER_MISMATCH)",
-            )
+            (Some(Status::Fail), msg!("active.interface-major"))
         } else if minor < 5 {
-            (
-                Some(Status::Warn),
-                "no SVM ioctl (1.5): no HMM, no hipMallocManaged with XNACK",
-            )
+            (Some(Status::Warn), msg!("active.interface-no-svm"))
         } else if minor < 9 {
             (
                 Some(Status::Warn),
-                "no AVAILABLE_MEMORY ioctl (1.9): ROCr cannot ask KFD for free VRAM, so \
-                 hipMemGetInfo reports an estimate or fails, depending on the release",
+                msg!("active.interface-no-available-memory"),
             )
         } else if minor < 13 {
-            (
-                Some(Status::Info),
-                "no debugger interface (1.13): rocgdb of ROCm ≥ 6.0 cannot attach",
-            )
+            (Some(Status::Info), msg!("active.interface-no-debugger"))
         } else {
-            (None, "")
+            (None, String::new())
         };
         if let Some(status) = status {
             out.push(
                 KFD_INTERFACE_OLD
-                    .finding_with(
-                        status,
-                        format!("KFD ioctl interface {major}.{minor}: {why}"),
-                    )
+                    .finding_with(status, msg!("active.interface-old", major, minor, why))
                     .with(Evidence::new(
                         format!("{SOURCE}:GET_VERSION"),
                         format!("{major}.{minor}"),
                     ))
-                    .remedy(
-                        "Install AMD's amdgpu-dkms for the ROCm release, or run a newer kernel.",
-                    ),
+                    .remedy(msg!("active.interface-old-remedy")),
             );
         }
     }
     let gpus = gpu_nodes(f);
     if let Some(seen) = &a.kfd_gpus {
-        parts.push(format!("{} GPU(s) usable by this process", seen.len()));
+        parts.push(msg!("active.kfd-part-gpus", gpus = seen.len()));
         let hidden: Vec<&&Node> = gpus
             .iter()
             .filter(|n| n.gpu_id.is_some_and(|id| !seen.contains(&id)))
@@ -127,11 +115,11 @@ pub fn driver(f: &Facts) -> Vec<Finding> {
             let ids: Vec<String> = hidden.iter().map(|n| n.id.to_string()).collect();
             out.push(
                 KFD_GPUS_HIDDEN
-                    .finding(format!(
-                        "KFD gives this process {} of {} GPU(s): node(s) {} hidden",
-                        seen.len(),
-                        gpus.len(),
-                        ids.join(", ")
+                    .finding(msg!(
+                        "active.gpus-hidden",
+                        seen = seen.len(),
+                        total = gpus.len(),
+                        nodes = i18n::list(&ids)
                     ))
                     .with(Evidence::new(
                         format!("{SOURCE}:GET_PROCESS_APERTURES_NEW"),
@@ -150,10 +138,10 @@ pub fn driver(f: &Facts) -> Vec<Finding> {
         && !memory.is_empty()
     {
         let total: u64 = memory.values().sum();
-        parts.push(format!(
-            "{:.1} GiB allocatable over {} GPU(s)",
-            total as f64 / (1u64 << 30) as f64,
-            memory.len()
+        parts.push(msg!(
+            "active.kfd-part-memory",
+            gib = format!("{:.1}", total as f64 / (1u64 << 30) as f64),
+            gpus = memory.len()
         ));
         evidence.push(Evidence::new(
             format!("{SOURCE}:AVAILABLE_MEMORY"),
@@ -166,7 +154,7 @@ pub fn driver(f: &Facts) -> Vec<Finding> {
     }
     if let Some(stuck) = &a.kfd_clock_stuck {
         if stuck.is_empty() {
-            parts.push("GPU clock counters advance".to_owned());
+            parts.push(msg!("active.kfd-part-clocks"));
         } else {
             let nodes: Vec<String> = gpus
                 .iter()
@@ -175,27 +163,26 @@ pub fn driver(f: &Facts) -> Vec<Finding> {
                 .collect();
             out.push(
                 KFD_CLOCK_STUCK
-                    .finding(format!(
-                        "The clock counter of {} GPU(s) (node(s) {}) did not advance between two \
-                         reads",
-                        stuck.len(),
-                        nodes.join(", ")
+                    .finding(msg!(
+                        "active.clock-stuck",
+                        gpus = stuck.len(),
+                        nodes = i18n::list(&nodes)
                     ))
                     .with(Evidence::new(
                         format!("{SOURCE}:GET_CLOCK_COUNTERS"),
                         format!("gpu_ids {stuck:?}"),
                     ))
-                    .remedy("Check dmesg for amdgpu errors; amd-smi reset may recover the GPU."),
+                    .remedy(msg!("active.clock-stuck-remedy")),
             );
         }
     }
     if let Some(errors) = a.kfd_errors.as_ref().filter(|e| !e.is_empty()) {
         out.push(
             KFD_IOCTL_FAILED
-                .finding(format!(
-                    "{} KFD ioctl(s) failed: {}",
-                    errors.len(),
-                    errors.join("; ")
+                .finding(msg!(
+                    "active.ioctl-failed",
+                    count = errors.len(),
+                    errors = errors.join("; ")
                 ))
                 .with_all(
                     errors
@@ -207,7 +194,11 @@ pub fn driver(f: &Facts) -> Vec<Finding> {
     out.insert(
         0,
         KFD_ANSWERS
-            .finding(format!("{KFD_DEVICE} answers: {}", parts.join("; ")))
+            .finding(msg!(
+                "active.kfd-answers",
+                device = KFD_DEVICE,
+                parts = parts.join("; ")
+            ))
             .with_all(evidence),
     );
     out
@@ -239,19 +230,31 @@ pub fn thunk(f: &Facts) -> Vec<Finding> {
             HSAKMT_LOAD_FAILED
         };
         out.push(
-            rule.finding(format!("libhsakmt: {e}"))
-                .with(Evidence::new(format!("{SOURCE}:load libhsakmt"), e.clone())),
+            rule.finding(msg!("active.hsakmt-load-error", error = e))
+                .with(Evidence::new(
+                    format!(
+                        "{SOURCE}:{}",
+                        msg!("active.source-load", library = "libhsakmt")
+                    ),
+                    e.clone(),
+                )),
         );
         return out;
     }
     let library = t.library.clone().unwrap_or_default();
     let name = library_name("libhsakmt", &library);
-    let lib_evidence = Evidence::new(library.clone(), "loaded");
+    let lib_evidence = Evidence::new(library.clone(), msg!("active.loaded"));
     let failed = |call: &str, status: &str| {
-        let meaning = hsakmt_meaning(status).unwrap_or("unknown status");
+        let meaning = hsakmt_meaning(status).unwrap_or_else(|| msg!("active.unknown-status"));
         let short = status.trim_start_matches("HSAKMT_STATUS_");
         HSAKMT_FAILED
-            .finding(format!("{name} found; {call}: {short} ({meaning})"))
+            .finding(msg!(
+                "active.hsakmt-failed",
+                library = name,
+                call,
+                status = short,
+                meaning
+            ))
             .with(lib_evidence.clone())
             .with(Evidence::new(format!("{SOURCE}:{call}"), status.to_owned()))
     };
@@ -272,12 +275,12 @@ pub fn thunk(f: &Facts) -> Vec<Finding> {
         return out;
     }
     let sysfs = nodes(f);
-    let mut parts = vec![format!("{name} found; hsaKmtOpenKFD: SUCCESS")];
+    let mut parts = vec![msg!("active.hsakmt-part-open", library = name)];
     if let Some([major, minor]) = t.version {
-        parts.push(format!("KFD interface {major}.{minor}"));
+        parts.push(msg!("active.hsakmt-part-interface", major, minor));
     }
     if let Some(thunk_nodes) = &t.nodes {
-        parts.push(format!("{} node(s)", thunk_nodes.len()));
+        parts.push(msg!("active.hsakmt-part-nodes", nodes = thunk_nodes.len()));
         if let Some(m) = node_mismatch(t, &sysfs) {
             out.push(m);
         }
@@ -292,10 +295,10 @@ pub fn thunk(f: &Facts) -> Vec<Finding> {
 fn node_mismatch(t: &ThunkResult, sysfs: &[&Node]) -> Option<Finding> {
     let thunk = t.nodes.as_ref()?;
     let view = |cpu: Option<u32>, simd: Option<u32>| {
-        format!(
-            "{} CPU cores, {} SIMDs",
-            cpu.unwrap_or(0),
-            simd.unwrap_or(0)
+        msg!(
+            "active.node-view",
+            cpu = cpu.unwrap_or(0),
+            simd = simd.unwrap_or(0)
         )
     };
     let mut differ = Vec::new();
@@ -313,26 +316,24 @@ fn node_mismatch(t: &ThunkResult, sysfs: &[&Node]) -> Option<Finding> {
     if thunk.len() == sysfs.len() && differ.is_empty() {
         return None;
     }
-    let mut finding = HSAKMT_NODE_MISMATCH.finding(format!(
-        "libhsakmt lists {} node(s), the KFD topology {}; {} position(s) differ",
-        thunk.len(),
-        sysfs.len(),
-        differ.len()
+    let mut finding = HSAKMT_NODE_MISMATCH.finding(msg!(
+        "active.node-mismatch",
+        thunk = thunk.len(),
+        sysfs = sysfs.len(),
+        differ = differ.len()
     ));
     for (i, id, ours, theirs) in differ.iter().take(8) {
         finding = finding.with(Evidence::new(
             format!("{TOPOLOGY_DIR}/nodes/{id}"),
-            format!(
-                "position {i}: sysfs {ours}; libhsakmt {}",
-                theirs.as_deref().unwrap_or("no node")
+            msg!(
+                "active.node-mismatch-position",
+                position = i,
+                sysfs = ours,
+                thunk = theirs.clone().unwrap_or_else(|| msg!("active.no-node"))
             ),
         ));
     }
-    Some(finding.remedy(
-        "Check that every GPU's /dev/dri render node exists in this environment and is allowed by \
-         the device cgroup (a container or job given some GPUs only), and ROCR_VISIBLE_DEVICES; \
-         see the layer-2 findings.",
-    ))
+    Some(finding.remedy(msg!("active.node-mismatch-remedy")))
 }
 
 /// Layer 4: ROCr, HIP and dispatch.
@@ -358,14 +359,20 @@ fn rocr(f: &Facts, r: &RocrResult, out: &mut Vec<Finding>) {
         } else {
             ROCR_LOAD_FAILED
         };
-        out.push(rule.finding(format!("ROCr: {e}")).with(Evidence::new(
-            format!("{SOURCE}:load libhsa-runtime64"),
-            e.clone(),
-        )));
+        out.push(
+            rule.finding(msg!("active.rocr-load-error", error = e))
+                .with(Evidence::new(
+                    format!(
+                        "{SOURCE}:{}",
+                        msg!("active.source-load", library = "libhsa-runtime64")
+                    ),
+                    e.clone(),
+                )),
+        );
         return;
     }
     let library = r.library.clone().unwrap_or_default();
-    let lib_evidence = Evidence::new(library.clone(), "loaded");
+    let lib_evidence = Evidence::new(library.clone(), msg!("active.loaded"));
     let shut = r
         .shut_down
         .as_ref()
@@ -373,10 +380,10 @@ fn rocr(f: &Facts, r: &RocrResult, out: &mut Vec<Finding>) {
     match r.init.as_deref() {
         Some("HSA_STATUS_SUCCESS") => {}
         Some(status) => {
-            let meaning = hsa_meaning(status).unwrap_or("unknown status");
+            let meaning = hsa_meaning(status).unwrap_or_else(|| msg!("active.unknown-status"));
             out.push(
                 ROCR_INIT_FAILED
-                    .finding(format!("hsa_init: {status} ({meaning})"))
+                    .finding(msg!("active.rocr-init-failed", status, meaning))
                     .with(lib_evidence)
                     .with(Evidence::new(
                         format!("{SOURCE}:hsa_init"),
@@ -402,32 +409,37 @@ fn rocr(f: &Facts, r: &RocrResult, out: &mut Vec<Finding>) {
         .collect();
     let version = r
         .version
-        .map(|[a, b]| format!(", runtime version {a}.{b}"))
+        .map(|[major, minor]| msg!("active.rocr-version", major, minor))
         .unwrap_or_default();
     out.push(
         ROCR_ANSWERS
-            .finding(format!(
-                "hsa_init: HSA_STATUS_SUCCESS ({library}{version}); {} agent(s): {} GPU ({})",
-                agents.len(),
-                gpus.len(),
-                if counted.is_empty() {
-                    "none".to_owned()
+            .finding(msg!(
+                "active.rocr-answers",
+                library,
+                version,
+                agents = agents.len(),
+                gpus = gpus.len(),
+                names = if counted.is_empty() {
+                    msg!("active.rocr-no-gpu")
                 } else {
-                    counted.join(", ")
+                    i18n::list(&counted)
                 }
             ))
             .with(lib_evidence)
             .with_all(gpus.iter().map(|g| {
                 Evidence::new(
                     format!(
-                        "{SOURCE}:agent node {}",
-                        g.node.map_or("?".into(), |n| n.to_string())
+                        "{SOURCE}:{}",
+                        msg!(
+                            "active.source-agent",
+                            node = g.node.map_or("?".into(), |n| n.to_string())
+                        )
                     ),
-                    format!(
-                        "{}; ISAs {}; {} pool(s)",
-                        g.name,
-                        g.isas.join(", "),
-                        g.pools.unwrap_or(0)
+                    msg!(
+                        "active.rocr-agent",
+                        name = g.name,
+                        isas = i18n::list(&g.isas),
+                        pools = g.pools.unwrap_or(0)
                     ),
                 )
             })),
@@ -440,37 +452,33 @@ fn rocr(f: &Facts, r: &RocrResult, out: &mut Vec<Finding>) {
     if !missing.is_empty() {
         let ids: Vec<String> = missing.iter().map(|n| n.id.to_string()).collect();
         let env = &f.platform.env;
-        let cause = if let Some(v) = env.get("ROCR_VISIBLE_DEVICES") {
-            format!("ROCR_VISIBLE_DEVICES={v} hides them")
+        let cause = if let Some(value) = env.get("ROCR_VISIBLE_DEVICES") {
+            msg!("active.missing-cause-rocr-visible", value)
         } else if env.contains_key("HIP_VISIBLE_DEVICES")
             || env.contains_key("CUDA_VISIBLE_DEVICES")
         {
-            "a *_VISIBLE_DEVICES mask hides them".to_owned()
+            msg!("active.missing-cause-mask")
         } else {
-            "ROCr could not use them: an unopenable render node, or a processor this ROCr does \
-             not know"
-                .to_owned()
+            msg!("active.missing-cause-unusable")
         };
         out.push(
             ROCR_AGENT_MISSING
-                .finding(format!(
-                    "{} GPU node(s) of the KFD topology are not among ROCr's agents (node(s) {}): \
-                     likely {cause}",
-                    missing.len(),
-                    ids.join(", ")
+                .finding(msg!(
+                    "active.agent-missing",
+                    count = missing.len(),
+                    nodes = i18n::list(&ids),
+                    cause
                 ))
                 .with_all(missing.iter().map(|n| {
                     Evidence::new(
                         format!("{TOPOLOGY_DIR}/nodes/{}", n.id),
                         n.gpu_id
-                            .map_or("no gpu_id in the topology".to_owned(), |g| {
-                                format!("gpu_id {g}")
-                            }),
+                            .map_or_else(|| msg!("active.no-gpu-id"), |g| format!("gpu_id {g}")),
                     )
                 }))
                 .with(Evidence::new(
                     format!("{SOURCE}:hsa_iterate_agents"),
-                    format!("GPU agents on nodes {rocr_nodes:?}"),
+                    msg!("active.gpu-agents-on", nodes = format!("{rocr_nodes:?}")),
                 )),
         );
     }
@@ -483,43 +491,49 @@ fn hip(h: &crate::active::HipResult, out: &mut Vec<Finding>) {
         } else {
             HIP_FAILED
         };
-        out.push(rule.finding(format!("HIP: {e}")).with(Evidence::new(
-            format!("{SOURCE}:load libamdhip64"),
-            e.clone(),
-        )));
+        out.push(
+            rule.finding(msg!("active.hip-load-error", error = e))
+                .with(Evidence::new(
+                    format!(
+                        "{SOURCE}:{}",
+                        msg!("active.source-load", library = "libamdhip64")
+                    ),
+                    e.clone(),
+                )),
+        );
         return;
     }
     let library = h.library.clone().unwrap_or_default();
     let version = |v: Option<i32>| {
-        v.map_or("unknown".to_owned(), |v| {
-            format!("{}.{}.{}", v / 10_000_000, (v / 100_000) % 100, v % 100_000)
-        })
+        v.map_or_else(
+            || msg!("active.hip-version-unknown"),
+            |v| format!("{}.{}.{}", v / 10_000_000, (v / 100_000) % 100, v % 100_000),
+        )
     };
-    let versions = format!(
-        "runtime {}, driver {}",
-        version(h.runtime_version),
-        version(h.driver_version)
+    let versions = msg!(
+        "active.hip-versions",
+        runtime = version(h.runtime_version),
+        driver = version(h.driver_version)
     );
     match h.count_status.as_deref() {
         Some("hipSuccess") => {
             let devices = h.devices.clone().unwrap_or_default();
             out.push(
                 HIP_ANSWERS
-                    .finding(format!(
-                        "hipGetDeviceCount: {} device(s) ({}); {versions}",
-                        h.device_count.unwrap_or(0),
-                        devices.join(", ")
+                    .finding(msg!(
+                        "active.hip-answers",
+                        count = h.device_count.unwrap_or(0),
+                        devices = i18n::list(&devices),
+                        versions
                     ))
                     .with(Evidence::new(library, versions.clone())),
             );
         }
         Some(status) => {
-            let meaning = hip_meaning(status).unwrap_or("unknown error");
+            let meaning = hip_meaning(status).unwrap_or_else(|| msg!("active.unknown-error"));
             out.push(
                 HIP_FAILED
-                    .finding(format!(
-                        "hipGetDeviceCount: {status} ({meaning}); {versions}"
-                    ))
+                    .finding(msg!("active.hip-failed", status, meaning, versions))
                     .with(Evidence::new(library, versions.clone()))
                     .with(Evidence::new(
                         format!("{SOURCE}:hipGetDeviceCount"),
@@ -535,12 +549,20 @@ fn dispatch(results: &[DispatchResult], out: &mut Vec<Finding>) {
     let evidence = |d: &DispatchResult| {
         Evidence::new(
             format!(
-                "{SOURCE}:dispatch node {}",
-                d.node.map_or("?".into(), |n| n.to_string())
+                "{SOURCE}:{}",
+                msg!(
+                    "active.source-dispatch",
+                    node = d.node.map_or("?".into(), |n| n.to_string())
+                )
             ),
             match d.microseconds {
-                Some(us) => format!("{}: {} in {us} µs", d.agent, d.result),
-                None => format!("{}: {}", d.agent, d.result),
+                Some(us) => msg!(
+                    "active.dispatch-result-time",
+                    agent = d.agent,
+                    result = d.result,
+                    us
+                ),
+                None => msg!("active.dispatch-result", agent = d.agent, result = d.result),
             },
         )
     };
@@ -548,15 +570,12 @@ fn dispatch(results: &[DispatchResult], out: &mut Vec<Finding>) {
     if failed.is_empty() {
         let times: Vec<u64> = results.iter().filter_map(|d| d.microseconds).collect();
         let range = match (times.iter().min(), times.iter().max()) {
-            (Some(a), Some(b)) => format!(" in {a}–{b} µs"),
+            (Some(min), Some(max)) => msg!("active.dispatch-range", min, max),
             _ => String::new(),
         };
         out.push(
             DISPATCH_OK
-                .finding(format!(
-                    "An AQL barrier-AND packet completed on {} GPU agent(s){range}",
-                    results.len()
-                ))
+                .finding(msg!("active.dispatch-ok", agents = results.len(), range))
                 .with_all(results.iter().map(evidence)),
         );
         return;
@@ -564,22 +583,22 @@ fn dispatch(results: &[DispatchResult], out: &mut Vec<Finding>) {
     let nodes: Vec<String> = failed
         .iter()
         .map(|d| {
-            format!(
-                "node {} ({})",
-                d.node.map_or("?".into(), |n| n.to_string()),
-                d.result
+            msg!(
+                "active.dispatch-node",
+                node = d.node.map_or("?".into(), |n| n.to_string()),
+                result = d.result
             )
         })
         .collect();
     out.push(
         DISPATCH_FAILED
-            .finding(format!(
-                "{} of {} GPU agent(s) did not complete an AQL barrier packet: {}",
-                failed.len(),
-                results.len(),
-                nodes.join(", ")
+            .finding(msg!(
+                "active.dispatch-failed",
+                failed = failed.len(),
+                agents = results.len(),
+                nodes = i18n::list(&nodes)
             ))
             .with_all(results.iter().map(evidence))
-            .remedy("Check dmesg for amdgpu errors; amd-smi reset, then reboot if it persists."),
+            .remedy(msg!("active.dispatch-failed-remedy")),
     );
 }

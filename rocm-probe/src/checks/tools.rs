@@ -10,7 +10,9 @@ use crate::finding::{
     TOOLS_FOUND, TOOLS_NONE, TOOLS_NOT_CAPTURED, TOOLS_RENAMED_PROFILER,
     TOOLS_ROCM_SMI_WITHOUT_AMD_SMI, TOOLS_VERSION_MISMATCH,
 };
+use crate::i18n;
 use crate::install::InstallFacts;
+use crate::msg;
 use crate::problem::Problem;
 use crate::tools::{FAMILIES, Family, FoundTool, Standing, ToolFacts};
 
@@ -18,9 +20,7 @@ use crate::tools::{FAMILIES, Family, FoundTool, Standing, ToolFacts};
 pub fn check(f: &Facts, _below: &[Finding]) -> Vec<Finding> {
     let t = &f.tools;
     if !t.captured {
-        return vec![TOOLS_NOT_CAPTURED.finding(
-            "Neither PATH nor the ROCm installs captured in this fixture: tool checks skipped",
-        )];
+        return vec![TOOLS_NOT_CAPTURED.finding(msg!("tools.not-captured"))];
     }
     let mut out = Vec::new();
     if t.found.is_empty() {
@@ -50,31 +50,23 @@ fn none(t: &ToolFacts) -> Finding {
         .map(|x| x.name)
         .collect();
     let places = if t.path_env.is_some() {
-        "on PATH, in the installs' bin directories or in /usr/bin"
+        msg!("tools.none-places-path")
     } else {
-        "in the installs' bin directories or in /usr/bin (PATH not set)"
+        msg!("tools.none-places-no-path")
     };
     let mut finding = TOOLS_NONE
-        .finding(format!(
-            "No ROCm tool ({}) found {places}: running GPU code needs none",
-            names.join(", "),
-        ))
+        .finding(msg!("tools.none", names = i18n::list(&names), places))
         .with_all(
             t.looked_in
                 .iter()
-                .map(|d| Evidence::new(d.clone(), "no ROCm tool command")),
+                .map(|d| Evidence::new(d.clone(), msg!("tools.none-in-dir"))),
         )
         .with_all(t.absent.iter().map(Evidence::absent));
     finding = match &t.path_env {
         Some(p) => finding.with(Evidence::new("env:PATH", p.clone())),
         None => finding.with(Evidence::absent("env:PATH")),
     };
-    finding.remedy(
-        "Only to profile, debug or monitor: AMD's packages rocprofiler-sdk (rocprofv3), \
-         rocprofiler-compute, rocprofiler-systems, amd-smi-lib and rocminfo (their commands are \
-         in /opt/rocm/bin: add it to PATH), or the distribution's rocminfo and rocm-smi \
-         packages.",
-    )
+    finding.remedy(msg!("tools.none-remedy"))
 }
 
 /// Where a tool comes from: its install, else its directory.
@@ -97,12 +89,17 @@ fn with_version(family: &str, version: Option<&str>) -> String {
 fn describe(tool: &FoundTool, t: &ToolFacts, installs: &InstallFacts) -> String {
     let mut parts: Vec<String> = Vec::new();
     parts.push(match (&tool.version, &tool.version_source) {
-        (Some(v), Some(s)) => format!("{} {v} (from {s})", tool.family),
+        (Some(version), Some(source)) => msg!(
+            "tools.describe-version",
+            family = tool.family,
+            version,
+            source
+        ),
         _ => tool.family.to_owned(),
     });
     parts.push(match tool.install.and_then(|i| installs.installs.get(i)) {
         Some(i) => i.describe(),
-        None => "in no ROCm install".to_owned(),
+        None => msg!("tools.describe-no-install"),
     });
     if let Some(link) = &tool.link {
         parts.push(format!("→ {link}"));
@@ -113,16 +110,19 @@ fn describe(tool: &FoundTool, t: &ToolFacts, installs: &InstallFacts) -> String 
                 let entry = tool
                     .path_entry
                     .as_ref()
-                    .map(|e| format!(" ({e})"))
+                    .map(|dir| msg!("tools.describe-path-dir", dir))
                     .unwrap_or_default();
                 match t.runs(tool.name) {
-                    Some(r) if r.path != tool.path => {
-                        format!("PATH entry {}{entry}, shadowed by {}", n + 1, r.path)
-                    }
-                    _ => format!("PATH entry {}{entry}", n + 1),
+                    Some(r) if r.path != tool.path => msg!(
+                        "tools.describe-path-shadowed",
+                        n = n + 1,
+                        entry,
+                        by = r.path
+                    ),
+                    _ => msg!("tools.describe-path", n = n + 1, entry),
                 }
             }
-            None => "not on PATH".to_owned(),
+            None => msg!("tools.describe-not-on-path"),
         });
     }
     parts.join("; ")
@@ -151,16 +151,14 @@ fn found(t: &ToolFacts, installs: &InstallFacts) -> Finding {
     }
     let summary = groups
         .iter()
-        .map(|(o, names)| format!("{} ({o})", names.join(", ")))
+        .map(|(origin, names)| msg!("tools.found-group", names = i18n::list(names), origin))
         .collect::<Vec<_>>()
         .join("; ");
-    TOOLS_FOUND
-        .finding(format!("ROCm tools: {summary}"))
-        .with_all(
-            t.found
-                .iter()
-                .map(|x| Evidence::new(x.path.clone(), describe(x, t, installs))),
-        )
+    TOOLS_FOUND.finding(msg!("tools.found", summary)).with_all(
+        t.found
+            .iter()
+            .map(|x| Evidence::new(x.path.clone(), describe(x, t, installs))),
+    )
 }
 
 /// The package an old or new profiler name is installed by (legacy-rocm-build issues 4082 and
@@ -192,8 +190,8 @@ fn renamed(t: &ToolFacts, installs: &InstallFacts, family: &Family, out: &mut Ve
     for x in &old {
         let d = match x.install.and_then(|i| installs.installs.get(i)) {
             Some(i) => match i.version {
-                Some(v) => format!("{} (ROCm {v})", x.dir),
-                None => format!("{} (ROCm, version unknown)", x.dir),
+                Some(version) => msg!("tools.renamed-dir", dir = x.dir, version),
+                None => msg!("tools.renamed-dir-unknown", dir = x.dir),
             },
             None => x.dir.clone(),
         };
@@ -208,29 +206,43 @@ fn renamed(t: &ToolFacts, installs: &InstallFacts, family: &Family, out: &mut Ve
         .unwrap_or_default();
     let new_found: Vec<&FoundTool> = t.of_family(new).collect();
     let also = if new_found.is_empty() {
-        format!("{new} is not installed")
+        msg!("tools.renamed-new-absent", new)
     } else {
         let mut at: Vec<&str> = new_found.iter().map(|x| x.dir.as_str()).collect();
         at.dedup();
-        format!("{new} is installed too, in {}", at.join(", "))
+        msg!("tools.renamed-new-present", new, dirs = i18n::list(&at))
     };
-    let (is, it) = if old.len() == 1 {
-        ("is", "name")
+    let summary = if old.len() == 1 {
+        msg!(
+            "tools.renamed-one",
+            was,
+            version,
+            dirs = i18n::list(&dirs),
+            title = family.title,
+            becomes,
+            also
+        )
     } else {
-        ("are", "commands")
+        msg!(
+            "tools.renamed-many",
+            was,
+            version,
+            dirs = i18n::list(&dirs),
+            title = family.title,
+            becomes,
+            also
+        )
     };
-    let summary = format!(
-        "{was}{version} in {} {is} {}'s {it} before ROCm 6.3, which calls {} {becomes}; {also}",
-        dirs.join(", "),
-        family.title,
-        if old.len() == 1 { "it" } else { "them" },
-    );
     let mut finding = TOOLS_RENAMED_PROFILER.finding(summary);
     for x in &old {
         let new_name = family.new_binary(x.name).unwrap_or_else(|| new.to_owned());
         finding = finding.with(Evidence::new(
             x.path.clone(),
-            format!("old name of {new_name}; {}", describe(x, t, installs)),
+            msg!(
+                "tools.renamed-old-name",
+                new = new_name,
+                tool = describe(x, t, installs)
+            ),
         ));
     }
     for x in &new_found {
@@ -239,18 +251,15 @@ fn renamed(t: &ToolFacts, installs: &InstallFacts, family: &Family, out: &mut Ve
     let old_package = family.name;
     let new_package = package(new);
     let remedy = if new_found.is_empty() {
-        format!(
-            "Nothing is broken: {was} works with the install it came with. Guides written for \
-             ROCm 6.3 and later say {becomes} where that install has {was}; with ROCm >= 6.3 \
-             install {new_package} (sudo apt install {new_package}; apt has no {old_package} \
-             package from 6.3 on) and remove the old one (sudo apt remove {old_package})."
+        msg!(
+            "tools.renamed-remedy-install",
+            was,
+            becomes,
+            new_package,
+            old_package
         )
     } else {
-        format!(
-            "Use {becomes} (the commands map one to one: {was} → {becomes}). If {was} is left \
-             over from a ROCm 6.2 install upgraded to 6.3.0 (which did not remove it), remove \
-             it: sudo apt remove {old_package}."
-        )
+        msg!("tools.renamed-remedy-use", was, becomes, old_package)
     };
     out.push(finding.remedy(remedy));
 }
@@ -273,26 +282,26 @@ fn deprecated(t: &ToolFacts, installs: &InstallFacts, out: &mut Vec<Finding>) {
         .iter()
         .filter_map(|x| x.rocm_version)
         .max()
-        .map(|v| format!(" (newest install with them: ROCm {v})"))
+        .map(|version| msg!("tools.deprecated-newest", version))
         .unwrap_or_default();
+    let summary = if names.len() == 1 {
+        msg!("tools.deprecated-one", name = names[0], newest)
+    } else {
+        msg!(
+            "tools.deprecated-many",
+            names = i18n::join(&names, &msg!("tools.and")),
+            newest
+        )
+    };
     out.push(
         TOOLS_DEPRECATED_PROFILER
-            .finding(format!(
-                "Only the legacy profiler{} {} found{newest}, not rocprofv3: rocprof and \
-                 rocprofv2 are being phased out in favour of rocprofv3",
-                if names.len() == 1 { "" } else { "s" },
-                names.join(" and "),
-            ))
+            .finding(summary)
             .with_all(
                 legacy
                     .iter()
                     .map(|x| Evidence::new(x.path.clone(), describe(x, t, installs))),
             )
-            .remedy(
-                "On ROCm >= 6.2 install ROCprofiler-SDK (sudo apt install rocprofiler-sdk) and \
-                 use rocprofv3 (rocprofv3 --sys-trace -- ./app); older releases have no \
-                 rocprofv3.",
-            ),
+            .remedy(msg!("tools.deprecated-remedy")),
     );
 }
 
@@ -303,24 +312,16 @@ fn smi(t: &ToolFacts, installs: &InstallFacts, out: &mut Vec<Finding>) {
     let paths: Vec<&FoundTool> = t.of_family("rocm-smi").collect();
     out.push(
         TOOLS_ROCM_SMI_WITHOUT_AMD_SMI
-            .finding(format!(
-                "rocm-smi ({}) is installed but not amd-smi, its successor (AMD plans to \
-                 deprecate ROCm SMI)",
-                paths
-                    .iter()
-                    .map(|x| x.path.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+            .finding(msg!(
+                "tools.rocm-smi-without-amd-smi",
+                paths = i18n::list(paths.iter().map(|x| x.path.as_str()))
             ))
             .with_all(
                 paths
                     .iter()
                     .map(|x| Evidence::new(x.path.clone(), describe(x, t, installs))),
             )
-            .remedy(
-                "Nothing needs fixing: rocm-smi still works. For new scripts and monitoring use \
-                 amd-smi (AMD's package amd-smi-lib; Debian 12 has no amd-smi package).",
-            ),
+            .remedy(msg!("tools.rocm-smi-without-amd-smi-remedy")),
     );
 }
 
@@ -348,13 +349,21 @@ fn mismatch(t: &ToolFacts, installs: &InstallFacts, out: &mut Vec<Finding>) {
         let other = &installs.installs[i];
         let names: Vec<&str> = tools.iter().map(|x| x.name).collect();
         let mut finding = TOOLS_VERSION_MISMATCH
-            .finding(format!(
-                "{} on PATH {} from {}, but a process loads {}",
-                names.join(", "),
-                if names.len() == 1 { "comes" } else { "come" },
-                other.describe(),
-                effective.describe()
-            ))
+            .finding(if names.len() == 1 {
+                msg!(
+                    "tools.version-mismatch-one",
+                    names = i18n::list(&names),
+                    other = other.describe(),
+                    effective = effective.describe()
+                )
+            } else {
+                msg!(
+                    "tools.version-mismatch-many",
+                    names = i18n::list(&names),
+                    other = other.describe(),
+                    effective = effective.describe()
+                )
+            })
             .with_all(
                 tools
                     .iter()
@@ -368,12 +377,10 @@ fn mismatch(t: &ToolFacts, installs: &InstallFacts, out: &mut Vec<Finding>) {
                 finding = finding.with(Evidence::new(rocr.path(), rocr.describe()));
             }
         }
-        out.push(finding.remedy(format!(
-            "Put {}/bin first in PATH (export PATH={}/bin:$PATH) so the tools match the runtime \
-             in use, or remove {} if nothing needs it.",
-            effective.prefix,
-            effective.prefix,
-            other.describe()
+        out.push(finding.remedy(msg!(
+            "tools.version-mismatch-remedy",
+            prefix = effective.prefix,
+            other = other.describe()
         )));
     }
 }

@@ -12,6 +12,8 @@ use crate::finding::{
     COMPUTE, Evidence, FRAMEWORK_READY, Finding, HIVE_INCOMPLETE, LLM_FIT, Layer, MULTI_GPU,
     NO_P2P, NO_RCCL, Status,
 };
+use crate::i18n;
+use crate::msg;
 use crate::topology::{TOPOLOGY_DIR, Topology};
 
 /// Share of a GPU's memory the LLM rule leaves for the KV cache, activations and workspace.
@@ -106,7 +108,11 @@ fn frameworks(f: &Facts, below: &[Finding], compute: &Finding, out: &mut Vec<Fin
                 .collect();
             let mut deciding = compute_deciding.clone();
             deciding.extend(about);
-            let label = format!("{} in {}", label.trim_end(), site.path);
+            let label = msg!(
+                "workloads.framework-in",
+                framework = label.trim_end(),
+                path = site.path
+            );
             out.push(verdict(FRAMEWORK_READY, &label, &deciding));
         }
     }
@@ -124,7 +130,7 @@ pub(crate) fn deciding<'a>(below: &'a [Finding], layers: &[Layer]) -> Vec<&'a Fi
 pub(crate) fn verdict(rule: crate::finding::Rule, ready: &str, deciding: &[&Finding]) -> Finding {
     let worst = deciding.iter().map(|x| x.status).max();
     let Some(worst) = worst else {
-        return rule.finding(format!("{ready}: ready"));
+        return rule.finding(msg!("workloads.verdict-ready", subject = ready));
     };
     // A verdict that follows from another names that one's cause.
     let cause = deciding
@@ -132,18 +138,24 @@ pub(crate) fn verdict(rule: crate::finding::Rule, ready: &str, deciding: &[&Find
         .find(|x| x.status == worst)
         .map(|x| x.caused_by.unwrap_or(x.id));
     let ids: Vec<&str> = deciding.iter().map(|x| x.id).collect();
-    let word = if worst == Status::Fail {
-        "not ready"
+    let summary = if worst == Status::Fail {
+        msg!(
+            "workloads.verdict-not-ready",
+            subject = ready,
+            ids = i18n::list(&ids)
+        )
     } else {
-        "ready with caveats"
+        msg!(
+            "workloads.verdict-caveats",
+            subject = ready,
+            ids = i18n::list(&ids)
+        )
     };
-    let mut finding = rule
-        .finding_with(worst, format!("{ready}: {word} ({})", ids.join(", ")))
-        .with_all(
-            deciding
-                .iter()
-                .map(|x| Evidence::new(format!("finding:{}", x.id), x.summary.clone())),
-        );
+    let mut finding = rule.finding_with(worst, summary).with_all(
+        deciding
+            .iter()
+            .map(|x| Evidence::new(format!("finding:{}", x.id), x.summary.clone())),
+    );
     finding.caused_by = cause;
     finding
 }
@@ -156,7 +168,11 @@ fn compute(below: &[Finding]) -> Finding {
         Layer::Runtime,
         Layer::Libraries,
     ];
-    verdict(COMPUTE, "Single-GPU compute", &deciding(below, &layers))
+    verdict(
+        COMPUTE,
+        &msg!("workloads.single-gpu-compute"),
+        &deciding(below, &layers),
+    )
 }
 
 /// How two physical GPUs reach each other.
@@ -204,20 +220,15 @@ fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology) -> Vec<Finding> {
             }
         }
     }
-    let node_list = |g: &crate::agent::PhysicalGpu| {
-        g.nodes
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let node_list = |g: &crate::agent::PhysicalGpu| i18n::list(&g.nodes);
     let gpu_name = |g: &crate::agent::PhysicalGpu| {
-        format!(
-            "GPU {} ({})",
-            g.index,
-            g.pci_address
+        msg!(
+            "workloads.gpu-name",
+            index = g.index,
+            place = g
+                .pci_address
                 .clone()
-                .unwrap_or_else(|| format!("nodes {}", node_list(g)))
+                .unwrap_or_else(|| msg!("workloads.gpu-nodes", nodes = node_list(g)))
         )
     };
 
@@ -238,25 +249,30 @@ fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology) -> Vec<Finding> {
                 }
             }
         }
-        hive_text.push(format!(
-            "hive {:#x}: {} GPUs{}",
-            hive.hive_id,
-            members.len(),
-            if missing.is_empty() {
-                ", all pairs XGMI".to_owned()
-            } else {
-                format!(", {} pair(s) without XGMI", missing.len())
-            }
-        ));
+        let hive_id = format!("{:#x}", hive.hive_id);
+        hive_text.push(if missing.is_empty() {
+            msg!(
+                "workloads.hive-complete",
+                hive = hive_id,
+                gpus = members.len()
+            )
+        } else {
+            msg!(
+                "workloads.hive-partial",
+                hive = hive_id,
+                gpus = members.len(),
+                pairs = missing.len()
+            )
+        });
         if !missing.is_empty() {
             let pairs: Vec<String> = missing.iter().map(|(a, b)| format!("{a}–{b}")).collect();
             out.push(
                 HIVE_INCOMPLETE
-                    .finding(format!(
-                        "XGMI hive {:#x} ({} GPUs) has no XGMI link between GPU pair(s) {}",
-                        hive.hive_id,
-                        members.len(),
-                        pairs.join(", ")
+                    .finding(msg!(
+                        "workloads.hive-incomplete",
+                        hive = hive_id,
+                        gpus = members.len(),
+                        pairs = i18n::list(&pairs)
                     ))
                     .with_all(missing.iter().flat_map(|(a, b)| {
                         [a, b].map(|i| {
@@ -267,32 +283,25 @@ fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology) -> Vec<Finding> {
                             )
                         })
                     }))
-                    .remedy(
-                        "Check the XGMI bridges and the links' state (rocm-smi --showtopo, amd-smi \
-                         topology), then reboot.",
-                    ),
+                    .remedy(msg!("workloads.hive-incomplete-remedy")),
             );
         }
     }
     if !host_pairs.is_empty() {
         out.push(
             NO_P2P
-                .finding(format!(
-                    "{} of {} GPU pair(s) have no XGMI or PCIe peer-to-peer path: copies between \
-                     them go through host memory",
-                    host_pairs.len(),
-                    gpus.len() * (gpus.len() - 1) / 2
+                .finding(msg!(
+                    "workloads.no-p2p",
+                    pairs = host_pairs.len(),
+                    total = gpus.len() * (gpus.len() - 1) / 2
                 ))
                 .with_all(host_pairs.iter().take(8).map(|(a, b)| {
                     Evidence::new(
                         format!("{TOPOLOGY_DIR}/nodes/{}/p2p_links", a.nodes[0]),
-                        format!("{} ↔ {}: no P2P link", gpu_name(a), gpu_name(b)),
+                        msg!("workloads.no-p2p-link", a = gpu_name(a), b = gpu_name(b)),
                     )
                 }))
-                .remedy(
-                    "Boot with iommu=pt, check PCIe ACS and the BIOS's peer-to-peer setting, or \
-                     place the GPUs under one root complex or switch.",
-                ),
+                .remedy(msg!("workloads.no-p2p-remedy")),
         );
     }
     let rccl = rccl(f);
@@ -301,26 +310,23 @@ fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology) -> Vec<Finding> {
     if rccl.is_empty() && rccl_known {
         out.push(
             NO_RCCL
-                .finding("No RCCL found (installs and framework bundles): no collectives library")
+                .finding(msg!("workloads.no-rccl"))
                 .with_all(
                     f.libraries
                         .installs
                         .iter()
                         .map(|i| Evidence::absent(format!("{}/librccl.so*", i.lib_dir))),
                 )
-                .remedy("Install AMD's rccl package, or use a framework wheel that bundles it."),
+                .remedy(msg!("workloads.no-rccl-remedy")),
         );
     }
     let mut parts: Vec<String> = count
         .iter()
         .rev()
-        .map(|(p, n)| {
-            let what = match p {
-                Path::Xgmi => "XGMI",
-                Path::Pcie => "PCIe P2P",
-                Path::Host => "host memory only",
-            };
-            format!("{n} pair(s) {what}")
+        .map(|(p, n)| match p {
+            Path::Xgmi => msg!("workloads.pairs-xgmi", pairs = n),
+            Path::Pcie => msg!("workloads.pairs-pcie", pairs = n),
+            Path::Host => msg!("workloads.pairs-host", pairs = n),
         })
         .collect();
     parts.extend(hive_text);
@@ -329,12 +335,17 @@ fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology) -> Vec<Finding> {
         Some(s) if s >= Status::Warn => Status::Warn,
         _ => Status::Pass,
     };
-    let mut summary = format!("{} physical GPUs: {}", gpus.len(), parts.join("; "));
-    summary.push_str(&match rccl.first() {
-        Some(r) => format!("; RCCL at {r}"),
-        None if rccl_known => "; no RCCL".to_owned(),
-        None => "; RCCL unknown (installs not captured)".to_owned(),
-    });
+    let rccl_text = match rccl.first() {
+        Some(path) => msg!("workloads.rccl-at", path),
+        None if rccl_known => msg!("workloads.rccl-none"),
+        None => msg!("workloads.rccl-unknown"),
+    };
+    let summary = msg!(
+        "workloads.multi-gpu",
+        gpus = gpus.len(),
+        parts = parts.join("; "),
+        rccl = rccl_text
+    );
     let mut finding = MULTI_GPU
         .finding_with(status, summary)
         .with_all(rccl.iter().map(|r| Evidence::new(r.clone(), "RCCL")));
@@ -403,9 +414,9 @@ fn examples(billions: f64) -> String {
         .find(|(p, _)| *p > billions)
         .map(|(_, n)| *n);
     match (fits.last(), next) {
-        (Some(f), Some(n)) => format!("{f} models fit, {n} do not"),
-        (Some(f), None) => format!("{f} models fit"),
-        (None, Some(n)) => format!("not even {n} models fit"),
+        (Some(fit), Some(next)) => msg!("workloads.models-fit-not-next", fit, next),
+        (Some(fit), None) => msg!("workloads.models-fit", fit),
+        (None, Some(next)) => msg!("workloads.models-none-fit", next),
         (None, None) => String::new(),
     }
 }
@@ -418,7 +429,7 @@ fn llm_fit(f: &Facts, inv: &Inventory) -> Finding {
         let from_kfd = a.memory_bytes.filter(|m| *m > 0).map(|m| {
             let e = Evidence::new(
                 format!("{TOPOLOGY_DIR}/nodes/{}/mem_banks", a.node),
-                format!("{m} bytes"),
+                msg!("workloads.bytes", bytes = m),
             );
             (m, e)
         });
@@ -433,7 +444,7 @@ fn llm_fit(f: &Facts, inv: &Inventory) -> Finding {
                 .filter(|m| *m > 0)?;
             let e = Evidence::new(
                 format!("/dev/dri/renderD{minor}: mem_info_vram_total"),
-                format!("{m} bytes"),
+                msg!("workloads.bytes", bytes = m),
             );
             Some((m, e))
         };
@@ -444,11 +455,7 @@ fn llm_fit(f: &Facts, inv: &Inventory) -> Finding {
     }
     let Some((_, one, one_evidence)) = agents.iter().max_by_key(|(_, m, _)| *m).cloned() else {
         return LLM_FIT
-            .finding_with(
-                Status::Skip,
-                "GPU memory not known (no memory banks in the topology, no drm VRAM total): LLM \
-                 fit not computed",
-            )
+            .finding_with(Status::Skip, msg!("workloads.llm-fit-unknown"))
             .with_all(
                 unknown
                     .iter()
@@ -459,34 +466,36 @@ fn llm_fit(f: &Facts, inv: &Inventory) -> Finding {
     let all: u64 = agents.iter().map(|(_, m, _)| *m).sum();
     let one_b = parameters_fitting(one);
     let all_b = parameters_fitting(all);
-    let mut summary = format!(
-        "fp16/bf16 weights: one GPU ({}) ≈ {one_b:.1}B parameters ({})",
-        gib(one),
-        examples(one_b)
+    let mut summary = msg!(
+        "workloads.llm-fit-one",
+        memory = gib(one),
+        billions = format!("{one_b:.1}"),
+        examples = examples(one_b)
     );
     if agents.len() > 1 {
-        summary.push_str(&format!(
-            "; all {} GPUs ({}) ≈ {all_b:.1}B ({})",
-            agents.len(),
-            gib(all),
-            examples(all_b)
+        summary.push_str(&msg!(
+            "workloads.llm-fit-all",
+            gpus = agents.len(),
+            memory = gib(all),
+            billions = format!("{all_b:.1}"),
+            examples = examples(all_b)
         ));
     }
     if !unknown.is_empty() {
-        summary.push_str(&format!(
-            "; memory of {} GPU agent(s) unknown, left out",
-            unknown.len()
-        ));
+        summary.push_str(&msg!("workloads.llm-fit-left-out", agents = unknown.len()));
     }
-    LLM_FIT.finding(summary).with(one_evidence).with(Evidence::new(
-        "rule",
-        format!(
-            "parameters × {BYTES_PER_PARAMETER} bytes ≤ {:.0}% of memory ({:.0}% left for the KV \
-             cache, activations and workspace)",
-            (1.0 - LLM_OVERHEAD) * 100.0,
-            LLM_OVERHEAD * 100.0
-        ),
-    ))
+    LLM_FIT
+        .finding(summary)
+        .with(one_evidence)
+        .with(Evidence::new(
+            msg!("workloads.rule-source"),
+            msg!(
+                "workloads.rule",
+                bytes = BYTES_PER_PARAMETER,
+                share = format!("{:.0}", (1.0 - LLM_OVERHEAD) * 100.0),
+                left = format!("{:.0}", LLM_OVERHEAD * 100.0)
+            ),
+        ))
 }
 
 #[cfg(test)]
