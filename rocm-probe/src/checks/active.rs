@@ -230,13 +230,13 @@ pub fn thunk(f: &Facts) -> Vec<Finding> {
             HSAKMT_LOAD_FAILED
         };
         out.push(
-            rule.finding(msg!("active.hsakmt-load-error", error = e))
+            rule.finding(msg!("active.hsakmt-load-error", error = load_error_text(e)))
                 .with(Evidence::new(
                     format!(
                         "{SOURCE}:{}",
                         msg!("active.source-load", library = "libhsakmt")
                     ),
-                    e.clone(),
+                    load_error_text(e),
                 )),
         );
         return out;
@@ -352,6 +352,25 @@ pub fn runtime(f: &Facts) -> Vec<Finding> {
     out
 }
 
+/// A recorded load error in the report's language. The record is English, as `active` writes it
+/// and fixtures keep it: `not installed: PATH`, `not installed: no SONAME in the loader's search
+/// path[ or an install]`, or the dynamic loader's own message (shown as it is).
+fn load_error_text(e: &str) -> String {
+    let Some(rest) = e.strip_prefix("not installed: ") else {
+        return e.to_owned();
+    };
+    let nowhere = rest
+        .strip_prefix("no ")
+        .and_then(|r| r.split_once(" in the loader's search path"));
+    match nowhere {
+        Some((library, "")) => msg!("active.not-installed-nowhere", library),
+        Some((library, " or an install")) => {
+            msg!("active.not-installed-nowhere-or-install", library)
+        }
+        _ => msg!("active.not-installed-path", path = rest),
+    }
+}
+
 fn rocr(f: &Facts, r: &RocrResult, out: &mut Vec<Finding>) {
     if let Some(e) = &r.load_error {
         let rule = if e.starts_with("not installed") {
@@ -360,13 +379,13 @@ fn rocr(f: &Facts, r: &RocrResult, out: &mut Vec<Finding>) {
             ROCR_LOAD_FAILED
         };
         out.push(
-            rule.finding(msg!("active.rocr-load-error", error = e))
+            rule.finding(msg!("active.rocr-load-error", error = load_error_text(e)))
                 .with(Evidence::new(
                     format!(
                         "{SOURCE}:{}",
                         msg!("active.source-load", library = "libhsa-runtime64")
                     ),
-                    e.clone(),
+                    load_error_text(e),
                 )),
         );
         return;
@@ -492,13 +511,13 @@ fn hip(h: &crate::active::HipResult, out: &mut Vec<Finding>) {
             HIP_FAILED
         };
         out.push(
-            rule.finding(msg!("active.hip-load-error", error = e))
+            rule.finding(msg!("active.hip-load-error", error = load_error_text(e)))
                 .with(Evidence::new(
                     format!(
                         "{SOURCE}:{}",
                         msg!("active.source-load", library = "libamdhip64")
                     ),
-                    e.clone(),
+                    load_error_text(e),
                 )),
         );
         return;

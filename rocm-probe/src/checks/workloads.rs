@@ -113,7 +113,7 @@ fn frameworks(f: &Facts, below: &[Finding], compute: &Finding, out: &mut Vec<Fin
                 framework = label.trim_end(),
                 path = site.path
             );
-            out.push(verdict(FRAMEWORK_READY, &label, &deciding));
+            out.push(verdict(FRAMEWORK_READY, &label, &deciding).about(names[0]));
         }
     }
 }
