@@ -159,6 +159,44 @@ fn english_reports_have_no_chinese() {
     }
 }
 
+/// The language changes prose, never a verdict: for every scenario the JSON reports in both
+/// languages agree on everything but the prose fields (summaries, remedies, notes, evidence
+/// text), so no check decides anything by reading a sentence.
+#[test]
+fn the_language_changes_prose_not_verdicts() {
+    fn skeleton(json: &str) -> serde_json::Value {
+        let mut v: serde_json::Value = serde_json::from_str(json).unwrap();
+        v["verdict"]["summary"] = serde_json::Value::Null;
+        for l in v["layers"].as_array_mut().unwrap() {
+            l["note"] = l["note"].is_string().into();
+        }
+        for f in v["findings"].as_array_mut().unwrap() {
+            f["summary"] = serde_json::Value::Null;
+            f["remedy"] = f["remedy"].is_string().into();
+            let n = f["evidence"].as_array().map_or(0, Vec::len);
+            f["evidence"] = n.into();
+        }
+        // Facts carry the collectors' problem messages, which are prose.
+        v["facts"] = serde_json::Value::Null;
+        v
+    }
+    for root in scenarios() {
+        let json = |lang: &str| {
+            let r = run(probe()
+                .args(["--lang", lang, "--root"])
+                .arg(&root)
+                .args(["report", "--format", "json"]));
+            assert!(r.code <= 1, "{root:?} {lang}: {}", r.stderr);
+            (r.code, r.stdout)
+        };
+        let (en_code, en) = json("en");
+        let (zh_code, zh) = json("zh");
+        assert_eq!(en_code, zh_code, "{root:?}");
+        assert_eq!(skeleton(&en), skeleton(&zh), "{root:?}");
+        assert_ne!(en, zh, "{root:?}: the Chinese report has no Chinese prose");
+    }
+}
+
 /// The detector itself: it must see English prose, and leave identifiers, paths and code alone.
 #[test]
 fn the_word_detector_sees_prose_and_spares_identifiers() {
