@@ -23,11 +23,12 @@ use crate::frameworks::{
 };
 use crate::install::{Install, RocmVersion};
 use crate::target::GfxVersion;
+use crate::{i18n, msg};
 
 use super::runtime::{HSA_OVERRIDE_GFX_VERSION, family};
 
 /// The GPUs' effective targets: processor → the evidence of the nodes that have it.
-use super::libraries::{Targets, list, targets};
+use super::libraries::{Targets, kernel_dir_value, list, steps_sentence, targets};
 
 /// AMD's validated TensorFlow releases per ROCm line: ROCm's compatibility matrix,
 /// github.com/ROCm/ROCm `docs/compatibility/compatibility-matrix-historical-6.0.csv` (commit
@@ -47,11 +48,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     let mut out = Vec::new();
     let fw = &f.frameworks;
     if !fw.captured {
-        out.push(
-            FRAMEWORKS_NOT_CAPTURED.finding(
-                "Python environments not captured in this fixture: framework checks skipped",
-            ),
-        );
+        out.push(FRAMEWORKS_NOT_CAPTURED.finding(msg!("frameworks.not-captured")));
         return out;
     }
     unreadable(fw, &mut out);
@@ -118,40 +115,34 @@ fn code_objects(
         .torch
         .iter()
         .filter_map(|t| {
-            let what = format!(
-                "PyTorch {}",
-                t.version.as_deref().unwrap_or("(version unknown)")
-            );
+            let what = format!("PyTorch {}", version_or_unknown(t.version.as_deref()));
             t.bundled.as_ref().map(|b| (what, b))
         })
         .chain(site.rocm_sdk.iter().flat_map(|r| {
             r.bundled
                 .iter()
-                .map(|b| ("TheRock's rocm-sdk wheels".to_owned(), b))
+                .map(|b| (msg!("frameworks.rocm-sdk-wheels"), b))
         }));
     for (what, b) in bundles {
         for code in &b.code {
             let file = code.path.rsplit('/').next().unwrap_or(&code.path);
             out.extend(super::libraries::fat_binary_findings(
                 code,
-                &format!("{file} of {what}"),
+                &msg!("frameworks.file-of", file, what),
                 gpus,
                 override_evidence,
                 [
                     FRAMEWORK_NO_CODE_OBJECT_FOR_TARGET,
                     FRAMEWORK_CODE_OBJECT_NEEDS_FEATURE_CHANGE,
                 ],
-                "Install a wheel built for the target (AMD's wheels from repo.radeon.com, or a \
-                 source build with PYTORCH_ROCM_ARCH naming it); where the wheel carries a target \
-                 of the same family, HSA_OVERRIDE_GFX_VERSION set to that target runs it \
-                 (unsupported by AMD).",
+                &msg!("frameworks.no-code-object-remedy"),
             ));
         }
         if !b.code_problems.is_empty() {
             let problems: Vec<&crate::problem::Problem> = b.code_problems.iter().collect();
             out.extend(super::hardware::problems(
                 &problems,
-                "framework library",
+                &msg!("frameworks.problem-files"),
                 [FRAMEWORKS_UNREADABLE, FRAMEWORK_FILES_MALFORMED],
             ));
         }
@@ -175,7 +166,7 @@ impl Ctx<'_> {
     /// `ROCm 6.2.0 at /opt/rocm-6.2.0`, or a phrase saying none is known.
     fn system_describe(&self) -> String {
         self.system
-            .map_or_else(|| "no system ROCm".to_owned(), Install::describe)
+            .map_or_else(|| msg!("frameworks.no-system-rocm"), Install::describe)
     }
 
     /// The PyTorch index for the system's release (`rocm6.2`), or a placeholder.
@@ -210,7 +201,7 @@ fn gpu_summary(f: &Facts) -> Option<Evidence> {
     names.dedup();
     Some(Evidence::new(
         crate::topology::TOPOLOGY_DIR,
-        format!("{count} GPU agent(s): {}", names.join(", ")),
+        msg!("frameworks.gpu-agents", count, targets = i18n::list(&names)),
     ))
 }
 
@@ -220,11 +211,7 @@ fn unreadable(fw: &FrameworkFacts, out: &mut Vec<Finding>) {
     }
     out.push(
         FRAMEWORKS_UNREADABLE
-            .finding(format!(
-                "{} Python package path(s) could not be read: the framework facts may be \
-                 incomplete",
-                fw.problems.len()
-            ))
+            .finding(msg!("frameworks.unreadable", count = fw.problems.len()))
             .with_all(
                 fw.problems
                     .iter()
@@ -235,8 +222,7 @@ fn unreadable(fw: &FrameworkFacts, out: &mut Vec<Finding>) {
 }
 
 fn none(fw: &FrameworkFacts, out: &mut Vec<Finding>) {
-    let mut finding =
-        FRAMEWORKS_NONE.finding("No PyTorch, JAX, TensorFlow, vLLM or ONNX Runtime found");
+    let mut finding = FRAMEWORKS_NONE.finding(msg!("frameworks.none"));
     if fw.scanned.is_empty() {
         finding = finding.with(Evidence::absent(DEBIAN_DIST_PACKAGES));
     }
@@ -244,13 +230,9 @@ fn none(fw: &FrameworkFacts, out: &mut Vec<Finding>) {
         fw.scanned
             .iter()
             .take(MAX_EVIDENCE)
-            .map(|s| Evidence::new(s.clone(), "no framework")),
+            .map(|s| Evidence::new(s.clone(), msg!("frameworks.no-framework"))),
     );
-    out.push(finding.remedy(
-        "Only to use the GPU from Python: install a ROCm build into the environment, e.g. `pip \
-         install torch --index-url https://download.pytorch.org/whl/rocm<X.Y>` for the system's \
-         ROCm release.",
-    ));
+    out.push(finding.remedy(msg!("frameworks.none-remedy")));
 }
 
 /// `__version__ = '2.4.1+rocm6.0', hip = '6.0.32830-d62f6a171', cuda = None`.
@@ -264,39 +246,49 @@ fn version_py_value(v: &VersionPy) -> String {
         }
     }
     if parts.is_empty() {
-        "no version assignments".to_owned()
+        msg!("frameworks.no-version-assignments")
     } else {
         parts.join(", ")
     }
 }
 
+/// A version, or `(version unknown)`.
+fn version_or_unknown(version: Option<&str>) -> String {
+    version.map_or_else(|| msg!("frameworks.version-unknown"), str::to_owned)
+}
+
 fn torch_part(t: &Torch) -> String {
-    let version = t.version.as_deref().unwrap_or("(version unknown)");
+    let version = version_or_unknown(t.version.as_deref());
     let mut notes = vec![match (t.build, t.rocm) {
-        (Build::Rocm, Some(v)) => format!("ROCm {v} build"),
-        (b, _) => format!("{} build", b.word()),
+        (Build::Rocm, Some(version)) => msg!("frameworks.build-rocm-version", version),
+        (Build::Rocm, None) => msg!("frameworks.build-rocm"),
+        (Build::Cuda, _) => msg!("frameworks.build-cuda"),
+        (Build::Cpu, _) => msg!("frameworks.build-cpu"),
+        (Build::Other, _) => msg!("frameworks.build-other"),
+        (Build::Unknown, _) => msg!("frameworks.build-unknown"),
     }];
     if let Some(b) = &t.bundled
         && !b.libs.is_empty()
     {
-        notes.push(format!("bundles {} ROCm libraries", b.libs.len()));
+        notes.push(msg!("frameworks.bundles-libraries", count = b.libs.len()));
     }
     if let Some(tr) = &t.triton {
         notes.push(format!("{} {}", tr.name, tr.version));
     }
-    format!("PyTorch {version} ({})", notes.join(", "))
+    msg!("frameworks.torch-part", version, notes = i18n::list(&notes))
 }
 
 fn jax_part(j: &Jax) -> String {
-    let version = j
-        .jax
-        .as_ref()
-        .or(j.jaxlib.as_ref())
-        .map_or("(version unknown)", |d| d.version.as_str());
+    let version = version_or_unknown(
+        j.jax
+            .as_ref()
+            .or(j.jaxlib.as_ref())
+            .map(|d| d.version.as_str()),
+    );
     if j.plugins.is_empty() {
         return match j.rocm_major() {
-            Some(m) => format!("JAX {version} (ROCm {m} jaxlib)"),
-            None => format!("JAX {version} (no ROCm plugin)"),
+            Some(major) => msg!("frameworks.jax-rocm-jaxlib", version, major),
+            None => msg!("frameworks.jax-no-plugin", version),
         };
     }
     let plugins: Vec<String> = j
@@ -304,7 +296,11 @@ fn jax_part(j: &Jax) -> String {
         .iter()
         .map(|p| format!("{} {}", p.dist.name, p.dist.version))
         .collect();
-    format!("JAX {version} ({})", plugins.join(", "))
+    msg!(
+        "frameworks.jax-plugins",
+        version,
+        plugins = i18n::list(&plugins)
+    )
 }
 
 fn tensorflow_part(tf: &TensorFlow) -> String {
@@ -312,21 +308,29 @@ fn tensorflow_part(tf: &TensorFlow) -> String {
         return "TensorFlow".to_owned();
     };
     let kind = if tf.rocm_build {
-        "ROCm build"
+        msg!("frameworks.build-rocm")
     } else {
-        "not a ROCm build"
+        msg!("frameworks.tensorflow-not-rocm-build")
     };
     match tf.rocm {
-        Some(v) => format!("TensorFlow {} ({}, {kind} for ROCm {v})", d.version, d.name),
-        None => format!("TensorFlow {} ({}, {kind})", d.version, d.name),
+        Some(rocm) => msg!(
+            "frameworks.tensorflow-part-rocm",
+            version = d.version,
+            name = d.name,
+            kind,
+            rocm
+        ),
+        None => msg!(
+            "frameworks.tensorflow-part",
+            version = d.version,
+            name = d.name,
+            kind
+        ),
     }
 }
 
 fn onnxruntime_part(o: &OnnxRuntime) -> String {
-    let version = o
-        .dists
-        .first()
-        .map_or("(version unknown)", |d| d.version.as_str());
+    let version = version_or_unknown(o.dists.first().map(|d| d.version.as_str()));
     let name = o.dists.first().map_or("onnxruntime", |d| d.name.as_str());
     let providers: Vec<&str> = o
         .providers
@@ -340,11 +344,13 @@ fn onnxruntime_part(o: &OnnxRuntime) -> String {
         .filter(|p| *p != "shared")
         .collect();
     if providers.is_empty() {
-        format!("ONNX Runtime {version} ({name}, CPU provider only)")
+        msg!("frameworks.onnxruntime-part-cpu", version, name)
     } else {
-        format!(
-            "ONNX Runtime {version} ({name}, providers: {})",
-            providers.join(", ")
+        msg!(
+            "frameworks.onnxruntime-part",
+            version,
+            name,
+            providers = i18n::list(&providers)
         )
     }
 }
@@ -372,10 +378,7 @@ fn found(site: &SiteDir) -> Finding {
             }
         }
         if let Some(p) = &t.libtorch_hip {
-            evidence.push(Evidence::new(
-                p.clone(),
-                "PyTorch's GPU kernels (fat binary)",
-            ));
+            evidence.push(Evidence::new(p.clone(), msg!("frameworks.libtorch-hip")));
         }
     }
     if let Some(j) = &site.jax {
@@ -402,10 +405,10 @@ fn found(site: &SiteDir) -> Finding {
         }
     }
     if let Some(v) = &site.vllm {
-        let version = v.version().unwrap_or("(version unknown)");
+        let version = version_or_unknown(v.version());
         parts.push(match v.rocm {
-            Some(r) => format!("vLLM {version} (ROCm {r} build)"),
-            None => format!("vLLM {version} (no ROCm label)"),
+            Some(rocm) => msg!("frameworks.vllm-rocm", version, rocm),
+            None => msg!("frameworks.vllm-no-label", version),
         });
         if let Some(p) = &v.version_py {
             evidence.push(Evidence::new(p.path.clone(), version_py_value(p)));
@@ -431,8 +434,8 @@ fn found(site: &SiteDir) -> Finding {
     }
     if let Some(s) = &site.rocm_sdk {
         parts.push(match s.rocm {
-            Some(v) => format!("TheRock ROCm {v} wheels"),
-            None => "TheRock ROCm wheels".to_owned(),
+            Some(version) => msg!("frameworks.therock-version", version),
+            None => msg!("frameworks.therock"),
         });
         for d in &s.dists {
             evidence.push(Evidence::new(
@@ -447,11 +450,15 @@ fn found(site: &SiteDir) -> Finding {
     for a in &site.also {
         evidence.push(Evidence::new(
             a.clone(),
-            format!("same directory as {}", site.path),
+            msg!("frameworks.same-directory", path = site.path),
         ));
     }
     FRAMEWORKS_FOUND
-        .finding(format!("{} in {}", parts.join("; "), site.describe()))
+        .finding(msg!(
+            "frameworks.found",
+            frameworks = i18n::join(&parts, &msg!("libraries.separator")),
+            site = site.describe()
+        ))
         .with_all(evidence)
 }
 
@@ -472,7 +479,7 @@ fn torch_evidence(t: &Torch) -> Vec<Evidence> {
 }
 
 fn torch(ctx: &Ctx, t: &Torch, out: &mut Vec<Finding>) {
-    let version = t.version.as_deref().unwrap_or("(version unknown)");
+    let version = version_or_unknown(t.version.as_deref());
     let where_ = ctx.site.describe();
     if let Some(gpus) = ctx.gpus {
         let rule = match t.build {
@@ -482,23 +489,23 @@ fn torch(ctx: &Ctx, t: &Torch, out: &mut Vec<Finding>) {
         };
         if let Some(rule) = rule {
             let what = if t.build == Build::Cpu {
-                "a CPU-only build"
+                msg!("frameworks.torch-cpu-build")
             } else {
-                "a CUDA build"
+                msg!("frameworks.a-cuda-build")
             };
             out.push(
-                rule.finding(format!(
-                    "PyTorch {version} in {where_} is {what}: torch.cuda.is_available() is False \
-                     on this machine's AMD GPUs"
+                rule.finding(msg!(
+                    "frameworks.torch-not-rocm",
+                    version,
+                    site = where_,
+                    build = what
                 ))
                 .with_all(torch_evidence(t))
                 .with(gpus.clone())
                 .with_all(ctx.system_evidence())
-                .remedy(format!(
-                    "In that environment: pip uninstall torch, then pip install torch \
-                     --index-url https://download.pytorch.org/whl/{} (the ROCm wheel for the \
-                     system's release; add torchvision/torchaudio from the same index).",
-                    ctx.torch_index()
+                .remedy(msg!(
+                    "frameworks.torch-not-rocm-remedy",
+                    index = ctx.torch_index()
                 )),
             );
         }
@@ -512,8 +519,17 @@ fn torch(ctx: &Ctx, t: &Torch, out: &mut Vec<Finding>) {
     let (bundled, source) = match (b.rocm, &b.rocm_source, t.rocm, &t.rocm_source) {
         (Some(v), Some(s), _, _) => (v, Evidence::new(s.clone(), format!("ROCm {v}"))),
         (_, _, Some(v), Some(s)) => {
-            let detail = t.rocm_detail.as_deref().unwrap_or("its version");
-            (v, Evidence::new(s.clone(), format!("ROCm {v} ({detail})")))
+            let detail = t
+                .rocm_detail
+                .clone()
+                .unwrap_or_else(|| msg!("frameworks.its-version"));
+            (
+                v,
+                Evidence::new(
+                    s.clone(),
+                    msg!("frameworks.rocm-detail", version = v, detail),
+                ),
+            )
         }
         _ => return,
     };
@@ -523,14 +539,10 @@ fn torch(ctx: &Ctx, t: &Torch, out: &mut Vec<Finding>) {
         b,
         bundled,
         source,
-        format!(
-            "If both are wanted nothing needs to change: the wheel loads its own copies from \
-             {}. Keep LD_LIBRARY_PATH and LD_PRELOAD free of the system's ROCm when running it, \
-             and rebuild HIP extensions against the wheel; to align them install the wheel for \
-             the system's release: pip install torch --index-url \
-             https://download.pytorch.org/whl/{}.",
-            b.lib_dir,
-            ctx.torch_index()
+        msg!(
+            "frameworks.torch-differs-remedy",
+            dir = b.lib_dir,
+            index = ctx.torch_index()
         ),
         out,
     );
@@ -563,16 +575,22 @@ fn differs(
         .filter_map(|l| l.files.first().map(String::as_str))
         .collect();
     let named = match files.len() {
-        0..=3 => files.join(", "),
-        n => format!("{} and {} more", files[..3].join(", "), n - 3),
+        0..=3 => i18n::list(&files),
+        n => msg!(
+            "frameworks.files-and-more",
+            files = i18n::list(&files[..3]),
+            count = n - 3
+        ),
     };
     out.push(
         BUNDLED_ROCM_DIFFERS
-            .finding(format!(
-                "{what} in {} bundles ROCm {bundled} ({named}) while processes load {} from the \
-                 system",
-                ctx.site.describe(),
-                ctx.system_describe()
+            .finding(msg!(
+                "frameworks.bundled-differs",
+                what,
+                site = ctx.site.describe(),
+                bundled,
+                files = named,
+                system = ctx.system_describe()
             ))
             .with(source)
             .with(Evidence::new(b.lib_dir.clone(), b.files()))
@@ -604,13 +622,11 @@ fn rocm_sdk(ctx: &Ctx, sdk: &RocmSdk, out: &mut Vec<Finding>) {
         );
     differs(
         ctx,
-        "TheRock's rocm-sdk wheels",
+        &msg!("frameworks.rocm-sdk-wheels"),
         b,
         v,
         source,
-        "Use one ROCm per process: either the wheels (their libraries come first on \
-         LD_LIBRARY_PATH, as `rocm-sdk path --lib` prints) or the system's install, not a mix."
-            .to_owned(),
+        msg!("frameworks.rocm-sdk-differs-remedy"),
         out,
     );
 }
@@ -636,17 +652,15 @@ fn bundled_rocblas(
         return;
     }
     let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
-    let mut finding = BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET.finding(format!(
-        "The rocBLAS bundled with {what} in {} has no kernels for {} (it has: {})",
-        ctx.site.describe(),
-        names.join(", "),
-        list(&have)
+    let mut finding = BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET.finding(msg!(
+        "frameworks.bundled-rocblas-no-kernels",
+        what,
+        site = ctx.site.describe(),
+        targets = i18n::list(&names),
+        have = list(&have)
     ));
     finding = match &b.rocblas {
-        Some(d) => finding.with(Evidence::new(
-            d.dir.clone(),
-            format!("{} entries; targets: {}", d.entries, list(&d.targets)),
-        )),
+        Some(d) => finding.with(Evidence::new(d.dir.clone(), kernel_dir_value(d))),
         None => finding.with(Evidence::absent(format!(
             "{}/{}",
             b.lib_dir,
@@ -668,23 +682,19 @@ fn bundled_rocblas(
         if let Some(s) = sibling.filter(|_| override_evidence.is_none())
             && let Some(g) = GfxVersion::from_name(s)
         {
-            steps.push(format!(
-                "for {t}, HSA_OVERRIDE_GFX_VERSION={}.{}.{} makes ROCr report {s}, which this \
-                 rocBLAS has (not supported by AMD)",
-                g.major, g.minor, g.stepping
+            steps.push(msg!(
+                "frameworks.bundled-rocblas-override",
+                target = t,
+                value = format!("{}.{}.{}", g.major, g.minor, g.stepping),
+                sibling = s
             ));
         }
     }
-    steps.push(format!(
-        "install a wheel whose ROCm release supports the GPU (pip install torch --index-url \
-         https://download.pytorch.org/whl/{})",
-        ctx.torch_index()
+    steps.push(msg!(
+        "frameworks.bundled-rocblas-install",
+        index = ctx.torch_index()
     ));
-    let mut s = steps.join("; ");
-    if let Some(c) = s.get(..1) {
-        s = format!("{}{}.", c.to_uppercase(), &s[1..]);
-    }
-    out.push(finding.remedy(s));
+    out.push(finding.remedy(steps_sentence(&steps)));
 }
 
 /// `2.14.0.600+x` → `2.14.0`: the TensorFlow release without PyPI's ROCm suffix or a label.
@@ -706,20 +716,15 @@ fn tensorflow(ctx: &Ctx, tf: &TensorFlow, out: &mut Vec<Finding>) {
         if let Some(gpus) = ctx.gpus {
             out.push(
                 TENSORFLOW_NOT_ROCM
-                    .finding(format!(
-                        "TensorFlow {} ({}) in {} is not a ROCm build: it sees no AMD GPU",
-                        d.version,
-                        d.name,
-                        ctx.site.describe()
+                    .finding(msg!(
+                        "frameworks.tensorflow-not-rocm",
+                        version = d.version,
+                        name = d.name,
+                        site = ctx.site.describe()
                     ))
                     .with_all(evidence)
                     .with(gpus.clone())
-                    .remedy(
-                        "In that environment: pip uninstall tensorflow, then install AMD's \
-                         tensorflow-rocm wheel for the system's ROCm release (from \
-                         https://repo.radeon.com/rocm/manylinux/rocm-rel-<X.Y>/), or use the \
-                         rocm/tensorflow container.",
-                    ),
+                    .remedy(msg!("frameworks.tensorflow-not-rocm-remedy")),
             );
         }
         return;
@@ -729,11 +734,11 @@ fn tensorflow(ctx: &Ctx, tf: &TensorFlow, out: &mut Vec<Finding>) {
     let Some(line) = line else {
         out.push(
             TENSORFLOW_UNVALIDATED
-                .finding(format!(
-                    "TensorFlow {} ({}) in {}: no ROCm release to check it against",
-                    d.version,
-                    d.name,
-                    ctx.site.describe()
+                .finding(msg!(
+                    "frameworks.tensorflow-no-release",
+                    version = d.version,
+                    name = d.name,
+                    site = ctx.site.describe()
                 ))
                 .with_all(evidence),
         );
@@ -745,23 +750,22 @@ fn tensorflow(ctx: &Ctx, tf: &TensorFlow, out: &mut Vec<Finding>) {
         .map(|(_, v)| v);
     let summary = match validated {
         Some(v) if v.contains(&release.as_str()) => return,
-        Some(v) => format!(
-            "TensorFlow {} ({}) in {} is not among AMD's validated releases for ROCm {}.{} ({})",
-            d.version,
-            d.name,
-            ctx.site.describe(),
-            line.major,
-            line.minor,
-            v.join(", ")
+        Some(v) => msg!(
+            "frameworks.tensorflow-unvalidated",
+            version = d.version,
+            name = d.name,
+            site = ctx.site.describe(),
+            major = line.major,
+            minor = line.minor,
+            validated = i18n::list(v)
         ),
-        None => format!(
-            "TensorFlow {} ({}) in {}: AMD's validated releases for ROCm {}.{} are not in this \
-             probe's table (ROCm 6.0–6.3)",
-            d.version,
-            d.name,
-            ctx.site.describe(),
-            line.major,
-            line.minor
+        None => msg!(
+            "frameworks.tensorflow-no-table",
+            version = d.version,
+            name = d.name,
+            site = ctx.site.describe(),
+            major = line.major,
+            minor = line.minor
         ),
     };
     out.push(
@@ -769,11 +773,10 @@ fn tensorflow(ctx: &Ctx, tf: &TensorFlow, out: &mut Vec<Finding>) {
             .finding(summary)
             .with_all(evidence)
             .with_all(ctx.system_evidence())
-            .remedy(format!(
-                "Install a TensorFlow release AMD validated for ROCm {}.{} (ROCm's compatibility \
-                 matrix, https://rocm.docs.amd.com/en/latest/compatibility/compatibility-matrix.html), \
-                 or run the rocm/tensorflow container of that release.",
-                line.major, line.minor
+            .remedy(msg!(
+                "frameworks.tensorflow-unvalidated-remedy",
+                major = line.major,
+                minor = line.minor
             )),
     );
 }
@@ -786,28 +789,26 @@ fn jax_checks(ctx: &Ctx, jax: &Jax, out: &mut Vec<Finding>) {
         .chain(jax.plugins.iter().map(|p| &p.dist))
         .map(|d| Evidence::new(d.path.clone(), format!("{} {}", d.name, d.version)))
         .collect();
-    let version = jax
-        .jax
-        .as_ref()
-        .or(jax.jaxlib.as_ref())
-        .map_or("(version unknown)", |d| d.version.as_str());
+    let version = version_or_unknown(
+        jax.jax
+            .as_ref()
+            .or(jax.jaxlib.as_ref())
+            .map(|d| d.version.as_str()),
+    );
     let Some(major) = jax.rocm_major() else {
         if let Some(gpus) = ctx.gpus
             && jax.jaxlib.is_some()
         {
             out.push(
                 JAX_NO_ROCM_PLUGIN
-                    .finding(format!(
-                        "JAX {version} in {} has no ROCm plugin: it runs on the CPU only",
-                        ctx.site.describe()
+                    .finding(msg!(
+                        "frameworks.jax-no-rocm-plugin",
+                        version,
+                        site = ctx.site.describe()
                     ))
                     .with_all(evidence)
                     .with(gpus.clone())
-                    .remedy(
-                        "Only if JAX should use the GPUs: install the jax_rocm plugin pair of the \
-                         system's ROCm major (pip install \"jax[rocm7-local]\" for ROCm 7, or \
-                         AMD's jax_rocm60_plugin/jax_rocm60_pjrt wheels for ROCm 6).",
-                    ),
+                    .remedy(msg!("frameworks.jax-no-rocm-plugin-remedy")),
             );
         }
         return;
@@ -816,7 +817,7 @@ fn jax_checks(ctx: &Ctx, jax: &Jax, out: &mut Vec<Finding>) {
     let (system, describe) = match (ctx.system_version(), &ctx.site.rocm_sdk) {
         (Some(v), _) => (v, ctx.system_describe()),
         (None, Some(sdk)) => match sdk.rocm {
-            Some(v) => (v, format!("TheRock's ROCm {v} wheels")),
+            Some(v) => (v, msg!("frameworks.therock-wheels", version = v)),
             None => return,
         },
         (None, None) => return,
@@ -832,19 +833,21 @@ fn jax_checks(ctx: &Ctx, jax: &Jax, out: &mut Vec<Finding>) {
         .map_or_else(|| "jaxlib".to_owned(), |p| p.dist.name.clone());
     out.push(
         JAX_PLUGIN_MISMATCH
-            .finding(format!(
-                "JAX {version} in {}: {plugin} is built for ROCm {major}, processes load {describe}",
-                ctx.site.describe()
+            .finding(msg!(
+                "frameworks.jax-plugin-mismatch",
+                version,
+                site = ctx.site.describe(),
+                plugin,
+                major,
+                system = describe
             ))
             .with_all(evidence)
             .with_all(ctx.system_evidence())
-            .remedy(format!(
-                "Install the plugin pair for ROCm {m}: pip install \"jax[rocm{m}-local]\" (or \
-                 AMD's jax_rocm{name}_plugin and jax_rocm{name}_pjrt wheels of the same JAX \
-                 release).",
-                m = system.major,
+            .remedy(msg!(
+                "frameworks.jax-plugin-mismatch-remedy",
+                major = system.major,
                 // ROCm 6's plugins are named after 6.0 (`rocm60`), ROCm 7's after the major.
-                name = if system.major == 6 {
+                suffix = if system.major == 6 {
                     "60".to_owned()
                 } else {
                     system.major.to_string()
@@ -860,22 +863,21 @@ fn onnxruntime(ctx: &Ctx, o: &OnnxRuntime, out: &mut Vec<Finding>) {
     if o.has_amd_provider() {
         return;
     }
-    let version = o
-        .dists
-        .first()
-        .map_or("(version unknown)", |d| d.version.as_str());
+    let version = version_or_unknown(o.dists.first().map(|d| d.version.as_str()));
     let name = o.dists.first().map_or("onnxruntime", |d| d.name.as_str());
     let cuda = o.providers.iter().any(|p| p.contains("_cuda"));
     let build = if cuda {
-        "a CUDA build"
+        msg!("frameworks.a-cuda-build")
     } else {
-        "the CPU build"
+        msg!("frameworks.onnxruntime-cpu-build")
     };
     let mut finding = ONNXRUNTIME_NO_ROCM_PROVIDER
-        .finding(format!(
-            "ONNX Runtime {version} ({name}) in {} is {build}: no MIGraphX or ROCm execution \
-             provider",
-            ctx.site.describe()
+        .finding(msg!(
+            "frameworks.onnxruntime-no-provider",
+            version,
+            name,
+            site = ctx.site.describe(),
+            build
         ))
         .with_all(
             o.dists
@@ -890,11 +892,11 @@ fn onnxruntime(ctx: &Ctx, o: &OnnxRuntime, out: &mut Vec<Finding>) {
     } else {
         finding.with(Evidence::new(o.capi_dir.clone(), o.providers.join(", ")))
     };
-    out.push(finding.with(gpus.clone()).remedy(
-        "Only if inference should use the GPUs: replace it with AMD's onnxruntime-migraphx (or \
-         onnxruntime-rocm) wheel for the system's ROCm release, from \
-         https://repo.radeon.com/rocm/manylinux/rocm-rel-<X.Y>/.",
-    ));
+    out.push(
+        finding
+            .with(gpus.clone())
+            .remedy(msg!("frameworks.onnxruntime-remedy")),
+    );
 }
 
 #[cfg(test)]

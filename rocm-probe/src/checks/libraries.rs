@@ -20,6 +20,7 @@ use crate::finding::{
 use crate::libraries::{InstallLibraries, KernelDir, LibraryFacts, WRAPPERS};
 use crate::problem::Problem;
 use crate::target::GfxVersion;
+use crate::{i18n, msg};
 
 use super::runtime::env::parse_override;
 use super::runtime::{HSA_OVERRIDE_GFX_VERSION, family};
@@ -32,10 +33,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     let mut out = Vec::new();
     let libs = &f.libraries;
     if !libs.captured {
-        out.push(
-            LIBRARIES_NOT_CAPTURED
-                .finding("ROCm installs not captured in this fixture: library checks skipped"),
-        );
+        out.push(LIBRARIES_NOT_CAPTURED.finding(msg!("libraries.not-captured")));
         return out;
     }
     for i in &libs.installs {
@@ -59,12 +57,15 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
                 if let Some(code) = &lib.code {
                     out.extend(fat_binary_findings(
                         code,
-                        &format!("{} of {}", lib.name, i.describe),
+                        &msg!(
+                            "libraries.library-of",
+                            library = lib.name,
+                            install = i.describe
+                        ),
                         &gpus,
                         override_evidence.as_ref(),
                         [NO_CODE_OBJECT_FOR_TARGET, CODE_OBJECT_NEEDS_FEATURE_CHANGE],
-                        "Install a build of the library that lists the target (a newer ROCm \
-                         release, or a build with GPU_TARGETS naming it).",
+                        &msg!("libraries.no-code-object-remedy"),
                     ));
                 }
             }
@@ -82,7 +83,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         .collect();
     out.extend(super::hardware::problems(
         &problems,
-        "library",
+        &msg!("libraries.problem-files"),
         [LIBRARY_FILES_UNREADABLE, LIBRARY_FILES_MALFORMED],
     ));
     coverage(libs, targets.as_ref(), &mut out);
@@ -134,11 +135,11 @@ pub(crate) fn fat_binary_findings(
     }
     let carried = Evidence::new(
         code.path.clone(),
-        format!(
-            "{} bundle(s), {} code object(s); targets: {}",
-            code.bundles,
-            code.code_objects,
-            code.targets.join(", ")
+        msg!(
+            "libraries.fat-binary",
+            bundles = code.bundles,
+            objects = code.code_objects,
+            targets = i18n::list(&code.targets)
         ),
     );
     let nodes = |g: &Gpu| {
@@ -166,11 +167,12 @@ pub(crate) fn fat_binary_findings(
                 let how: Vec<String> = changes.iter().map(|c| c.how.clone()).collect();
                 let spelled: Vec<String> = changes.iter().map(|c| c.spelling()).collect();
                 let mut finding = rules[1]
-                    .finding(format!(
-                        "{what} carries {target} but no code object for {} as set up now: it \
-                         loads only with {}",
-                        g.target_id,
-                        spelled.join(" and ")
+                    .finding(msg!(
+                        "libraries.needs-feature-change",
+                        what,
+                        target,
+                        gpu = g.target_id,
+                        settings = i18n::join(&spelled, &msg!("libraries.and"))
                     ))
                     .with(carried.clone())
                     .with_all(nodes(g))
@@ -178,11 +180,10 @@ pub(crate) fn fat_binary_findings(
                 if let Some(e) = override_evidence {
                     finding = finding.with(e.clone());
                 }
-                out.push(finding.remedy(format!(
-                    "Either {}, or install a build of the library for {} (or for the bare \
-                     processor, which loads with either setting).",
-                    how.join(" and "),
-                    g.target_id
+                out.push(finding.remedy(msg!(
+                    "libraries.needs-feature-change-remedy",
+                    how = i18n::join(&how, &msg!("libraries.and")),
+                    gpu = g.target_id
                 )));
             }
             _ => {}
@@ -191,11 +192,11 @@ pub(crate) fn fat_binary_findings(
     if !missing.is_empty() {
         let ids: Vec<&str> = missing.iter().map(|g| g.target_id.as_str()).collect();
         let mut finding = rules[0]
-            .finding(format!(
-                "{what} has no GPU code for {} (it carries {}): loading it stops with \
-                 hipErrorNoBinaryForGpu",
-                ids.join(", "),
-                code.targets.join(", ")
+            .finding(msg!(
+                "libraries.no-code-object",
+                what,
+                gpus = i18n::list(&ids),
+                targets = i18n::list(&code.targets)
             ))
             .with(carried);
         for g in &missing {
@@ -204,9 +205,10 @@ pub(crate) fn fat_binary_findings(
         if let Some(e) = override_evidence {
             finding = finding.with(e.clone());
         }
-        out.push(finding.remedy(format!(
-            "{remedy} `rocm-probe inspect {}` lists the code objects it carries.",
-            code.path
+        out.push(finding.remedy(msg!(
+            "libraries.no-code-object-inspect",
+            remedy,
+            path = code.path
         )));
     }
     out
@@ -233,7 +235,7 @@ pub(crate) fn targets(f: &Facts, below: &[Finding]) -> Option<Targets> {
             value.push_str(&format!(" {m}"));
         }
         if effective != real {
-            value.push_str(&format!(", runs as {effective} (HSA_OVERRIDE_GFX_VERSION)"));
+            value.push_str(&msg!("libraries.runs-as", target = effective));
         }
         targets.entry(effective).or_default().push(Evidence::new(
             format!("{}/nodes/{}", crate::topology::TOPOLOGY_DIR, a.node),
@@ -246,15 +248,34 @@ pub(crate) fn targets(f: &Facts, below: &[Finding]) -> Option<Targets> {
 /// Processor names in version order (gfx90a before gfx942 before gfx1030), or `none`.
 pub(crate) fn list(targets: &BTreeSet<String>) -> String {
     if targets.is_empty() {
-        return "none".to_owned();
+        return msg!("libraries.none");
     }
     let mut names: Vec<&String> = targets.iter().collect();
     names.sort_by_key(|t| (GfxVersion::from_name(t), t.as_str()));
-    names
-        .iter()
-        .map(|t| t.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
+    i18n::list(names)
+}
+
+/// The evidence value of a kernel directory: `13 entries; targets: gfx90a, gfx942`.
+pub(crate) fn kernel_dir_value(d: &KernelDir) -> String {
+    msg!(
+        "libraries.kernel-dir",
+        entries = d.entries,
+        targets = list(&d.targets)
+    )
+}
+
+/// Remedy steps as one sentence: joined with `; `, the first letter capitalised, a full stop
+/// at the end.
+pub(crate) fn steps_sentence(steps: &[String]) -> String {
+    let s = i18n::join(steps, &msg!("libraries.separator"));
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => msg!(
+            "libraries.steps",
+            steps = format!("{}{}", c.to_uppercase(), chars.as_str())
+        ),
+        None => s,
+    }
 }
 
 fn wrappers(i: &InstallLibraries, out: &mut Vec<Finding>) {
@@ -267,19 +288,21 @@ fn wrappers(i: &InstallLibraries, out: &mut Vec<Finding>) {
         }
         out.push(
             HIP_WRAPPER_WITHOUT_BACKEND
-                .finding(format!(
-                    "lib{wrapper} of {} is installed without lib{backend}: anything linked \
-                     against it fails to load",
-                    i.describe
+                .finding(msg!(
+                    "libraries.wrapper-without-backend",
+                    wrapper,
+                    backend,
+                    install = i.describe
                 ))
                 .with(Evidence::new(
                     format!("{}/{}", i.lib_dir, files[0]),
                     files.join(", "),
                 ))
                 .with(Evidence::absent(format!("{}/lib{backend}.so*", i.lib_dir)))
-                .remedy(format!(
-                    "Install {backend} of the same release as {wrapper} (AMD's packages: sudo apt \
-                     install {backend}, or the rocm-libs meta package), or remove {wrapper}."
+                .remedy(msg!(
+                    "libraries.wrapper-without-backend-remedy",
+                    wrapper,
+                    backend
                 )),
         );
     }
@@ -302,17 +325,15 @@ fn missing_finding(
 ) -> Finding {
     let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
     let have = dir.map(|d| d.targets.clone()).unwrap_or_default();
-    let mut finding = rule.finding(format!(
-        "{library} of {} has no kernels for {} (it has: {})",
-        i.describe,
-        names.join(", "),
-        list(&have)
+    let mut finding = rule.finding(msg!(
+        "libraries.no-kernels",
+        library,
+        install = i.describe,
+        targets = i18n::list(&names),
+        have = list(&have)
     ));
     finding = match dir {
-        Some(d) => finding.with(Evidence::new(
-            d.dir.clone(),
-            format!("{} entries; targets: {}", d.entries, list(&d.targets)),
-        )),
+        Some(d) => finding.with(Evidence::new(d.dir.clone(), kernel_dir_value(d))),
         None => finding.with(Evidence::absent(expected_dir)),
     };
     for t in missing {
@@ -348,23 +369,16 @@ fn per_target(
                 if let Some(s) = sibling.filter(|_| override_evidence.is_none())
                     && let Some(v) = override_value(s)
                 {
-                    steps.push(format!(
-                        "for {t}, HSA_OVERRIDE_GFX_VERSION={v} makes ROCr report {s}, which this \
-                         rocBLAS has (not supported by AMD; works for most users of the same \
-                         family)"
+                    steps.push(msg!(
+                        "libraries.rocblas-override",
+                        target = t,
+                        value = v,
+                        sibling = s
                     ));
                 }
             }
-            steps.push(
-                "install a ROCm release whose rocBLAS lists the target, build rocBLAS for it \
-                 (./install.sh -a <gfx>), or point ROCBLAS_TENSILE_LIBPATH at a Tensile \
-                 directory that has it"
-                    .to_owned(),
-            );
-            let mut s = steps.join("; ");
-            if let Some(c) = s.get(..1) {
-                s = format!("{}{}.", c.to_uppercase(), &s[1..]);
-            }
+            steps.push(msg!("libraries.rocblas-install"));
+            let s = steps_sentence(&steps);
             out.push(
                 missing_finding(
                     ROCBLAS_NO_KERNELS_FOR_TARGET,
@@ -397,11 +411,7 @@ fn per_target(
                     &missing,
                     (targets, override_evidence),
                 )
-                .remedy(
-                    "Make sure the workload does not require hipBLASLt (PyTorch: \
-                     TORCH_BLAS_PREFER_HIPBLASLT=0 uses rocBLAS), or use a release whose \
-                     hipBLASLt lists the target.",
-                ),
+                .remedy(msg!("libraries.hipblaslt-remedy")),
             );
         }
     }
@@ -410,18 +420,17 @@ fn per_target(
         let missing: Vec<&String> = targets.keys().filter(|t| !have.contains(*t)).collect();
         if !missing.is_empty() {
             let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
-            let mut finding = MIOPEN_NO_KDB_FOR_TARGET.finding(format!(
-                "MIOpen of {} has no precompiled kernels for {} (kernel databases: {}): kernels \
-                 are compiled at first use",
-                i.describe,
-                names.join(", "),
-                list(&have)
+            let mut finding = MIOPEN_NO_KDB_FOR_TARGET.finding(msg!(
+                "libraries.miopen-no-kdb",
+                install = i.describe,
+                targets = i18n::list(&names),
+                have = list(&have)
             ));
             finding = match &i.miopen {
                 Some(d) => finding.with(Evidence::new(
                     d.dir.clone(),
                     if d.kdbs.is_empty() {
-                        "no .kdb files".to_owned()
+                        msg!("libraries.no-kdb-files")
                     } else {
                         d.kdbs
                             .iter()
@@ -439,12 +448,7 @@ fn per_target(
             for t in &missing {
                 finding = finding.with_all(targets[*t].iter().cloned());
             }
-            out.push(finding.remedy(format!(
-                "Install MIOpen's kernel database package for the target when AMD ships one \
-                 (miopen-hip-{}kdb); otherwise expect a slow first run while MIOpen fills its \
-                 cache (~/.cache/miopen).",
-                names[0]
-            )));
+            out.push(finding.remedy(msg!("libraries.miopen-remedy", target = names[0])));
         }
     }
 }
@@ -484,10 +488,18 @@ fn coverage(libs: &LibraryFacts, targets: Option<&Targets>, out: &mut Vec<Findin
             // Full target IDs, and no "covers" claim: whether code loads depends on the
             // feature settings, which no-code-object-for-target and
             // code-object-needs-feature-change judge.
-            code_parts.push(format!("{} code for {}", lib.name, code.targets.join(", ")));
+            code_parts.push(msg!(
+                "libraries.coverage-code",
+                library = lib.name,
+                targets = i18n::list(&code.targets)
+            ));
             evidence.push(Evidence::new(
                 code.path.clone(),
-                format!("{} bundle(s); {}", code.bundles, code.targets.join(", ")),
+                msg!(
+                    "libraries.coverage-bundles",
+                    bundles = code.bundles,
+                    targets = i18n::list(&code.targets)
+                ),
             ));
         }
         for (name, set) in &sets {
@@ -501,29 +513,53 @@ fn coverage(libs: &LibraryFacts, targets: Option<&Targets>, out: &mut Vec<Findin
                     if gpus.is_empty() {
                         String::new()
                     } else {
-                        format!(" (covers this machine's {})", gpus.join(", "))
+                        msg!("libraries.coverage-covers", gpus = i18n::list(&gpus))
                     }
                 }
                 None => String::new(),
             };
-            parts.push(format!("{name} for {}{covered}", list(set)));
+            parts.push(msg!(
+                "libraries.coverage-set",
+                name,
+                targets = list(set),
+                covered
+            ));
         }
         parts.extend(code_parts);
         let names: Vec<String> = i
             .present
             .iter()
             .map(|p| match (&p.version, &p.rocm) {
-                (Some(v), Some(r)) => format!("{} {v} (ROCm {r})", p.name),
+                (Some(version), Some(rocm)) => msg!(
+                    "libraries.library-version-rocm",
+                    library = p.name,
+                    version,
+                    rocm
+                ),
                 (Some(v), None) => format!("{} {v}", p.name),
                 _ => p.name.clone(),
             })
             .collect();
+        let coverage = i18n::join(&parts, &msg!("libraries.separator"));
         let summary = if parts.is_empty() {
-            format!("{}: {}", i.describe, names.join(", "))
+            msg!(
+                "libraries.coverage-summary",
+                install = i.describe,
+                items = i18n::list(&names)
+            )
         } else if names.is_empty() {
-            format!("{}: {}", i.describe, parts.join("; "))
+            msg!(
+                "libraries.coverage-summary",
+                install = i.describe,
+                items = coverage
+            )
         } else {
-            format!("{}: {}; {}", i.describe, names.join(", "), parts.join("; "))
+            msg!(
+                "libraries.coverage-summary-both",
+                install = i.describe,
+                libraries = i18n::list(&names),
+                coverage
+            )
         };
         out.push(COVERAGE.finding(summary).with_all(evidence));
     }
