@@ -60,12 +60,18 @@ pub fn pad(s: &str, width: usize) -> String {
 }
 
 /// Wraps prose at `width` columns: at spaces, and between CJK characters (which have none),
-/// never before closing punctuation.
+/// never before closing punctuation and never inside a `command` in backticks (it is copied
+/// and pasted whole).
 pub fn wrap(text: &str, width: usize) -> String {
     let mut out = String::new();
     let mut line = 0;
-    for word in text.split_whitespace() {
-        for (i, piece) in pieces(word).into_iter().enumerate() {
+    for word in unbroken_words(text) {
+        let pieces = if word.contains(' ') {
+            vec![word.as_str()]
+        } else {
+            pieces(&word)
+        };
+        for (i, piece) in pieces.into_iter().enumerate() {
             let gap = usize::from(i == 0 && line > 0);
             let w = columns(piece);
             if line > 0 && line + gap + w > width {
@@ -77,6 +83,25 @@ pub fn wrap(text: &str, width: usize) -> String {
             }
             out.push_str(piece);
             line += w;
+        }
+    }
+    out
+}
+
+/// The words of `text`, a backtick span with its spaces counting as one word.
+fn unbroken_words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut open = false;
+    for word in text.split_whitespace() {
+        match out.last_mut() {
+            Some(last) if open => {
+                last.push(' ');
+                last.push_str(word);
+            }
+            _ => out.push(word.to_owned()),
+        }
+        if word.matches('`').count() % 2 == 1 {
+            open = !open;
         }
     }
     out
@@ -124,6 +149,13 @@ mod tests {
             squeeze(&zh),
             squeeze("安装同一版本的软件包，然后运行 `sudo ldconfig`。")
         );
+        let cmd = wrap("然后运行 `sudo apt install rocblas` 并重新登录", 12);
+        assert!(
+            cmd.lines()
+                .any(|l| l.contains("`sudo apt install rocblas`")),
+            "{cmd}"
+        );
+        assert_eq!(wrap("run `a b` now", 5), "run\n`a b`\nnow");
         assert_eq!(pad("通过", 4), "通过");
         assert_eq!(pad("PASS", 6), "PASS  ");
     }

@@ -55,18 +55,22 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         for i in &libs.installs {
             for lib in &i.present {
                 if let Some(code) = &lib.code {
-                    out.extend(fat_binary_findings(
-                        code,
-                        &msg!(
-                            "libraries.library-of",
-                            library = lib.name,
-                            install = i.describe
-                        ),
-                        &gpus,
-                        override_evidence.as_ref(),
-                        [NO_CODE_OBJECT_FOR_TARGET, CODE_OBJECT_NEEDS_FEATURE_CHANGE],
-                        &msg!("libraries.no-code-object-remedy"),
-                    ));
+                    out.extend(
+                        fat_binary_findings(
+                            code,
+                            &msg!(
+                                "libraries.library-of",
+                                library = lib.name,
+                                install = i.describe
+                            ),
+                            &gpus,
+                            override_evidence.as_ref(),
+                            [NO_CODE_OBJECT_FOR_TARGET, CODE_OBJECT_NEEDS_FEATURE_CHANGE],
+                            &msg!("libraries.no-code-object-remedy"),
+                        )
+                        .into_iter()
+                        .map(|finding| finding.about(&lib.name)),
+                    );
                 }
             }
         }
