@@ -445,7 +445,12 @@ impl SiteDir {
 
     /// `path (origin)`, for summaries.
     pub fn describe(&self) -> String {
-        format!("{} ({})", self.path, self.origin)
+        // The other origins are names: variables, directories, tools.
+        let origin = match self.origin.as_str() {
+            "system" => msg!("facts.origin-system"),
+            other => other.to_owned(),
+        };
+        msg!("facts.site-origin", path = self.path, origin)
     }
 }
 
