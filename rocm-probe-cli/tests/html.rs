@@ -583,6 +583,125 @@ fn marketing_names_are_escaped_and_chinese_renders() {
     screenshot(&p.file, "escaped-cjk", &[PASS_BG]);
 }
 
+/// The page's words as a reader sees them: no tags, no style sheet, no attribute values.
+fn visible_text(html: &str) -> String {
+    let mut text = String::new();
+    let mut rest = html;
+    if let (Some(a), Some(b)) = (rest.find("<style>"), rest.find("</style>")) {
+        text.push_str(&rest[..a]);
+        rest = &html[b + "</style>".len()..];
+    }
+    let mut out = String::new();
+    text.push_str(rest);
+    let mut in_tag = false;
+    for c in text.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                out.push(' ');
+            }
+            _ if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+fn cjk(s: &str) -> usize {
+    s.chars()
+        .filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c))
+        .count()
+}
+
+/// `--lang zh`: the page says `lang="zh-Hans"`, its own words are Chinese (ids, paths and the
+/// findings of modules not yet translated may stay English), its markup — classes, ids,
+/// `data-*` — is the English page's, and Chromium draws it.
+#[test]
+fn chinese_page_in_chinese_with_the_same_markup() {
+    for (name, colours) in [
+        ("mi300x-cpx-8gpu", &[HIVE_FILL, XGMI, WARN_BG][..]),
+        ("kfd-permission-denied", &[FAIL_BG][..]),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let en = page(&fixture(name), dir.path());
+        let file = dir.path().join("zh.html");
+        let r = run(probe()
+            .args(["--lang", "zh", "--root"])
+            .arg(fixture(name))
+            .args(["report", "--format", "html", "-o"])
+            .arg(&file));
+        assert!(r.code <= 1, "exit {}: {}", r.code, r.stderr);
+        assert_eq!(r.stdout, "", "-o writes nothing to standard output");
+        let html = std::fs::read_to_string(&file).unwrap();
+        check_static(&html);
+        assert!(html.contains("<html lang=\"zh-Hans\">"), "{name}");
+        assert!(en.html.contains("<html lang=\"en\">"), "{name}");
+        let text = visible_text(&html);
+        assert!(cjk(&text) > 200, "{name}: {} CJK characters", cjk(&text));
+        for english in [
+            "Topology",
+            "Layers",
+            "Layer 1",
+            "Root cause",
+            "Source",
+            "Profile",
+            "Fingerprint",
+            "Targets",
+            "Compute units",
+            "Firmware",
+            "Named by",
+            "Remedy:",
+            "Evidence (",
+            "Follows from",
+            "Cannot work until",
+            "static page",
+            "Small boxes",
+            "CPU node",
+            "XGMI to",
+            "No KFD topology",
+        ] {
+            assert!(
+                !text.contains(english),
+                "{name}: {english:?} on the Chinese page"
+            );
+        }
+        // Every heading of the page's own is Chinese.
+        let h2: Vec<&str> = html
+            .match_indices("<h2>")
+            .map(|(i, m)| {
+                let rest = &html[i + m.len()..];
+                &rest[..rest.find("</h2>").unwrap()]
+            })
+            .collect();
+        assert_eq!(h2.len(), 3, "{name}: {h2:?}");
+        assert!(h2.iter().all(|h| cjk(h) > 0), "{name}: {h2:?}");
+        // The same picture and the same hooks as the English page.
+        let (pz, pe) = (picture(&html), picture(&en.html));
+        assert_eq!(pz.gpus.len(), pe.gpus.len());
+        assert_eq!(pz.pairs, pe.pairs);
+        assert_eq!(pz.cpu_links, pe.cpu_links);
+        assert_eq!(pz.missing_slots, pe.missing_slots);
+        let hooks = |h: &str| -> Vec<String> {
+            h.match_indices(" data-")
+                .chain(h.match_indices(" class=\""))
+                .chain(h.match_indices(" id=\""))
+                .map(|(i, _)| {
+                    let rest = &h[i..];
+                    let q = rest.find('"').unwrap() + 1;
+                    rest[..q + rest[q..].find('"').unwrap()].to_owned()
+                })
+                .collect()
+        };
+        assert_eq!(hooks(&html), hooks(&en.html), "{name}: markup differs");
+        screenshot(&file, &format!("{name}-zh"), colours);
+    }
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {

@@ -1,7 +1,9 @@
 //! `report --format html`: one self-contained, static page — no script, no stylesheet, font or
 //! image from anywhere else — with the verdict, the nine layers with their findings (evidence
 //! in `<details>`, remedies), a card per physical GPU, and an SVG picture of the topology
-//! (`html/topology.rs`). Every text from the machine is escaped.
+//! (`html/topology.rs`). Every text from the machine is escaped. The page's own words come from
+//! the message catalogue (`messages/html.toml`) in the thread's language, which `<html lang>`
+//! names; classes, ids and `data-*` hooks are the same in every language.
 
 mod topology;
 
@@ -11,8 +13,11 @@ use std::io::{self, Write};
 
 use rocm_probe::agent::{DeviceType, Inventory, PhysicalGpu};
 use rocm_probe::finding::{Finding, Status};
+use rocm_probe::i18n::{self, Lang};
 use rocm_probe::source::SourceKind;
-use rocm_probe::{Facts, Report, Source};
+use rocm_probe::{Facts, Report, Source, msg};
+
+use super::report::{layer_name, profile_name};
 
 use topology::Links;
 
@@ -114,12 +119,26 @@ fn bytes(b: u64) -> String {
     }
 }
 
+/// A status word in the page's language (`FAIL`, `故障`).
+pub(super) fn word(status: Status) -> &'static str {
+    i18n::status_word(status, i18n::current())
+}
+
 fn badge(s: &mut String, status: Status) -> fmt::Result {
     write!(
         s,
         r#"<span class="badge s-{}">{}</span>"#,
         status_id(status),
-        status.word()
+        word(status)
+    )
+}
+
+/// A link to the first finding with `id`, its id set as code.
+fn finding_link(anchor: &BTreeMap<&str, usize>, id: &str) -> String {
+    format!(
+        r##"<a href="#finding-{}"><code>{}</code></a>"##,
+        anchor.get(id).copied().unwrap_or(0),
+        Esc(id)
     )
 }
 
@@ -219,7 +238,11 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
         anchor.entry(f.id).or_insert(k);
     }
     writeln!(s, "<!DOCTYPE html>")?;
-    writeln!(s, r#"<html lang="en">"#)?;
+    let lang = match i18n::current() {
+        Lang::En => "en",
+        Lang::Zh => "zh-Hans",
+    };
+    writeln!(s, r#"<html lang="{lang}">"#)?;
     writeln!(s, "<head>")?;
     writeln!(s, r#"<meta charset="utf-8">"#)?;
     writeln!(
@@ -233,9 +256,12 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
     )?;
     writeln!(
         s,
-        "<title>rocm-probe: {} — {}</title>",
-        v.status.word(),
-        Esc(&v.summary)
+        "<title>{}</title>",
+        msg!(
+            "html.title",
+            status = word(v.status),
+            summary = Esc(&v.summary)
+        )
     )?;
     writeln!(s, "<style>{STYLE}</style>")?;
     writeln!(s, "</head>")?;
@@ -255,30 +281,42 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
         Some(id) => {
             let layer = &report.layers[usize::from(v.root_layer).saturating_sub(1)];
             let blocks = report.layers.iter().any(|l| l.consequence_of == Some(id));
-            write!(
+            let above = if blocks && v.root_layer < 9 {
+                msg!("cli.verdict-above", from = v.root_layer + 1)
+            } else {
+                String::new()
+            };
+            writeln!(
                 s,
-                r##"<p>Root cause in layer {} ({}): <a href="#finding-{}"><code>{}</code></a>"##,
-                v.root_layer,
-                Esc(layer.layer.id()),
-                anchor.get(id).copied().unwrap_or(0),
-                Esc(id)
+                "<p>{}</p>",
+                msg!(
+                    "html.root-cause",
+                    layer = v.root_layer,
+                    name = Esc(&layer_name(layer.layer)),
+                    link = finding_link(&anchor, id),
+                    above
+                )
             )?;
-            if blocks && v.root_layer < 9 {
-                write!(s, "; layers {}–9 follow from it", v.root_layer + 1)?;
-            }
-            writeln!(s, ".</p>")?;
         }
         None => writeln!(
             s,
-            "<p>{} physical GPU(s), {} GPU agent(s).</p>",
-            report.facts.gpus, report.facts.agents
+            "<p>{}</p>",
+            msg!(
+                "html.verdict-counts",
+                gpus = report.facts.gpus,
+                agents = report.facts.agents
+            )
         )?,
     }
     meta(report, source, s)?;
     writeln!(s, "</header>")?;
 
     // The nine layers at a glance.
-    writeln!(s, r#"<nav class="layers" aria-label="Layers"><ol>"#)?;
+    writeln!(
+        s,
+        r#"<nav class="layers" aria-label="{}"><ol>"#,
+        Esc(&msg!("html.layers"))
+    )?;
     for l in &report.layers {
         writeln!(
             s,
@@ -286,8 +324,8 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
             status_id(l.status),
             l.number,
             l.number,
-            Esc(l.layer.id()),
-            l.status.word()
+            Esc(&layer_name(l.layer)),
+            word(l.status)
         )?;
     }
     writeln!(s, "</ol></nav>")?;
@@ -311,7 +349,7 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
         })
         .collect();
     writeln!(s, r#"<section id="topology">"#)?;
-    writeln!(s, "<h2>Topology</h2>")?;
+    writeln!(s, "<h2>{}</h2>", Esc(&msg!("html.topology")))?;
     match inv {
         Some(inv) if !inv.gpus.is_empty() => {
             writeln!(s, "<figure>")?;
@@ -321,22 +359,22 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
         }
         Some(_) => writeln!(
             s,
-            r#"<p class="note">No GPU agents in the KFD topology: nothing to draw.</p>"#
+            r#"<p class="note">{}</p>"#,
+            Esc(&msg!("html.no-gpu-agents"))
         )?,
         None => writeln!(
             s,
-            r#"<p class="note">No KFD topology: nothing to draw{}.</p>"#,
-            facts
-                .kfd_error
-                .as_ref()
-                .map(|e| format!(" ({})", Esc(&e.to_string())))
-                .unwrap_or_default()
+            r#"<p class="note">{}</p>"#,
+            match &facts.kfd_error {
+                Some(e) => msg!("html.no-kfd-error", error = Esc(&e.to_string())),
+                None => Esc(&msg!("html.no-kfd")).to_string(),
+            }
         )?,
     }
     writeln!(s, "</section>")?;
     if let Some(inv) = inv.filter(|i| !i.gpus.is_empty()) {
         writeln!(s, r#"<section id="gpus">"#)?;
-        writeln!(s, "<h2>GPUs</h2>")?;
+        writeln!(s, "<h2>{}</h2>", Esc(&msg!("html.gpus")))?;
         writeln!(s, r#"<div class="cards">"#)?;
         for g in &inv.gpus {
             let empty = Vec::new();
@@ -349,7 +387,7 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
 
     // The layers.
     writeln!(s, r#"<section id="layers">"#)?;
-    writeln!(s, "<h2>Layers</h2>")?;
+    writeln!(s, "<h2>{}</h2>", Esc(&msg!("html.layers")))?;
     for l in &report.layers {
         writeln!(
             s,
@@ -359,20 +397,23 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
         )?;
         write!(s, "<h3>")?;
         badge(s, l.status)?;
-        writeln!(
+        // English names a layer by its id and adds its title; Chinese names it by its title.
+        let name = layer_name(l.layer);
+        write!(
             s,
-            " Layer {} · {} <small>{}</small></h3>",
-            l.number,
-            Esc(l.layer.id()),
-            Esc(l.layer.title())
+            " {}",
+            Esc(&msg!("html.layer-heading", n = l.number, name))
         )?;
+        if i18n::current() == Lang::En {
+            write!(s, " <small>{}</small>", Esc(l.layer.title()))?;
+        }
+        writeln!(s, "</h3>")?;
         match (&l.note, l.consequence_of) {
             (Some(note), _) => writeln!(s, r#"<p class="note">{}</p>"#, Esc(note))?,
             (None, Some(id)) => writeln!(
                 s,
-                r##"<p class="note">Cannot work until <a href="#finding-{}"><code>{}</code></a> is fixed.</p>"##,
-                anchor.get(id).copied().unwrap_or(0),
-                Esc(id)
+                r#"<p class="note">{}</p>"#,
+                msg!("html.layer-blocked", link = finding_link(&anchor, id))
             )?,
             (None, None) => {}
         }
@@ -389,8 +430,8 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
     writeln!(s, "</section>")?;
     writeln!(
         s,
-        "<footer>rocm-probe {} · a static page: no scripts, nothing loaded from elsewhere.</footer>",
-        env!("CARGO_PKG_VERSION")
+        "<footer>{}</footer>",
+        Esc(&msg!("html.footer", version = env!("CARGO_PKG_VERSION")))
     )?;
     writeln!(s, "</main>")?;
     writeln!(s, "</body>")?;
@@ -402,36 +443,38 @@ fn legend(inv: &Inventory, links: &Links, s: &mut String) -> fmt::Result {
     use topology::PairKind;
     let has = |k: PairKind| links.pairs.iter().any(|p| p.kind == k);
     let max = inv.gpus.iter().map(|g| g.nodes.len()).max().unwrap_or(0);
-    let mut items: Vec<(&str, &str)> = Vec::new();
-    for (kind, class, text) in [
-        (PairKind::Xgmi, "xgmi", "XGMI"),
-        (PairKind::Pcie, "pcie", "PCIe peer-to-peer"),
-        (
-            PairKind::Host,
-            "host",
-            "linked, no peer-to-peer (copies go through host memory)",
-        ),
+    let mut items: Vec<(&str, String)> = Vec::new();
+    for (kind, class) in [
+        (PairKind::Xgmi, "xgmi"),
+        (PairKind::Pcie, "pcie"),
+        (PairKind::Host, "host"),
     ] {
         if has(kind) {
+            let text = match kind {
+                PairKind::Xgmi => "XGMI".to_owned(),
+                PairKind::Pcie => msg!("html.kind-pcie"),
+                PairKind::Host => msg!("html.legend-host"),
+            };
             items.push((class, text));
         }
     }
     if !links.cpus.is_empty() {
-        items.push(("cpu", "GPU to the CPU node it links to"));
+        items.push(("cpu", msg!("html.legend-cpu")));
     }
     if !inv.hives.is_empty() {
-        items.push(("hivebox", "XGMI hive"));
+        items.push(("hivebox", msg!("html.legend-hive")));
     }
     if inv.gpus.iter().any(|g| g.nodes.len() < max) {
-        items.push(("missing", "partition its siblings have and it lacks"));
+        items.push(("missing", msg!("html.legend-missing")));
     }
     write!(s, r#"<figcaption><ul class="legend">"#)?;
     for (class, text) in items {
-        write!(s, r#"<li><i class="{class}"></i>{text}</li>"#)?;
+        write!(s, r#"<li><i class="{class}"></i>{}</li>"#, Esc(&text))?;
     }
     writeln!(
         s,
-        r#"</ul><p class="legend-note">Small boxes are KFD nodes (agents, one per partition). One edge per linked pair of physical GPUs: the best link of any of their partitions.</p></figcaption>"#
+        r#"</ul><p class="legend-note">{}</p></figcaption>"#,
+        Esc(&msg!("html.legend-note"))
     )
 }
 
@@ -439,17 +482,18 @@ fn legend(inv: &Inventory, links: &Links, s: &mut String) -> fmt::Result {
 fn meta(report: &Report, source: &Source, s: &mut String) -> fmt::Result {
     let c = &report.facts.config;
     let from = match source.kind() {
-        SourceKind::Live => "this machine".to_owned(),
-        SourceKind::Fixture { root } => format!("fixture {}", root.display()),
+        SourceKind::Live => msg!("cli.source-live"),
+        SourceKind::Fixture { root } => msg!("cli.source-fixture", path = root.display()),
     };
-    let mut rows: Vec<(&str, String)> = vec![
-        ("Source", from),
-        ("Profile", report.profile.id().to_owned()),
+    let mut rows: Vec<(String, String)> = vec![
+        (msg!("html.meta-source"), from),
+        (msg!("html.meta-profile"), profile_name(report.profile)),
         (
-            "GPUs",
-            format!(
-                "{} physical, {} agent(s)",
-                report.facts.gpus, report.facts.agents
+            msg!("html.meta-gpus"),
+            msg!(
+                "html.meta-gpus-value",
+                gpus = report.facts.gpus,
+                agents = report.facts.agents
             ),
         ),
     ];
@@ -462,32 +506,28 @@ fn meta(report: &Report, source: &Source, s: &mut String) -> fmt::Result {
         }
     }
     if !targets.is_empty() {
-        let text: Vec<String> = targets.iter().map(|(t, n)| format!("{n} × {t}")).collect();
-        rows.push(("Targets", text.join(", ")));
+        let text = i18n::list(targets.iter().map(|(t, n)| format!("{n} × {t}")));
+        rows.push((msg!("html.meta-targets"), text));
     }
     for (label, value) in [
-        ("Compute partition", &c.compute_partition),
-        ("Memory partition", &c.memory_partition),
-        ("Kernel", &c.kernel),
-        ("amdgpu", &c.amdgpu),
-        ("ROCm", &c.rocm),
+        (msg!("html.meta-compute-partition"), &c.compute_partition),
+        (msg!("html.meta-memory-partition"), &c.memory_partition),
+        (msg!("html.meta-kernel"), &c.kernel),
+        ("amdgpu".to_owned(), &c.amdgpu),
+        ("ROCm".to_owned(), &c.rocm),
     ] {
         if let Some(v) = value {
             rows.push((label, v.clone()));
         }
     }
     if !c.libraries.is_empty() {
-        let libs: Vec<String> = c
-            .libraries
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        rows.push(("Libraries", libs.join(", ")));
+        let libs = i18n::list(c.libraries.iter().map(|(k, v)| format!("{k} {v}")));
+        rows.push((msg!("html.meta-libraries"), libs));
     }
-    rows.push(("Fingerprint", c.fingerprint.clone()));
+    rows.push((msg!("html.meta-fingerprint"), c.fingerprint.clone()));
     writeln!(s, r#"<dl class="meta">"#)?;
     for (label, value) in rows {
-        writeln!(s, "<dt>{label}</dt><dd>{}</dd>", Esc(&value))?;
+        writeln!(s, "<dt>{}</dt><dd>{}</dd>", Esc(&label), Esc(&value))?;
     }
     writeln!(s, "</dl>")
 }
@@ -578,68 +618,71 @@ fn card(
     writeln!(
         s,
         r#"<p class="model">{}</p>"#,
-        Esc(g.marketing_name.as_deref().unwrap_or("(no marketing name)"))
+        Esc(&g
+            .marketing_name
+            .clone()
+            .unwrap_or_else(|| msg!("html.no-marketing-name")))
     )?;
-    let mut rows: Vec<(&str, String)> = Vec::new();
+    let unknown = || msg!("html.unknown");
+    let mut rows: Vec<(String, String)> = Vec::new();
     let mut targets: Vec<&str> = agents
         .iter()
         .filter_map(|a| a.target_id.as_deref())
         .collect();
     targets.dedup();
-    match (targets.is_empty(), g.gfx) {
-        (false, _) => rows.push(("Target", targets.join(", "))),
-        (true, Some(x)) => rows.push(("Target", x.name())),
-        (true, None) => rows.push(("Target", "unknown".to_owned())),
-    }
+    let target = match (targets.is_empty(), g.gfx) {
+        (false, _) => i18n::list(targets),
+        (true, Some(x)) => x.name(),
+        (true, None) => unknown(),
+    };
+    rows.push((msg!("html.card-target"), target));
     rows.push((
-        "PCI",
+        "PCI".to_owned(),
         match (&g.pci_address, g.device_id) {
-            (Some(a), Some(d)) => format!("{a} (device {d:04x})"),
+            (Some(a), Some(d)) => msg!("html.card-pci", address = a, device = format!("{d:04x}")),
             (Some(a), None) => a.clone(),
-            (None, Some(d)) => format!("address unknown (device {d:04x})"),
-            (None, None) => "unknown".to_owned(),
+            (None, Some(d)) => msg!("html.card-pci-no-address", device = format!("{d:04x}")),
+            (None, None) => unknown(),
         },
     ));
-    rows.push((
-        if g.nodes.len() == 1 {
-            "KFD node"
-        } else {
-            "Partitions"
-        },
-        if g.nodes.len() == 1 {
-            g.nodes[0].to_string()
-        } else {
-            format!("{} (KFD nodes {})", g.nodes.len(), node_list(&g.nodes))
-        },
-    ));
+    rows.push(if g.nodes.len() == 1 {
+        (msg!("html.card-kfd-node"), g.nodes[0].to_string())
+    } else {
+        (
+            msg!("html.card-partitions"),
+            msg!(
+                "html.card-partitions-value",
+                count = g.nodes.len(),
+                nodes = node_list(&g.nodes)
+            ),
+        )
+    });
     if agents.iter().any(|a| a.integrated == Some(true)) {
-        rows.push(("Kind", "integrated (APU)".to_owned()));
+        rows.push((msg!("html.card-kind"), msg!("html.card-integrated-apu")));
     }
     rows.push((
-        "Compute units",
-        g.compute_units
-            .map_or_else(|| "unknown".to_owned(), |c| c.to_string()),
+        msg!("html.card-compute-units"),
+        g.compute_units.map_or_else(unknown, |c| c.to_string()),
     ));
     rows.push((
-        "Memory",
-        g.memory_bytes.map_or_else(|| "unknown".to_owned(), bytes),
+        msg!("html.card-memory"),
+        g.memory_bytes.map_or_else(unknown, bytes),
     ));
     if let Some(h) = g.hive_id {
-        rows.push(("XGMI hive", format!("{h:#x}")));
+        rows.push((msg!("html.card-hive"), format!("{h:#x}")));
     }
     if let Some(cpus) = links.cpus.get(&g.index) {
-        let list: Vec<String> = cpus.iter().map(u32::to_string).collect();
-        rows.push(("CPU node", list.join(", ")));
+        rows.push((msg!("html.card-cpu-node"), i18n::list(cpus)));
     }
     for (kind, peers) in links.peers(g.index) {
-        let list: Vec<String> = peers.iter().map(|p| format!("GPU {p}")).collect();
+        let list = i18n::list(peers.iter().map(|p| format!("GPU {p}")));
         rows.push((
             match kind {
-                topology::PairKind::Xgmi => "XGMI to",
-                topology::PairKind::Pcie => "PCIe P2P to",
-                topology::PairKind::Host => "No P2P to",
+                topology::PairKind::Xgmi => msg!("html.card-xgmi-to"),
+                topology::PairKind::Pcie => msg!("html.card-pcie-to"),
+                topology::PairKind::Host => msg!("html.card-no-p2p-to"),
             },
-            list.join(", "),
+            list,
         ));
     }
     if let Some(c) = config {
@@ -654,37 +697,43 @@ fn card(
             fw.push(format!("SDMA {v}"));
         }
         if !fw.is_empty() {
-            rows.push(("Firmware", fw.join(", ")));
+            rows.push((msg!("html.card-firmware"), i18n::list(fw)));
         }
     }
     writeln!(s, "<dl>")?;
     for (label, value) in rows {
         // A target ID breaks at its colons, not inside a feature.
         let value = Esc(&value).to_string().replace(':', ":<wbr>");
-        writeln!(s, "<dt>{label}</dt><dd>{value}</dd>")?;
+        writeln!(s, "<dt>{}</dt><dd>{value}</dd>", Esc(&label))?;
     }
     writeln!(s, "</dl>")?;
     if !named.is_empty() {
-        write!(s, "<p>Named by: ")?;
-        for (i, k) in named.iter().enumerate() {
+        let items = named.iter().map(|k| {
             let f = &report.findings[*k];
-            if i > 0 {
-                write!(s, ", ")?;
-            }
-            write!(
-                s,
-                r##"<a href="#finding-{k}"><code>{}</code></a> ({})"##,
-                Esc(f.id),
-                status_id(f.status)
-            )?;
-        }
-        writeln!(s, "</p>")?;
+            // English names the status by its id (`fail`), Chinese by its word.
+            let status = match i18n::current() {
+                Lang::En => status_id(f.status),
+                Lang::Zh => word(f.status),
+            };
+            let link = format!(r##"<a href="#finding-{k}"><code>{}</code></a>"##, Esc(f.id));
+            msg!("html.card-named-item", link, status)
+        });
+        writeln!(
+            s,
+            "<p>{}</p>",
+            msg!("html.card-named-by", findings = i18n::list(items))
+        )?;
     }
     if agents.len() > 1 {
         writeln!(
             s,
-            "<details><summary>Agents ({})</summary><table><tr><th>node</th><th>partition</th><th>CUs</th><th>memory</th><th>render node</th></tr>",
-            agents.len()
+            "<details><summary>{}</summary><table><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr>",
+            Esc(&msg!("html.agents", count = agents.len())),
+            Esc(&msg!("html.agents-node")),
+            Esc(&msg!("html.agents-partition")),
+            Esc(&msg!("html.agents-cus")),
+            Esc(&msg!("html.agents-memory")),
+            Esc(&msg!("html.agents-render-node")),
         )?;
         for a in &agents {
             let opt = |v: Option<String>| v.unwrap_or_else(|| "–".to_owned());
@@ -721,28 +770,28 @@ fn finding(k: usize, f: &Finding, anchor: &BTreeMap<&str, usize>, s: &mut String
     if let Some(cause) = f.caused_by {
         writeln!(
             s,
-            r##"<p class="cause">Follows from <a href="#finding-{}"><code>{}</code></a>.</p>"##,
-            anchor.get(cause).copied().unwrap_or(0),
-            Esc(cause)
+            r#"<p class="cause">{}</p>"#,
+            msg!("html.caused-by", link = finding_link(anchor, cause))
         )?;
     }
     if let Some(r) = &f.remedy {
+        let label = format!("<strong>{}</strong>", Esc(&msg!("html.remedy")));
         writeln!(
             s,
-            r#"<p class="remedy"><strong>Remedy:</strong> {}</p>"#,
-            Prose(r)
+            r#"<p class="remedy">{}</p>"#,
+            msg!("html.remedy-line", label, remedy = Prose(r))
         )?;
     }
     if !f.evidence.is_empty() {
         writeln!(
             s,
-            "<details{}><summary>Evidence ({})</summary><table>",
+            "<details{}><summary>{}</summary><table>",
             if f.status >= Status::Warn {
                 " open"
             } else {
                 ""
             },
-            f.evidence.len()
+            Esc(&msg!("html.evidence", count = f.evidence.len()))
         )?;
         for e in &f.evidence {
             match &e.value {
@@ -754,8 +803,9 @@ fn finding(k: usize, f: &Finding, anchor: &BTreeMap<&str, usize>, s: &mut String
                 )?,
                 None => writeln!(
                     s,
-                    r#"<tr><td class="src">{}</td><td><em>absent</em></td></tr>"#,
-                    Esc(&e.source)
+                    r#"<tr><td class="src">{}</td><td><em>{}</em></td></tr>"#,
+                    Esc(&e.source),
+                    Esc(&msg!("html.absent"))
                 )?,
             }
         }

@@ -20,6 +20,7 @@ use std::fmt::{self, Write};
 
 use rocm_probe::agent::{DeviceType, Inventory, PhysicalGpu};
 use rocm_probe::finding::Status;
+use rocm_probe::msg;
 use rocm_probe::topo::TopoMatrix;
 
 use super::{Esc, node_list, status_id};
@@ -338,24 +339,31 @@ pub(super) fn svg(
     )?;
     writeln!(
         s,
-        r#"<title id="topology-title">{} physical GPU(s), {} XGMI hive(s), {} CPU node(s)</title>"#,
-        inv.gpus.len(),
-        inv.hives.len(),
-        cpus.len()
+        r#"<title id="topology-title">{}</title>"#,
+        Esc(&msg!(
+            "html.svg-title",
+            gpus = inv.gpus.len(),
+            hives = inv.hives.len(),
+            cpus = cpus.len()
+        ))
     )?;
     // Hives behind everything.
     for r in &regions {
         let Some(hive) = r.hive else { continue };
         writeln!(
             s,
-            r#"<g class="hive" data-hive="{hive:#x}"><rect x="{}" y="{}" width="{}" height="{}" rx="12"/><text x="{}" y="{}">XGMI hive {hive:#x} · {} GPUs</text></g>"#,
+            r#"<g class="hive" data-hive="{hive:#x}"><rect x="{}" y="{}" width="{}" height="{}" rx="12"/><text x="{}" y="{}">{}</text></g>"#,
             r.at.0,
             r.at.1,
             r.w,
             r.h,
             r.at.0 + 12,
             r.at.1 + 20,
-            r.gpus.len()
+            Esc(&msg!(
+                "html.svg-hive",
+                hive = format!("{hive:#x}"),
+                count = r.gpus.len()
+            ))
         )?;
     }
     // Edges under the boxes: CPU links, then host and PCIe, XGMI on top.
@@ -368,11 +376,12 @@ pub(super) fn svg(
             };
             writeln!(
                 s,
-                r#"<line class="link cpu" data-gpu="{g}" data-cpu="{n}" x1="{}" y1="{}" x2="{}" y2="{}"><title>GPU {g} – CPU node {n}</title></line>"#,
+                r#"<line class="link cpu" data-gpu="{g}" data-cpu="{n}" x1="{}" y1="{}" x2="{}" y2="{}"><title>{}</title></line>"#,
                 c.rect.cx(),
                 c.rect.y + c.rect.h,
                 b.cx(),
-                b.cy()
+                b.cy(),
+                Esc(&msg!("html.svg-cpu-link", gpu = g, node = n))
             )?;
         }
     }
@@ -384,7 +393,7 @@ pub(super) fn svg(
         };
         writeln!(
             s,
-            r#"<line class="link {}" data-a="{}" data-b="{}" x1="{}" y1="{}" x2="{}" y2="{}"><title>GPU {} – GPU {}: {} ({} node pair(s) linked)</title></line>"#,
+            r#"<line class="link {}" data-a="{}" data-b="{}" x1="{}" y1="{}" x2="{}" y2="{}"><title>{}</title></line>"#,
             p.kind.id(),
             p.a,
             p.b,
@@ -392,35 +401,44 @@ pub(super) fn svg(
             a.cy(),
             b.cx(),
             b.cy(),
-            p.a,
-            p.b,
-            p.kind.words(),
-            p.node_pairs
+            Esc(&msg!(
+                "html.svg-pair",
+                a = p.a,
+                b = p.b,
+                kind = kind_words(p.kind),
+                pairs = p.node_pairs
+            ))
         )?;
     }
     writeln!(s, "</g>")?;
     for c in &cpus {
         let r = c.rect;
-        let model = c.model.as_deref().unwrap_or("model unknown");
+        let model = c
+            .model
+            .clone()
+            .unwrap_or_else(|| msg!("html.svg-cpu-model-unknown"));
         let sub = match (c.cores, &c.model) {
-            (Some(n), Some(m)) => format!("{n} cores · {}", shorten(m, 20)),
-            (Some(n), None) => format!("{n} cores"),
+            (Some(n), Some(m)) => msg!(
+                "html.svg-cpu-cores-model",
+                cores = n,
+                model = shorten(m, 20)
+            ),
+            (Some(n), None) => msg!("html.svg-cpu-cores", cores = n),
             (None, Some(m)) => shorten(m, 28),
             (None, None) => String::new(),
         };
         writeln!(
             s,
-            r#"<g class="cpu" data-node="{}"><title>CPU node {}: {}</title><rect x="{}" y="{}" width="{}" height="{}" rx="6"/><text class="name" x="{}" y="{}">CPU node {}</text><text class="sub" x="{}" y="{}">{}</text></g>"#,
+            r#"<g class="cpu" data-node="{}"><title>{}</title><rect x="{}" y="{}" width="{}" height="{}" rx="6"/><text class="name" x="{}" y="{}">{}</text><text class="sub" x="{}" y="{}">{}</text></g>"#,
             c.node,
-            c.node,
-            Esc(model),
+            Esc(&msg!("html.svg-cpu-title", node = c.node, model)),
             r.x,
             r.y,
             r.w,
             r.h,
             r.x + 10,
             r.y + 21,
-            c.node,
+            Esc(&msg!("html.svg-cpu-name", node = c.node)),
             r.x + 10,
             r.y + 40,
             Esc(&sub),
@@ -433,6 +451,15 @@ pub(super) fn svg(
         gpu(s, inv, g, *b, slots_of(g), status)?;
     }
     writeln!(s, "</svg>")
+}
+
+/// How a pair of GPUs is linked, in words (the edge's tooltip).
+fn kind_words(kind: PairKind) -> String {
+    match kind {
+        PairKind::Host => msg!("html.kind-host"),
+        PairKind::Pcie => msg!("html.kind-pcie"),
+        PairKind::Xgmi => "XGMI".to_owned(),
+    }
 }
 
 fn shorten(text: &str, max: usize) -> String {
@@ -461,19 +488,29 @@ fn gpu(
         .agents
         .iter()
         .any(|a| g.nodes.contains(&a.node) && a.integrated == Some(true));
+    let title = match &g.pci_address {
+        Some(address) => msg!(
+            "html.svg-gpu-title-at",
+            gpu = g.index,
+            name,
+            address,
+            count = g.nodes.len(),
+            nodes = node_list(&g.nodes)
+        ),
+        None => msg!(
+            "html.svg-gpu-title",
+            gpu = g.index,
+            name,
+            count = g.nodes.len(),
+            nodes = node_list(&g.nodes)
+        ),
+    };
     writeln!(
         s,
-        r#"<g class="gpu" data-gpu="{}" data-status="{}"><title>GPU {}: {}{}, {} node(s): {}</title>"#,
+        r#"<g class="gpu" data-gpu="{}" data-status="{}"><title>{}</title>"#,
         g.index,
         status_id(st),
-        g.index,
-        Esc(name),
-        g.pci_address
-            .as_ref()
-            .map(|a| format!(" at {a}"))
-            .unwrap_or_default(),
-        g.nodes.len(),
-        node_list(&g.nodes)
+        Esc(&title)
     )?;
     writeln!(
         s,
@@ -489,9 +526,9 @@ fn gpu(
         b.x + PAD,
         b.y + 32,
         Esc(&match (&g.pci_address, integrated) {
-            (Some(a), true) => format!("{a} · integrated"),
+            (Some(a), true) => msg!("html.svg-gpu-integrated-at", address = a),
             (Some(a), false) => a.clone(),
-            (None, true) => "integrated".to_owned(),
+            (None, true) => msg!("html.svg-gpu-integrated"),
             (None, false) => shorten(name, 22),
         })
     )?;
@@ -511,7 +548,7 @@ fn gpu(
     for (k, n) in g.nodes.iter().enumerate() {
         let (x, y) = cell(k);
         let label = if slots <= 1 {
-            format!("node {n}")
+            msg!("html.svg-node", node = n)
         } else {
             n.to_string()
         };
