@@ -14,6 +14,7 @@ use crate::finding::{
     NO_DEVICE_LIBS_FOR_TARGET, OFFLOAD_ARCH, Status,
 };
 use crate::target::GfxVersion;
+use crate::{i18n, msg};
 
 /// One distinct target ID of the GPUs, with the processor and the evidence of its nodes.
 struct Target {
@@ -27,21 +28,15 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     let mut out = Vec::new();
     let c = &f.compiler;
     if !c.captured {
-        out.push(
-            COMPILER_NOT_CAPTURED
-                .finding("ROCm installs not captured in this fixture: compiler checks skipped"),
-        );
+        out.push(COMPILER_NOT_CAPTURED.finding(msg!("compiler.not-captured")));
         return out;
     }
     if c.installs.iter().all(|i| i.tools.is_empty()) {
         out.push(
             NO_COMPILER
-                .finding("No HIP compiler (hipcc, amdclang++, clang) found: running needs none")
+                .finding(msg!("compiler.no-compiler"))
                 .with_all(c.looked_at.iter().map(Evidence::absent))
-                .remedy(
-                    "Only to build HIP code: install AMD's rocm-hip-sdk (hipcc, amdclang++ and \
-                     the device libraries) or the distribution's hipcc package.",
-                ),
+                .remedy(msg!("compiler.no-compiler-remedy")),
         );
     }
     found(c, &mut out);
@@ -91,15 +86,11 @@ fn targets(f: &Facts, below: &[Finding]) -> Option<Vec<Target>> {
 fn list<'a>(targets: impl IntoIterator<Item = &'a String>) -> String {
     let mut names: Vec<&String> = targets.into_iter().collect();
     if names.is_empty() {
-        return "none".to_owned();
+        return msg!("compiler.none");
     }
     names.sort_by_key(|t| (GfxVersion::from_name(t), t.as_str()));
     names.dedup();
-    names
-        .iter()
-        .map(|t| t.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
+    i18n::list(names)
 }
 
 fn device_libs(i: &InstallCompiler, targets: &[Target], out: &mut Vec<Finding>) {
@@ -116,12 +107,11 @@ fn device_libs(i: &InstallCompiler, targets: &[Target], out: &mut Vec<Finding>) 
         return;
     }
     let names: Vec<String> = missing.keys().map(|s| (*s).to_owned()).collect();
-    let mut finding = NO_DEVICE_LIBS_FOR_TARGET.finding(format!(
-        "The device libraries of {} have no bitcode for {} (they cover: {}): HIP code cannot be \
-         compiled for it here",
-        i.describe,
-        list(&names),
-        list(&have)
+    let mut finding = NO_DEVICE_LIBS_FOR_TARGET.finding(msg!(
+        "compiler.no-device-libs-for-target",
+        install = i.describe,
+        missing = list(&names),
+        covered = list(&have)
     ));
     if i.device_libs.is_empty() {
         finding = finding.with(Evidence::absent(format!("{}/amdgcn/bitcode", i.prefix)));
@@ -129,21 +119,19 @@ fn device_libs(i: &InstallCompiler, targets: &[Target], out: &mut Vec<Finding>) 
     for d in &i.device_libs {
         finding = finding.with(Evidence::new(
             d.dir.clone(),
-            format!(
-                "{} oclc_isa_version files; targets: {}",
-                d.isa_files,
-                list(&d.targets)
+            msg!(
+                "compiler.device-libs",
+                count = d.isa_files,
+                targets = list(&d.targets)
             ),
         ));
     }
     for nodes in missing.into_values() {
         finding = finding.with_all(nodes);
     }
-    out.push(finding.remedy(format!(
-        "Install the device libraries (rocm-device-libs, or rocm-llvm of AMD's ROCm) of a release \
-         that has oclc_isa_version_{}.bc, or pass --rocm-device-lib-path=<dir> naming such a \
-         directory. Prebuilt programs are not affected.",
-        names[0].trim_start_matches("gfx")
+    out.push(finding.remedy(msg!(
+        "compiler.no-device-libs-for-target-remedy",
+        isa = names[0].trim_start_matches("gfx")
     )));
 }
 
@@ -151,7 +139,7 @@ fn device_libs(i: &InstallCompiler, targets: &[Target], out: &mut Vec<Finding>) 
 fn named(t: &Tool) -> String {
     match &t.version {
         Some(v) => format!("{} {v}", t.name),
-        None => format!("{} (version unknown)", t.name),
+        None => msg!("compiler.version-unknown", tool = t.name),
     }
 }
 
@@ -160,7 +148,11 @@ fn found(c: &CompilerFacts, out: &mut Vec<Finding>) {
     let mut evidence = Vec::new();
     for i in c.installs.iter().filter(|i| !i.tools.is_empty()) {
         let tools: Vec<String> = i.tools.iter().map(named).collect();
-        parts.push(format!("{}: {}", i.describe, tools.join(", ")));
+        parts.push(msg!(
+            "compiler.found-install",
+            install = i.describe,
+            tools = i18n::list(&tools)
+        ));
         for t in &i.tools {
             evidence.push(Evidence::new(t.path.clone(), named(t)));
             if let Some(s) = &t.version_source {
@@ -190,12 +182,16 @@ fn offload_arch(c: &CompilerFacts, targets: &[Target], out: &mut Vec<Finding>) {
         .iter()
         .flat_map(|i| i.tools.iter().map(|t| t.path.clone()))
         .collect();
-    let with = if tools.is_empty() {
-        String::new()
+    let summary = if tools.is_empty() {
+        msg!("compiler.offload-arch", flags = line)
     } else {
-        format!(" (compilers: {})", tools.join(", "))
+        msg!(
+            "compiler.offload-arch-compilers",
+            flags = line,
+            compilers = i18n::list(&tools)
+        )
     };
-    let mut finding = OFFLOAD_ARCH.finding(format!("Compile for this machine with {line}{with}"));
+    let mut finding = OFFLOAD_ARCH.finding(summary);
     for t in targets {
         finding = finding.with_all(t.nodes.iter().cloned());
     }

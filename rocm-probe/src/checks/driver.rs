@@ -17,6 +17,7 @@ use crate::platform::{
 use crate::report::Profile;
 use crate::target;
 use crate::topology::TOPOLOGY_DIR;
+use crate::{i18n, msg};
 
 /// Layer 2 findings; `below` are the layer-1 findings (to mark consequences).
 pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
@@ -29,7 +30,7 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
         .collect();
     out.extend(super::hardware::problems(
         &inputs,
-        "driver or platform",
+        &msg!("driver.input-files"),
         [INPUT_UNREADABLE, INPUT_MALFORMED],
     ));
     environment(f, &mut out);
@@ -49,17 +50,14 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
     if f.kfd.is_none() {
         if f.module.as_ref().is_none_or(|m| m.present) {
             let mut finding = KFD_MISSING
-                .finding("No KFD: ROCm cannot use any GPU")
+                .finding(msg!("driver.kfd-missing"))
                 .with(Evidence::new(
                     TOPOLOGY_DIR,
                     f.kfd_error
                         .as_ref()
-                        .map_or("absent".into(), |p| p.message.clone()),
+                        .map_or_else(absent, |p| p.message.clone()),
                 ))
-                .remedy(
-                    "Use a kernel built with CONFIG_HSA_AMD (every distribution kernel is), and \
-                     look for `kfd` lines in the kernel log (dmesg | grep -i kfd).",
-                );
+                .remedy(msg!("driver.kfd-missing-remedy"));
             if no_gpu {
                 finding = finding.caused_by(&NO_AMD_GPU);
             }
@@ -96,14 +94,17 @@ fn tuning(f: &Facts, profile: Profile, out: &mut Vec<Finding>) {
             IOMMU_NOT_PASSTHROUGH
                 .finding_with(
                     status,
-                    format!("IOMMU active without iommu=pt ({} profile)", profile.id()),
+                    msg!(
+                        "driver.iommu-not-passthrough",
+                        profile = profile_name(profile)
+                    ),
                 )
-                .with(Evidence::new(IOMMU_CLASS, "IOMMU units present"))
+                .with(Evidence::new(IOMMU_CLASS, msg!("driver.iommu-units")))
                 .with(Evidence::new(
                     CMDLINE,
                     f.platform.cmdline.clone().unwrap_or_default(),
                 ))
-                .remedy("Add `iommu=pt` to GRUB_CMDLINE_LINUX, run `sudo update-grub` and reboot."),
+                .remedy(msg!("driver.iommu-not-passthrough-remedy")),
         );
     }
     if f.platform.numa_balancing == Some(1) {
@@ -111,10 +112,10 @@ fn tuning(f: &Facts, profile: Profile, out: &mut Vec<Finding>) {
             NUMA_BALANCING
                 .finding_with(
                     status,
-                    format!("Automatic NUMA balancing is on ({} profile)", profile.id()),
+                    msg!("driver.numa-balancing", profile = profile_name(profile)),
                 )
                 .with(Evidence::new(NUMA_BALANCING_FILE, "1"))
-                .remedy("sudo sysctl kernel.numa_balancing=0, and persist it in /etc/sysctl.d/."),
+                .remedy(msg!("driver.numa-balancing-remedy")),
         );
     }
 }
@@ -123,25 +124,20 @@ fn environment(f: &Facts, out: &mut Vec<Finding>) {
     let p = &f.platform;
     if !p.wsl_markers.is_empty() {
         out.push(
-            WSL.finding("Running under WSL: ROCm goes through /dev/dxg, not KFD")
-                .with_all(
-                    p.wsl_markers
-                        .iter()
-                        .map(|(k, v)| Evidence::new(k.clone(), v.clone())),
-                ),
+            WSL.finding(msg!("driver.wsl")).with_all(
+                p.wsl_markers
+                    .iter()
+                    .map(|(k, v)| Evidence::new(k.clone(), v.clone())),
+            ),
         );
     }
     if !p.container_markers.is_empty() {
         out.push(
-            CONTAINER
-                .finding(
-                    "Running in a container: device nodes and groups come from its launch options",
-                )
-                .with_all(
-                    p.container_markers
-                        .iter()
-                        .map(|(k, v)| Evidence::new(k.clone(), v.clone())),
-                ),
+            CONTAINER.finding(msg!("driver.container")).with_all(
+                p.container_markers
+                    .iter()
+                    .map(|(k, v)| Evidence::new(k.clone(), v.clone())),
+            ),
         );
     }
 }
@@ -152,7 +148,7 @@ fn module(f: &Facts, cause: Option<&Rule>, out: &mut Vec<Finding>) {
     if m.present {
         if let Some(version) = &m.version {
             let mut finding = OUT_OF_TREE_DRIVER
-                .finding(format!("amdgpu {version} is an out-of-tree (DKMS) build"))
+                .finding(msg!("driver.out-of-tree-driver", version))
                 .with(Evidence::new(
                     format!("{AMDGPU_MODULE}/version"),
                     version.clone(),
@@ -183,7 +179,7 @@ fn module(f: &Facts, cause: Option<&Rule>, out: &mut Vec<Finding>) {
     if !f.platform.blacklists.is_empty() || !blacklist_words.is_empty() {
         causes.push(
             AMDGPU_BLACKLISTED
-                .finding("amdgpu is blacklisted, so it never loads")
+                .finding(msg!("driver.amdgpu-blacklisted"))
                 .with_all(
                     f.platform
                         .blacklists
@@ -191,10 +187,7 @@ fn module(f: &Facts, cause: Option<&Rule>, out: &mut Vec<Finding>) {
                         .map(|b| Evidence::new(b.path.clone(), b.line.clone())),
                 )
                 .with_all(blacklist_words.iter().map(|w| Evidence::new(CMDLINE, *w)))
-                .remedy(
-                    "Delete the blacklist line (or the whole leftover file), run \
-                     `sudo update-initramfs -u` (dracut -f on Fedora/RHEL) and reboot.",
-                ),
+                .remedy(msg!("driver.amdgpu-blacklisted-remedy")),
         );
     }
     let nomodeset: Vec<&str> = f
@@ -205,12 +198,9 @@ fn module(f: &Facts, cause: Option<&Rule>, out: &mut Vec<Finding>) {
     if !nomodeset.is_empty() {
         causes.push(
             NOMODESET
-                .finding("The kernel command line disables modesetting, so amdgpu refuses to load")
+                .finding(msg!("driver.nomodeset"))
                 .with_all(nomodeset.iter().map(|w| Evidence::new(CMDLINE, *w)))
-                .remedy(
-                    "Remove `nomodeset` from GRUB_CMDLINE_LINUX in /etc/default/grub, run \
-                     `sudo update-grub` and reboot.",
-                ),
+                .remedy(msg!("driver.nomodeset-remedy")),
         );
     }
     if let Some(kernel) = &m.kernel_release {
@@ -218,41 +208,34 @@ fn module(f: &Facts, cause: Option<&Rule>, out: &mut Vec<Finding>) {
         if !m.dkms.is_empty() && !built {
             causes.push(
                 DKMS_NOT_BUILT
-                    .finding(format!("amdgpu-dkms has no build for the running kernel {kernel}"))
+                    .finding(msg!("driver.dkms-not-built", kernel))
                     .with(Evidence::new(OSRELEASE, kernel.clone()))
                     .with_all(m.dkms.iter().map(|b| {
                         Evidence::new(
                             format!("{DKMS_AMDGPU}/{}", b.version),
                             if b.kernels.is_empty() {
-                                "built for no kernel".to_owned()
+                                msg!("driver.dkms-built-for-none")
                             } else {
-                                format!("built for {}", b.kernels.join(", "))
+                                msg!("driver.dkms-built-for", kernels = i18n::list(&b.kernels))
                             },
                         )
                     }))
-                    .remedy(format!(
-                        "Run `sudo dkms autoinstall -k {kernel}` and read the build log it names; if \
-                         the kernel is too new for this amdgpu-dkms, boot a supported kernel or \
-                         remove amdgpu-dkms and use the in-tree amdgpu."
-                    )),
+                    .remedy(msg!("driver.dkms-not-built-remedy", kernel)),
             );
         }
     }
     if f.platform.secure_boot == Some(true) {
         causes.push(
             SECURE_BOOT
-                .finding("Secure Boot is on: an unsigned amdgpu-dkms module is refused")
+                .finding(msg!("driver.secure-boot"))
                 .with(Evidence::new(SECURE_BOOT_VAR, "1"))
-                .remedy(
-                    "Sign the DKMS module with an enrolled Machine Owner Key (mokutil --import), \
-                     or use the distribution's in-tree amdgpu.",
-                ),
+                .remedy(msg!("driver.secure-boot-remedy")),
         );
     }
     let mut finding = AMDGPU_NOT_LOADED
-        .finding("The amdgpu kernel module is not loaded: no GPU is driven, no /dev/kfd")
+        .finding(msg!("driver.amdgpu-not-loaded"))
         .with(Evidence::absent(AMDGPU_MODULE))
-        .remedy("sudo modprobe amdgpu, then read the kernel log (dmesg | grep -i amdgpu) for why it failed.");
+        .remedy(msg!("driver.amdgpu-not-loaded-remedy"));
     if let Some(cause) = cause {
         finding = finding.caused_by(cause);
     } else if let Some(first) = causes.iter().find(|c| c.status == Status::Fail) {
@@ -276,7 +259,7 @@ fn bindings(f: &Facts, out: &mut Vec<Finding>) -> bool {
                 GPU_NOT_BOUND
                     .finding_with(
                         Status::Info,
-                        format!("GPU {} is reserved for VMs (vfio-pci)", g.address),
+                        msg!("driver.gpu-reserved-for-vms", address = g.address),
                     )
                     .with(Evidence::new(format!("{path}/driver"), "vfio-pci")),
             ),
@@ -284,36 +267,28 @@ fn bindings(f: &Facts, out: &mut Vec<Finding>) -> bool {
                 // amdgpu is not loaded at all: its own finding says why; this one follows.
                 out.push(
                     GPU_NOT_BOUND
-                        .finding(format!("GPU {} is not bound to any driver", g.address))
+                        .finding(msg!("driver.gpu-unbound", address = g.address))
                         .with(Evidence::absent(format!("{path}/driver")))
                         .caused_by(&AMDGPU_NOT_LOADED),
                 );
             }
             other => {
                 let remedy = match generation {
-                    Some(1) => "This is a GCN 1 (Southern Islands) GPU: KFD never supported it, so \
-                                ROCm cannot use it with any driver. Use a GCN 3 (gfx8) or newer GPU."
-                        .to_owned(),
-                    Some(2) => "This is a GCN 2 (Sea Islands) GPU: boot with radeon.cik_support=0 \
-                                amdgpu.cik_support=1 so amdgpu drives it; KFD supports only Kaveri and \
-                                Hawaii of this generation, and current ROCm releases none."
-                        .to_owned(),
-                    _ => "Bind it to amdgpu: `sudo modprobe amdgpu`, and remove whatever claims it \
-                          (a driver_override, a vfio-pci.ids= option)."
-                        .to_owned(),
+                    Some(1) => msg!("driver.gpu-not-bound-gcn1-remedy"),
+                    Some(2) => msg!("driver.gpu-not-bound-gcn2-remedy"),
+                    _ => msg!("driver.gpu-not-bound-remedy"),
                 };
                 out.push(
                     GPU_NOT_BOUND
-                        .finding(format!(
-                            "GPU {} is {}",
-                            g.address,
-                            other.map_or("not bound to any driver".into(), |d| format!(
-                                "bound to {d}, not amdgpu"
-                            ))
-                        ))
+                        .finding(match other {
+                            None => msg!("driver.gpu-unbound", address = g.address),
+                            Some(driver) => {
+                                msg!("driver.gpu-bound-elsewhere", address = g.address, driver)
+                            }
+                        })
                         .with(Evidence::new(
                             format!("{path}/driver"),
-                            other.unwrap_or("absent"),
+                            other.map_or_else(absent, str::to_owned),
                         ))
                         .with_all(
                             g.device.map(|d| {
@@ -353,23 +328,23 @@ fn not_in_kfd(f: &Facts, out: &mut Vec<Finding>) {
         }
         let path = format!("{PCI_DEVICES}/{}", g.address);
         let why = match g.device.and_then(target::gcn_generation) {
-            Some(1) => "GCN 1 (Southern Islands) GPUs are not supported by KFD".to_owned(),
-            Some(2) => "of GCN 2 (Sea Islands), KFD supports only Kaveri and Hawaii".to_owned(),
-            _ => {
-                "the platform likely rejects PCIe atomics (dmesg: `PCI rejects atomics`)".to_owned()
-            }
+            Some(1) => msg!("driver.gpu-not-in-kfd-gcn1"),
+            Some(2) => msg!("driver.gpu-not-in-kfd-gcn2"),
+            _ => msg!("driver.gpu-not-in-kfd-atomics"),
         };
         out.push(
             GPU_NOT_IN_KFD
-                .finding(format!("GPU {} is driven by amdgpu but KFD skipped it: {why}", g.address))
+                .finding(msg!("driver.gpu-not-in-kfd", address = g.address, why))
                 .with(Evidence::new(format!("{path}/driver"), "amdgpu"))
-                .with_all(g.device.map(|d| Evidence::new(format!("{path}/device"), format!("0x{d:04x}"))))
-                .with(Evidence::new(format!("{TOPOLOGY_DIR}/nodes"), "no node at this PCI address"))
-                .remedy(
-                    "Check `dmesg | grep kfd`. For atomics: move the GPU to a CPU-attached x16 slot \
-                     (not a chipset slot or riser) and enable Above 4G decoding / Resizable BAR in \
-                     the firmware. An unsupported family cannot be fixed by configuration.",
-                ),
+                .with_all(
+                    g.device
+                        .map(|d| Evidence::new(format!("{path}/device"), format!("0x{d:04x}"))),
+                )
+                .with(Evidence::new(
+                    format!("{TOPOLOGY_DIR}/nodes"),
+                    msg!("driver.no-node-at-address"),
+                ))
+                .remedy(msg!("driver.gpu-not-in-kfd-remedy")),
         );
     }
 }
@@ -379,12 +354,15 @@ fn node_evidence(d: &DeviceFacts) -> Evidence {
         None => Evidence::absent(format!("device:{}", d.path)),
         Some(n) => Evidence::new(
             format!("device:{}", d.path),
-            format!(
-                "mode {:04o}, owner uid {}, group {} ({})",
-                n.mode,
-                n.uid,
-                n.gid,
-                d.group_name.as_deref().unwrap_or("no name in /etc/group")
+            msg!(
+                "driver.device-node",
+                mode = format!("{:04o}", n.mode),
+                uid = n.uid,
+                gid = n.gid,
+                group = d
+                    .group_name
+                    .clone()
+                    .unwrap_or_else(|| msg!("driver.no-group-name"))
             ),
         ),
     }
@@ -392,14 +370,8 @@ fn node_evidence(d: &DeviceFacts) -> Evidence {
 
 fn join_remedy(d: &DeviceFacts) -> String {
     match (&d.node, &d.group_name) {
-        (Some(_), Some(name)) => format!(
-            "sudo usermod -aG {name} $USER, then log out and back in (group membership is read at login)."
-        ),
-        (Some(n), None) => format!(
-            "Group {} has no name here (a host gid inside a container): start the container with \
-             --group-add {}.",
-            n.gid, n.gid
-        ),
+        (Some(_), Some(group)) => msg!("driver.join-group-remedy", group),
+        (Some(n), None) => msg!("driver.join-gid-remedy", gid = n.gid),
         (None, _) => String::new(),
     }
 }
@@ -407,10 +379,14 @@ fn join_remedy(d: &DeviceFacts) -> String {
 fn identity_evidence(f: &Facts) -> Evidence {
     match &f.identity {
         Some(id) => Evidence::new(
-            "identity",
-            format!("uid {}, groups {:?}", id.uid, id.groups),
+            msg!("driver.identity"),
+            msg!(
+                "driver.identity-value",
+                uid = id.uid,
+                groups = format!("{:?}", id.groups)
+            ),
         ),
-        None => Evidence::absent("identity"),
+        None => Evidence::absent(msg!("driver.identity")),
     }
 }
 
@@ -426,32 +402,27 @@ fn devices(f: &Facts, out: &mut Vec<Finding>) {
             let container = !f.platform.container_markers.is_empty();
             out.push(
                 KFD_DEVICE_MISSING
-                    .finding("KFD is in sysfs but /dev/kfd does not exist")
+                    .finding(msg!("driver.kfd-device-missing"))
                     .with(node_evidence(kfd))
                     .remedy(if container {
-                        "Start the container with --device=/dev/kfd --device=/dev/dri (docker/podman), \
-                         or --bind /dev/kfd,/dev/dri (apptainer)."
+                        msg!("driver.kfd-device-missing-container-remedy")
                     } else {
-                        "udev did not create /dev/kfd: check that systemd-udevd runs and look for kfd \
-                         in the kernel log."
+                        msg!("driver.kfd-device-missing-remedy")
                     }),
             );
         }
         Access::Unknown => {
-            out.push(
-                IDENTITY_NOT_RECORDED
-                    .finding("Identity not recorded in this fixture: device access not checked"),
-            );
+            out.push(IDENTITY_NOT_RECORDED.finding(msg!("driver.identity-not-recorded")));
             return;
         }
         Access::Denied => {
             failed = true;
             out.push(
                 KFD_PERMISSION_DENIED
-                    .finding(format!(
-                        "This user cannot open /dev/kfd read-write (group {})",
-                        kfd.group_name.as_deref().unwrap_or("without a name")
-                    ))
+                    .finding(match &kfd.group_name {
+                        Some(group) => msg!("driver.kfd-permission-denied", group),
+                        None => msg!("driver.kfd-permission-denied-nameless"),
+                    })
                     .with(node_evidence(kfd))
                     .with(identity_evidence(f))
                     .remedy(join_remedy(kfd)),
@@ -466,24 +437,23 @@ fn devices(f: &Facts, out: &mut Vec<Finding>) {
         .collect();
     // A container given some render nodes is how orchestrators hand out a subset of GPUs.
     let container = !f.platform.container_markers.is_empty();
-    for (rule, list, what) in [
-        (&RENDER_NODE_MISSING, &missing, "do not exist"),
-        (&RENDER_PERMISSION_DENIED, &denied, "are not accessible"),
+    for (rule, list) in [
+        (&RENDER_NODE_MISSING, &missing),
+        (&RENDER_PERMISSION_DENIED, &denied),
     ] {
         if list.is_empty() {
             continue;
         }
-        let mut finding = render_finding(rule, list, what, renders.len(), f);
+        let mut finding = render_finding(rule, list, renders.len(), f);
         if kfd.node.is_none() {
             finding = finding.caused_by(&KFD_DEVICE_MISSING);
         }
         if container && rule.id == RENDER_NODE_MISSING.id && list.len() < renders.len() {
             finding.status = Status::Info;
-            finding.summary = format!(
-                "This container was given {} of {} GPUs' render nodes: ROCm sees only those \
-                 (intended when GPUs are handed out per container)",
-                renders.len() - list.len(),
-                renders.len()
+            finding.summary = msg!(
+                "driver.render-nodes-partial",
+                given = renders.len() - list.len(),
+                total = renders.len()
             );
         } else {
             failed = true;
@@ -493,36 +463,45 @@ fn devices(f: &Facts, out: &mut Vec<Finding>) {
     if !failed && !renders.is_empty() {
         out.push(
             KFD_READY
-                .finding(format!(
-                    "amdgpu and KFD are up; /dev/kfd and {} render node(s) are open to this user",
-                    renders.len() - missing.len()
+                .finding(msg!(
+                    "driver.kfd-ready",
+                    count = renders.len() - missing.len()
                 ))
                 .with(node_evidence(kfd)),
         );
     }
 }
 
-fn render_finding(
-    rule: &Rule,
-    list: &[&DeviceFacts],
-    what: &str,
-    total: usize,
-    f: &Facts,
-) -> Finding {
+fn render_finding(rule: &Rule, list: &[&DeviceFacts], total: usize, f: &Facts) -> Finding {
+    let count = list.len();
+    let summary = if rule.id == RENDER_PERMISSION_DENIED.id {
+        msg!("driver.render-permission-denied", count, total)
+    } else {
+        msg!("driver.render-node-missing", count, total)
+    };
     let mut finding = rule
-        .finding(format!(
-            "{} of {total} GPU render node(s) {what}; libhsakmt skips those GPUs",
-            list.len()
-        ))
+        .finding(summary)
         .with_all(list.iter().map(|d| node_evidence(d)));
     if rule.id == RENDER_PERMISSION_DENIED.id {
         finding = finding
             .with(identity_evidence(f))
             .remedy(join_remedy(list[0]));
     } else {
-        finding = finding.remedy(
-            "Pass /dev/dri into the container (--device=/dev/dri), or check udev for the missing nodes.",
-        );
+        finding = finding.remedy(msg!("driver.render-node-missing-remedy"));
     }
     finding
+}
+
+/// `absent`, for a file or driver that is not there.
+fn absent() -> String {
+    msg!("driver.absent")
+}
+
+/// A profile's name in prose (`cluster` in English).
+fn profile_name(profile: Profile) -> String {
+    match profile {
+        Profile::Desktop => msg!("driver.profile-desktop"),
+        Profile::Workstation => msg!("driver.profile-workstation"),
+        Profile::Cluster => msg!("driver.profile-cluster"),
+    }
 }

@@ -15,6 +15,7 @@ use crate::finding::{
 use crate::pci::{PCI_DEVICES, VENDOR_AMD};
 use crate::problem::{Problem, ProblemKind};
 use crate::topology::TOPOLOGY_DIR;
+use crate::{i18n, msg};
 
 /// Layer 1 findings.
 pub fn check(f: &Facts) -> Vec<Finding> {
@@ -27,8 +28,13 @@ pub fn check(f: &Facts) -> Vec<Finding> {
     } else if !f.platform.wsl_markers.is_empty() {
         out.push(
             WSL_PARAVIRTUAL
-                .finding("Under WSL the GPU is paravirtualised (/dev/dxg): no PCI function or KFD node to check")
-                .with_all(f.platform.wsl_markers.iter().map(|(k, v)| Evidence::new(k.clone(), v.clone()))),
+                .finding(msg!("hardware.wsl-paravirtual"))
+                .with_all(
+                    f.platform
+                        .wsl_markers
+                        .iter()
+                        .map(|(k, v)| Evidence::new(k.clone(), v.clone())),
+                ),
         );
     } else {
         match (&f.pci, pci_gpus) {
@@ -36,34 +42,32 @@ pub fn check(f: &Facts) -> Vec<Finding> {
                 let kfd = f
                     .kfd_error
                     .as_ref()
-                    .map_or_else(|| "no GPU node".to_owned(), |p| p.message.clone());
+                    .map_or_else(|| msg!("hardware.no-gpu-node"), |p| p.message.clone());
                 out.push(
                     NO_AMD_GPU
-                        .finding("No AMD GPU on the PCI bus: there is nothing for ROCm to run on")
+                        .finding(msg!("hardware.no-amd-gpu"))
                         .with(Evidence::new(
                             PCI_DEVICES,
-                            format!(
-                                "{} PCI functions, none with vendor 0x{VENDOR_AMD:04x} and a \
-                                 display or accelerator class",
-                                pci.functions
+                            msg!(
+                                "hardware.no-amd-gpu-functions",
+                                functions = pci.functions,
+                                vendor = format!("0x{VENDOR_AMD:04x}")
                             ),
                         ))
                         .with(Evidence::new(TOPOLOGY_DIR, kfd))
-                        .remedy(
-                            "Run on a machine with an AMD GPU. In a VM, pass the GPU through \
-                             (VFIO); in a container, the host itself must have the GPU.",
-                        ),
+                        .remedy(msg!("hardware.no-amd-gpu-remedy")),
                 );
             }
             (Some(pci), Some(n)) => out.push(
                 GPUS_FOUND
-                    .finding(format!(
-                        "{n} AMD GPU(s) on the PCI bus, none in the KFD topology"
-                    ))
+                    .finding(msg!("hardware.gpus-not-in-kfd", count = n))
                     .with_all(pci.gpus.iter().map(|g| {
                         Evidence::new(
                             format!("{PCI_DEVICES}/{}", g.address),
-                            format!("device 0x{:04x}", g.device.unwrap_or_default()),
+                            msg!(
+                                "hardware.pci-device",
+                                device = format!("0x{:04x}", g.device.unwrap_or_default())
+                            ),
                         )
                     })),
             ),
@@ -71,10 +75,7 @@ pub fn check(f: &Facts) -> Vec<Finding> {
         }
     }
     if f.pci.is_none() {
-        out.push(
-            PCI_NOT_CAPTURED
-                .finding("PCI bus not captured in this fixture: PCI-level checks skipped"),
-        );
+        out.push(PCI_NOT_CAPTURED.finding(msg!("hardware.pci-not-captured")));
     }
     // The inventory's problems include the topology's and the drm/amdgpu.ids ones.
     let mut sysfs: Vec<&Problem> = f.inventory.iter().flat_map(|i| &i.problems).collect();
@@ -115,18 +116,16 @@ fn devices(inv: &Inventory, kfd: &AgentFacts) -> Vec<Finding> {
             continue;
         };
         let dev = format!("{DRM_DIR}/renderD{}/device", drm.minor);
-        let name = format!(
-            "GPU {} ({})",
-            g.index,
-            g.pci_address.as_deref().unwrap_or("unknown PCI address")
+        let name = msg!(
+            "hardware.gpu-name",
+            index = g.index,
+            address = pci_address(g.pci_address.as_deref())
         );
         let integrated = agent.integrated == Some(true);
         if drm.runtime_status.as_deref() == Some("suspended") && !integrated {
             out.push(
                 RUNTIME_SUSPENDED
-                    .finding(format!(
-                        "{name} is runtime-suspended; not woken to be probed"
-                    ))
+                    .finding(msg!("hardware.runtime-suspended", gpu = name))
                     .with(Evidence::new(
                         format!("{dev}/power/runtime_status"),
                         "suspended",
@@ -138,10 +137,11 @@ fn devices(inv: &Inventory, kfd: &AgentFacts) -> Vec<Finding> {
             if vis < vram {
                 out.push(
                     LARGE_BAR_OFF
-                        .finding(format!(
-                            "{name}: the CPU can map {} MiB of {} MiB VRAM",
-                            vis >> 20,
-                            vram >> 20
+                        .finding(msg!(
+                            "hardware.large-bar-off",
+                            gpu = name,
+                            visible = vis >> 20,
+                            vram = vram >> 20
                         ))
                         .with(Evidence::new(
                             format!("{dev}/mem_info_vram_total"),
@@ -151,10 +151,7 @@ fn devices(inv: &Inventory, kfd: &AgentFacts) -> Vec<Finding> {
                             format!("{dev}/mem_info_vis_vram_total"),
                             vis.to_string(),
                         ))
-                        .remedy(
-                            "Enable Above 4G decoding and Resizable BAR in the firmware setup; on \
-                             servers check the BIOS's MMIO high size.",
-                        ),
+                        .remedy(msg!("hardware.large-bar-off-remedy")),
                 );
             }
         }
@@ -162,10 +159,11 @@ fn devices(inv: &Inventory, kfd: &AgentFacts) -> Vec<Finding> {
             if kfd_mem.saturating_mul(2) < gtt && drm.vram_total.is_some_and(|v| kfd_mem <= v) {
                 out.push(
                     APU_SMALL_MEMORY
-                        .finding(format!(
-                            "{name}: ROCm sees {} MiB (the carve-out) of {} MiB the GPU could use",
-                            kfd_mem >> 20,
-                            gtt >> 20
+                        .finding(msg!(
+                            "hardware.apu-small-memory",
+                            gpu = name,
+                            seen = kfd_mem >> 20,
+                            usable = gtt >> 20
                         ))
                         .with(Evidence::new(
                             format!("{TOPOLOGY_DIR}/nodes/{}/mem_banks", agent.node),
@@ -174,11 +172,11 @@ fn devices(inv: &Inventory, kfd: &AgentFacts) -> Vec<Finding> {
                         .with_all(drm.vram_total.map(|v| {
                             Evidence::new(format!("{dev}/mem_info_vram_total"), v.to_string())
                         }))
-                        .with(Evidence::new(format!("{dev}/mem_info_gtt_total"), gtt.to_string()))
-                        .remedy(
-                            "Raise the UMA frame buffer size in the firmware setup, or use a kernel \
-                             (≥ 6.10) where KFD allocates APU memory from GTT.",
-                        ),
+                        .with(Evidence::new(
+                            format!("{dev}/mem_info_gtt_total"),
+                            gtt.to_string(),
+                        ))
+                        .remedy(msg!("hardware.apu-small-memory-remedy")),
                 );
             }
         }
@@ -195,18 +193,18 @@ fn devices(inv: &Inventory, kfd: &AgentFacts) -> Vec<Finding> {
         if compute.len() > 1 || memory.len() > 1 {
             out.push(
                 PARTITION_MODE_MISMATCH
-                    .finding("GPUs of one model run in different partition modes")
+                    .finding(msg!("hardware.partition-mode-mismatch"))
                     .with_all(gpus.iter().map(|(i, c, m)| {
                         Evidence::new(
                             format!("GPU {i}"),
-                            format!(
-                                "compute {}, memory {}",
-                                c.as_deref().unwrap_or("unknown"),
-                                m.as_deref().unwrap_or("unknown")
+                            msg!(
+                                "hardware.partition-modes",
+                                compute = c.clone().unwrap_or_else(unknown),
+                                memory = m.clone().unwrap_or_else(unknown)
                             ),
                         )
                     }))
-                    .remedy("Set one mode on every GPU: amd-smi set --compute-partition / --memory-partition."),
+                    .remedy(msg!("hardware.partition-mode-mismatch-remedy")),
             );
         }
     }
@@ -238,12 +236,14 @@ fn link(name: &str, dev: &str, drm: &RenderNode) -> Option<Finding> {
     if cur_w < max_w {
         return Some(
             PCIE_LINK_DEGRADED
-                .finding(format!("{name}: PCIe link x{cur_w} of x{max_w}"))
+                .finding(msg!(
+                    "hardware.pcie-link-narrow",
+                    gpu = name,
+                    width = cur_w,
+                    max_width = max_w
+                ))
                 .with_all(evidence)
-                .remedy(
-                    "Move the GPU to a full-width CPU-attached slot, reseat it, and avoid risers; \
-                     check the slot's lane sharing in the board manual.",
-                ),
+                .remedy(msg!("hardware.pcie-link-narrow-remedy")),
         );
     }
     match speeds {
@@ -251,8 +251,11 @@ fn link(name: &str, dev: &str, drm: &RenderNode) -> Option<Finding> {
             PCIE_LINK_DEGRADED
                 .finding_with(
                     Status::Info,
-                    format!(
-                        "{name}: PCIe link at {cur} of {max} GT/s (idle power saving lowers it)"
+                    msg!(
+                        "hardware.pcie-link-slow",
+                        gpu = name,
+                        speed = cur,
+                        max_speed = max
                     ),
                 )
                 .with_all(evidence),
@@ -274,24 +277,23 @@ fn ras(name: &str, dev: &str, drm: &RenderNode) -> Vec<Finding> {
     if !ue.is_empty() {
         out.push(
             RAS_UNCORRECTABLE
-                .finding(format!(
-                    "{name}: uncorrectable errors in {} RAS block(s)",
-                    ue.len()
+                .finding(msg!(
+                    "hardware.ras-uncorrectable",
+                    gpu = name,
+                    blocks = ue.len()
                 ))
                 .with_all(ue)
-                .remedy(
-                    "Drain the node and stop scheduling jobs on this GPU; collect \
-                     `amd-smi metric --ecc` and `amd-smi bad-pages` for the vendor.",
-                ),
+                .remedy(msg!("hardware.ras-uncorrectable-remedy")),
         );
     }
     let ce = counts(|r| r.correctable);
     if !ce.is_empty() {
         out.push(
             RAS_CORRECTABLE
-                .finding(format!(
-                    "{name}: corrected errors in {} RAS block(s)",
-                    ce.len()
+                .finding(msg!(
+                    "hardware.ras-correctable",
+                    gpu = name,
+                    blocks = ce.len()
                 ))
                 .with_all(ce),
         );
@@ -300,18 +302,17 @@ fn ras(name: &str, dev: &str, drm: &RenderNode) -> Vec<Finding> {
     if retired > 0 {
         out.push(
             RETIRED_PAGES
-                .finding(format!(
-                    "{name}: {} VRAM page(s) retired, {} pending retirement",
-                    drm.retired_pages.unwrap_or(0),
-                    drm.pending_pages.unwrap_or(0)
+                .finding(msg!(
+                    "hardware.retired-pages",
+                    gpu = name,
+                    retired = drm.retired_pages.unwrap_or(0),
+                    pending = drm.pending_pages.unwrap_or(0)
                 ))
                 .with(Evidence::new(
                     format!("{dev}/ras/gpu_vram_bad_pages"),
-                    format!("{retired} entries"),
+                    msg!("hardware.bad-pages-entries", count = retired),
                 ))
-                .remedy(
-                    "Watch the count; a growing list means failing memory — have the GPU serviced.",
-                ),
+                .remedy(msg!("hardware.retired-pages-remedy")),
         );
     }
     out
@@ -322,7 +323,7 @@ fn gpus_found(f: &Facts) -> Finding {
     let mut by_target: BTreeMap<String, usize> = BTreeMap::new();
     for a in inv.gpu_agents() {
         *by_target
-            .entry(a.target_id.clone().unwrap_or_else(|| "unknown".into()))
+            .entry(a.target_id.clone().unwrap_or_else(unknown))
             .or_default() += 1;
     }
     let targets: Vec<String> = by_target
@@ -331,26 +332,34 @@ fn gpus_found(f: &Facts) -> Finding {
         .collect();
     let agents = inv.gpu_agents().count();
     GPUS_FOUND
-        .finding(format!(
-            "{} physical GPU(s), {agents} GPU agent(s): {}",
-            inv.gpus.len(),
-            targets.join(", ")
+        .finding(msg!(
+            "hardware.gpus-found",
+            gpus = inv.gpus.len(),
+            agents,
+            targets = i18n::list(&targets)
         ))
         .with_all(inv.gpus.iter().map(|g| {
-            Evidence::new(
-                format!("{TOPOLOGY_DIR}/nodes/{}", g.nodes[0]),
-                format!(
-                    "{} {} at {}{}",
-                    g.gfx.map_or("unknown".into(), |x| x.name()),
-                    g.marketing_name.as_deref().unwrap_or("(no marketing name)"),
-                    g.pci_address.as_deref().unwrap_or("unknown PCI address"),
-                    if g.nodes.len() > 1 {
-                        format!(", {} partitions", g.nodes.len())
-                    } else {
-                        String::new()
-                    }
+            let target = g.gfx.map_or_else(unknown, |x| x.name());
+            let address = pci_address(g.pci_address.as_deref());
+            let partitions = g.nodes.len();
+            let value = match (&g.marketing_name, partitions > 1) {
+                (Some(product), false) => msg!("hardware.gpu-node", target, product, address),
+                (Some(product), true) => msg!(
+                    "hardware.gpu-node-partitions",
+                    target,
+                    product,
+                    address,
+                    partitions
                 ),
-            )
+                (None, false) => msg!("hardware.gpu-node-unnamed", target, address),
+                (None, true) => msg!(
+                    "hardware.gpu-node-unnamed-partitions",
+                    target,
+                    address,
+                    partitions
+                ),
+            };
+            Evidence::new(format!("{TOPOLOGY_DIR}/nodes/{}", g.nodes[0]), value)
         }))
 }
 
@@ -366,17 +375,14 @@ pub(crate) fn problems(problems: &[&Problem], what: &str, rules: [Rule; 2]) -> V
         if hits.is_empty() {
             continue;
         }
-        let adjective = if kind == ProblemKind::Unreadable {
-            "unreadable"
+        let count = hits.len();
+        let summary = if kind == ProblemKind::Unreadable {
+            msg!("hardware.files-unreadable", count, what)
         } else {
-            "malformed"
+            msg!("hardware.files-malformed", count, what)
         };
         out.push(
-            rule.finding(format!(
-                "{} {adjective} {what} file(s); their values are unknown",
-                hits.len()
-            ))
-            .with_all(
+            rule.finding(summary).with_all(
                 hits.iter()
                     .map(|p| Evidence::new(p.path.clone(), p.message.clone())),
             ),
@@ -398,20 +404,32 @@ fn partition_missing(inv: &Inventory) -> Vec<Finding> {
         .map(|g| {
             let want = most[&g.device_id];
             PARTITION_MISSING
-                .finding(format!(
-                    "GPU {} ({}) has {} partitions, its siblings {want}",
-                    g.index,
-                    g.pci_address.as_deref().unwrap_or("unknown PCI address"),
-                    g.nodes.len()
+                .finding(msg!(
+                    "hardware.partition-missing",
+                    index = g.index,
+                    address = pci_address(g.pci_address.as_deref()),
+                    partitions = g.nodes.len(),
+                    siblings = want
                 ))
                 .with(Evidence::new(
                     format!("{TOPOLOGY_DIR}/nodes"),
-                    format!("nodes {:?} form GPU {}", g.nodes, g.index),
+                    msg!(
+                        "hardware.partition-nodes",
+                        nodes = format!("{:?}", g.nodes),
+                        index = g.index
+                    ),
                 ))
-                .remedy(
-                    "Check that every partition has its render node (/dev/dri) and that the \
-                     partition mode is the same on every GPU (amd-smi partition).",
-                )
+                .remedy(msg!("hardware.partition-missing-remedy"))
         })
         .collect()
+}
+
+/// `unknown`, for a value the inputs do not give.
+fn unknown() -> String {
+    msg!("hardware.unknown")
+}
+
+/// A GPU's PCI address, or words saying it is unknown.
+fn pci_address(address: Option<&str>) -> String {
+    address.map_or_else(|| msg!("hardware.unknown-pci-address"), str::to_owned)
 }
