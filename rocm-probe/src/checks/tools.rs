@@ -37,7 +37,7 @@ pub fn check(f: &Facts, _below: &[Finding]) -> Vec<Finding> {
     let problems: Vec<&Problem> = t.problems.iter().collect();
     out.extend(super::hardware::problems(
         &problems,
-        "tool",
+        &msg!("tools.problem-files"),
         [TOOLS_FILES_UNREADABLE, TOOLS_FILES_MALFORMED],
     ));
     out
