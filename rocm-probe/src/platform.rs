@@ -116,7 +116,7 @@ impl PlatformFacts {
         let mut container_markers: BTreeMap<String, String> = CONTAINER_MARKERS
             .iter()
             .filter(|p| root.exists(p))
-            .map(|p| ((*p).to_owned(), "present".to_owned()))
+            .map(|p| ((*p).to_owned(), PRESENT.to_owned()))
             .collect();
         let env: BTreeMap<String, String> = ROCM_ENV
             .iter()
@@ -127,11 +127,16 @@ impl PlatformFacts {
         }
         let mut wsl_markers = BTreeMap::new();
         if host.device(DXG).is_some() {
-            wsl_markers.insert(format!("device:{DXG}"), "present".to_owned());
+            wsl_markers.insert(format!("device:{DXG}"), PRESENT.to_owned());
         }
         if let Some(v) = optional(root.read_value(PROC_VERSION), problems) {
-            if v.to_ascii_lowercase().contains("microsoft") {
-                wsl_markers.insert(PROC_VERSION.to_owned(), v);
+            // The kernel release names WSL (`5.15.167.4-microsoft-standard-WSL2`); the rest of
+            // the line is the builder's compiler and date.
+            let release = v
+                .split_whitespace()
+                .find(|w| w.to_ascii_lowercase().contains("microsoft"));
+            if let Some(release) = release {
+                wsl_markers.insert(PROC_VERSION.to_owned(), release.to_owned());
             }
         }
         let iommu = optional(root.read_dir(IOMMU_CLASS), problems).map(|e| !e.is_empty());
@@ -168,6 +173,19 @@ fn blacklist_lines(text: &str) -> impl Iterator<Item = String> + '_ {
         };
         hit.then(|| line.to_owned())
     })
+}
+
+/// A marker's value when the marker is a file or device that exists.
+pub const PRESENT: &str = "present";
+
+/// Evidence of a container or WSL marker, its value in the report's language.
+pub fn marker_evidence((source, value): (&String, &String)) -> crate::finding::Evidence {
+    let value = if value == PRESENT {
+        crate::msg!("facts.present")
+    } else {
+        value.clone()
+    };
+    crate::finding::Evidence::new(source.clone(), value)
 }
 
 #[cfg(test)]

@@ -124,11 +124,8 @@ fn environment(f: &Facts, out: &mut Vec<Finding>) {
     let p = &f.platform;
     if !p.wsl_markers.is_empty() {
         out.push(
-            WSL.finding(msg!("driver.wsl")).with_all(
-                p.wsl_markers
-                    .iter()
-                    .map(|(k, v)| Evidence::new(k.clone(), v.clone())),
-            ),
+            WSL.finding(msg!("driver.wsl"))
+                .with_all(p.wsl_markers.iter().map(crate::platform::marker_evidence)),
         );
     }
     if !p.container_markers.is_empty() {
@@ -136,7 +133,7 @@ fn environment(f: &Facts, out: &mut Vec<Finding>) {
             CONTAINER.finding(msg!("driver.container")).with_all(
                 p.container_markers
                     .iter()
-                    .map(|(k, v)| Evidence::new(k.clone(), v.clone())),
+                    .map(crate::platform::marker_evidence),
             ),
         );
     }

@@ -33,7 +33,7 @@ pub fn check(f: &Facts) -> Vec<Finding> {
                     f.platform
                         .wsl_markers
                         .iter()
-                        .map(|(k, v)| Evidence::new(k.clone(), v.clone())),
+                        .map(crate::platform::marker_evidence),
                 ),
         );
     } else {
