@@ -644,7 +644,8 @@ impl Collector<'_> {
             let install = libs.runtime().then(|| self.install_of_dir(&probe, &libs));
             if let Some(i) = install {
                 let via = match origin.as_str() {
-                    "default" => msg!("facts.via-default-path", dir),
+                    // Kept in English: a fact other code reads (runtime's remedy steps).
+                    "default" => format!("default library path ({dir})"),
                     o => format!("{o} ({dir})"),
                 };
                 push_via(&mut self.facts.installs[i], via);

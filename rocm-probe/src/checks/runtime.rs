@@ -19,6 +19,7 @@ use crate::finding::{
 use crate::install::{Install, InstallFacts, OPT_ROCM};
 use crate::support::{self, Support};
 use crate::target::GfxVersion;
+use crate::{i18n, msg};
 
 use self::env::{Selection, hip_visible, parse_override, rocr_visible};
 
@@ -49,10 +50,10 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         .map(|i| i.gpu_agents().collect())
         .unwrap_or_default();
     if let Some(cause) = below.iter().find(|x| x.status == Status::Fail) {
-        let mut skipped = GPU_CHECKS_SKIPPED.finding(format!(
-            "GPU-dependent runtime checks skipped: layer {} ({}) failed first",
-            cause.layer.number(),
-            cause.layer
+        let mut skipped = GPU_CHECKS_SKIPPED.finding(msg!(
+            "runtime.gpu-checks-skipped",
+            layer = cause.layer.number(),
+            name = cause.layer
         ));
         skipped.caused_by = Some(cause.id);
         out.push(skipped);
@@ -79,65 +80,55 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
 
 fn installs(facts: &InstallFacts, out: &mut Vec<Finding>) {
     if !facts.captured {
-        out.push(
-            NOT_CAPTURED
-                .finding("ROCm installs not captured in this fixture: install checks skipped"),
-        );
+        out.push(NOT_CAPTURED.finding(msg!("runtime.not-captured")));
         return;
     }
     let problems: Vec<&crate::problem::Problem> = facts.problems.iter().collect();
     out.extend(super::hardware::problems(
         &problems,
-        "ROCm install",
+        &msg!("runtime.problem-files"),
         [INSTALL_FILES_UNREADABLE, INSTALL_FILES_MALFORMED],
     ));
     if let Some(o) = facts.opt_rocm.as_ref().filter(|o| !o.target_exists) {
         out.push(
             OPT_ROCM_DANGLING
-                .finding(format!(
-                    "/opt/rocm points at {}, which does not exist",
-                    o.target
-                ))
+                .finding(msg!("runtime.opt-rocm-dangling", target = o.target))
                 .with(Evidence::new(OPT_ROCM, chain(&o.chain)))
                 .with(Evidence::absent(o.target.clone()))
-                .remedy(
-                    "Point /opt/rocm at an installed release (sudo update-alternatives --config \
-                     rocm, or re-create the link), or reinstall ROCm.",
-                ),
+                .remedy(msg!("runtime.opt-rocm-dangling-remedy")),
         );
     }
     for e in facts.env.iter().filter(|e| e.install.is_none()) {
         out.push(
             ROCM_PATH_INVALID
-                .finding(format!("{}={} names no ROCm install", e.name, e.value))
+                .finding(msg!(
+                    "runtime.rocm-path-invalid",
+                    name = e.name,
+                    value = e.value
+                ))
                 .with(Evidence::new(format!("env:{}", e.name), e.value.clone()))
                 .remedy(match facts.effective() {
-                    Some(i) => format!("Set {}={} or unset it.", e.name, i.prefix),
-                    None => format!("Unset {}.", e.name),
+                    Some(i) => msg!("runtime.set-or-unset", name = e.name, prefix = i.prefix),
+                    None => msg!("runtime.unset", name = e.name),
                 }),
         );
     }
     let with_runtime: Vec<&Install> = facts.installs.iter().filter(|i| i.libs.runtime()).collect();
     if with_runtime.is_empty() {
         let mut finding = NO_ROCM
-            .finding("No ROCm userspace (ROCr or HIP) is installed: nothing can run GPU code")
+            .finding(msg!("runtime.no-rocm"))
             .with(Evidence::new(
-                "library search path",
+                msg!("runtime.search-path"),
                 facts.search_path_text(),
             ))
-            .remedy(
-                "Install ROCm: AMD's packages (amdgpu-install --usecase=rocm, or the rocm meta \
-                 package from repo.radeon.com) or the distribution's (Debian/Ubuntu: apt install \
-                 rocminfo libamdhip64-5; Fedora: dnf install rocm-hip rocminfo). A Python wheel \
-                 that bundles ROCm (PyTorch for ROCm) needs only the kernel driver.",
-            );
+            .remedy(msg!("runtime.no-rocm-remedy"));
         finding = finding.with_all(facts.installs.iter().map(|i| {
             Evidence::new(
                 i.prefix.clone(),
-                format!(
-                    "{}; no ROCr or HIP libraries in {}",
-                    i.describe(),
-                    i.lib_dir
+                msg!(
+                    "runtime.no-runtime-libraries",
+                    install = i.describe(),
+                    dir = i.lib_dir
                 ),
             )
         }));
@@ -156,19 +147,17 @@ fn installs(facts: &InstallFacts, out: &mut Vec<Finding>) {
         if let Some(i) = rocr {
             out.push(
                 ROCR_NOT_ON_SEARCH_PATH
-                    .finding(format!(
-                        "libhsa-runtime64.so.1 of {} is not on the library search path; programs \
-                         without a RUNPATH to it cannot load ROCr",
-                        i.describe()
+                    .finding(msg!(
+                        "runtime.rocr-not-on-search-path",
+                        install = i.describe()
                     ))
                     .with(Evidence::new(
-                        "library search path",
+                        msg!("runtime.search-path"),
                         facts.search_path_text(),
                     ))
-                    .remedy(format!(
-                        "echo {} | sudo tee /etc/ld.so.conf.d/rocm.conf && sudo ldconfig (AMD's \
-                         post-install step), or add it to LD_LIBRARY_PATH.",
-                        i.lib_dir
+                    .remedy(msg!(
+                        "runtime.rocr-not-on-search-path-remedy",
+                        dir = i.lib_dir
                     )),
             );
         }
@@ -178,7 +167,7 @@ fn installs(facts: &InstallFacts, out: &mut Vec<Finding>) {
 
 fn chain(links: &[String]) -> String {
     if links.is_empty() {
-        "a directory".to_owned()
+        msg!("runtime.chain-directory")
     } else {
         format!("→ {}", links.join(" → "))
     }
@@ -187,28 +176,37 @@ fn chain(links: &[String]) -> String {
 fn installs_found(facts: &InstallFacts, with_runtime: &[&Install]) -> Finding {
     let names: Vec<String> = with_runtime.iter().map(|i| i.describe()).collect();
     let loaded = match facts.loaded_rocr() {
-        Some(d) => format!(
-            "a process loads libhsa-runtime64.so.1 from {} ({})",
-            d.dir,
-            origin(&d.origin)
+        Some(d) => msg!(
+            "runtime.loaded-from",
+            dir = d.dir,
+            origin = origin(&d.origin)
         ),
-        None => "libhsa-runtime64.so.1 is not on the library search path".to_owned(),
+        None => msg!("runtime.not-loaded"),
     };
     let mut finding = INSTALLS_FOUND
-        .finding(format!("{}; {loaded}", names.join(", ")))
+        .finding(msg!(
+            "runtime.installs-found",
+            installs = i18n::list(&names),
+            loaded
+        ))
         .with_all(facts.installs.iter().map(|i| {
             let version = match (&i.version, &i.version_source) {
-                (Some(v), Some(s)) => format!("ROCm {v} (from {s})"),
-                _ => "version unknown".to_owned(),
+                (Some(version), Some(source)) => msg!("runtime.install-version", version, source),
+                _ => msg!("runtime.version-unknown"),
             };
             let via = if i.via.is_empty() {
-                "not referenced".to_owned()
+                msg!("runtime.not-referenced")
             } else {
-                format!("reached via {}", i.via.join(", "))
+                msg!("runtime.reached-via", via = via_list(&i.via))
             };
             Evidence::new(
                 i.prefix.clone(),
-                format!("{version}; {}; {via}", i.libs.describe()),
+                msg!(
+                    "runtime.install-evidence",
+                    version,
+                    libraries = i.libs.describe(),
+                    via
+                ),
             )
         }));
     if let Some(o) = &facts.opt_rocm {
@@ -223,10 +221,24 @@ fn installs_found(facts: &InstallFacts, with_runtime: &[&Install]) -> Finding {
 
 fn origin(origin: &str) -> String {
     match origin {
-        "default" => "default library directory".to_owned(),
+        "default" => msg!("runtime.origin-default"),
         "LD_LIBRARY_PATH" => "LD_LIBRARY_PATH".to_owned(),
-        file => format!("listed in {file}"),
+        file => msg!("runtime.origin-listed", file),
     }
+}
+
+/// How an install is reached, in the report's language: the facts keep `default library path
+/// (DIR)` in English, like the other origins (which are names: variables, files).
+fn via_list(via: &[String]) -> String {
+    i18n::list(via.iter().map(|v| {
+        match v
+            .strip_prefix("default library path (")
+            .and_then(|d| d.strip_suffix(')'))
+        {
+            Some(dir) => msg!("runtime.via-default-path", dir),
+            None => v.clone(),
+        }
+    }))
 }
 
 fn mixed(facts: &InstallFacts, out: &mut Vec<Finding>) {
@@ -250,25 +262,24 @@ fn mixed(facts: &InstallFacts, out: &mut Vec<Finding>) {
     for i in reachable.iter().filter(|i| i.prefix != keep.prefix) {
         for via in &i.via {
             let step = if via == OPT_ROCM {
-                format!(
-                    "point /opt/rocm at {} (sudo update-alternatives --config rocm)",
-                    keep.prefix
-                )
+                msg!("runtime.step-opt-rocm", prefix = keep.prefix)
             } else if via == "ROCM_PATH" || via == "HIP_PATH" {
-                format!("set {via}={} or unset it", keep.prefix)
+                msg!(
+                    "runtime.step-set-or-unset",
+                    name = via,
+                    prefix = keep.prefix
+                )
             } else if let Some(dir) = via
                 .strip_prefix("LD_LIBRARY_PATH (")
                 .and_then(|d| d.strip_suffix(')'))
             {
-                format!("remove {dir} from LD_LIBRARY_PATH")
+                msg!("runtime.step-ld-library-path", dir)
             } else if via.starts_with("default library path") {
-                "remove the distribution's ROCm packages, or the /opt install, so that one \
-                 release is left"
-                    .to_owned()
+                msg!("runtime.step-default-path")
             } else if let Some((file, _)) = via.split_once(" (") {
-                format!("remove the entry from {file} and run sudo ldconfig")
+                msg!("runtime.step-ld-so-conf", file)
             } else {
-                format!("drop {via}")
+                msg!("runtime.step-drop", via)
             };
             if !steps.contains(&step) {
                 steps.push(step);
@@ -279,28 +290,28 @@ fn mixed(facts: &InstallFacts, out: &mut Vec<Finding>) {
         .iter()
         .map(|i| {
             i.version.map_or_else(
-                || format!("unknown version at {}", i.prefix),
-                |v| format!("{v} at {}", i.prefix),
+                || msg!("runtime.unknown-version-at", prefix = i.prefix),
+                |version| msg!("runtime.version-at", version, prefix = i.prefix),
             )
         })
         .collect();
     out.push(
         MIXED_INSTALLS
-            .finding(format!(
-                "{} ROCm installs are reachable by one process ({}): libraries and their data \
-                 files can come from different releases",
-                reachable.len(),
-                versions.join(", ")
+            .finding(msg!(
+                "runtime.mixed",
+                count = reachable.len(),
+                versions = i18n::list(&versions)
             ))
-            .with_all(
-                reachable
-                    .iter()
-                    .map(|i| Evidence::new(i.prefix.clone(), format!("via {}", i.via.join(", ")))),
-            )
-            .remedy(format!(
-                "Keep {} and drop the other references: {}.",
-                keep.describe(),
-                steps.join("; ")
+            .with_all(reachable.iter().map(|i| {
+                Evidence::new(
+                    i.prefix.clone(),
+                    msg!("runtime.via", via = via_list(&i.via)),
+                )
+            }))
+            .remedy(msg!(
+                "runtime.mixed-remedy",
+                install = keep.describe(),
+                steps = i18n::join(&steps, &msg!("runtime.steps-separator"))
             )),
     );
 }
@@ -350,32 +361,26 @@ fn override_format(
         Err(why) => {
             out.push(
                 HSA_OVERRIDE_MALFORMED
-                    .finding(format!(
-                        "HSA_OVERRIDE_GFX_VERSION={value:?} is {why}: libhsakmt rejects it and \
-                         ROCr then sees no GPU"
+                    .finding(msg!(
+                        "runtime.override-malformed",
+                        value = format!("{value:?}"),
+                        why
                     ))
                     .with(evidence)
-                    .remedy(
-                        "Write MAJOR.MINOR.STEPPING with nothing around it (10.3.0 for gfx1030, \
-                         11.0.0 for gfx1100), or unset the variable (`unset \
-                         HSA_OVERRIDE_GFX_VERSION`; in a container, do not pass it empty).",
-                    ),
+                    .remedy(msg!("runtime.override-malformed-remedy")),
             );
             Err(())
         }
         Ok(g) if !ROCR_PROCESSORS.contains(&g.name().as_str()) => {
             out.push(
                 HSA_OVERRIDE_UNKNOWN_TARGET
-                    .finding(format!(
-                        "HSA_OVERRIDE_GFX_VERSION={value} names {}, a processor ROCr does not \
-                         know: GPU agent creation fails with HSA_STATUS_ERROR_INVALID_ISA",
-                        g.name()
+                    .finding(msg!(
+                        "runtime.override-unknown-target",
+                        value,
+                        target = g.name()
                     ))
                     .with(evidence)
-                    .remedy(
-                        "Name an existing sibling of the GPU (10.3.0 for RDNA 2, 11.0.0 for RDNA \
-                         3) or unset the variable.",
-                    ),
+                    .remedy(msg!("runtime.override-unknown-target-remedy")),
             );
             Err(())
         }
@@ -414,38 +419,34 @@ fn override_checks(o: GfxVersion, visible: &[&Agent], out: &mut Vec<Finding>) {
         let env = Evidence::new(format!("env:{HSA_OVERRIDE_GFX_VERSION}"), value.clone());
         let finding = match kind {
             0 => HSA_OVERRIDE_REDUNDANT
-                .finding(format!(
-                    "HSA_OVERRIDE_GFX_VERSION={value} is the {real} GPU's own version ({nodes}): no \
-                     effect on it"
-                ))
+                .finding(msg!("runtime.override-redundant", value, real, nodes))
                 .with(env)
                 .with_all(evidence),
             1 => HSA_OVERRIDE_SAME_FAMILY
-                .finding(format!(
-                    "HSA_OVERRIDE_GFX_VERSION={value} runs the {real} GPU ({nodes}) as {}: the \
-                     usual workaround for a target prebuilt libraries lack, unsupported by AMD",
-                    o.name()
+                .finding(msg!(
+                    "runtime.override-same-family",
+                    value,
+                    real,
+                    nodes,
+                    target = o.name()
                 ))
                 .with(env)
                 .with_all(evidence)
-                .remedy(format!(
-                    "Keep it if programs run correctly; better, use a build with code for {real} \
-                     (PyTorch/TheRock nightlies, a library rebuilt with --offload-arch={real}) and \
-                     unset the override."
-                )),
+                .remedy(msg!("runtime.override-same-family-remedy", real)),
             _ => HSA_OVERRIDE_WRONG_FAMILY
-                .finding(format!(
-                    "HSA_OVERRIDE_GFX_VERSION={value} makes the {real} GPU ({nodes}) run {} code, \
-                     another family: kernels fail with HSA_STATUS_ERROR_INVALID_ISA or memory \
-                     faults",
-                    o.name()
+                .finding(msg!(
+                    "runtime.override-wrong-family",
+                    value,
+                    real,
+                    nodes,
+                    target = o.name()
                 ))
                 .with(env)
                 .with_all(evidence)
-                .remedy(format!(
-                    "Unset HSA_OVERRIDE_GFX_VERSION and use a build with code for {real}, or \
-                     override only within {real}'s family ({}).",
-                    family_hint(real.as_str())
+                .remedy(msg!(
+                    "runtime.override-wrong-family-remedy",
+                    real,
+                    siblings = family_hint(real.as_str())
                 )),
         };
         out.push(finding);
@@ -454,7 +455,7 @@ fn override_checks(o: GfxVersion, visible: &[&Agent], out: &mut Vec<Finding>) {
 
 fn family_hint(real: &str) -> String {
     let Some(g) = GfxVersion::from_name(real) else {
-        return "none known".to_owned();
+        return msg!("runtime.family-none-known");
     };
     let siblings: Vec<&str> = ROCR_PROCESSORS
         .iter()
@@ -463,7 +464,7 @@ fn family_hint(real: &str) -> String {
         .filter(|p| GfxVersion::from_name(p).is_some_and(|x| family(x) == family(g)))
         .collect();
     if siblings.is_empty() {
-        "it has no siblings".to_owned()
+        msg!("runtime.family-no-siblings")
     } else {
         siblings
             .iter()
@@ -477,9 +478,9 @@ fn family_hint(real: &str) -> String {
 fn node_list(agents: &[&Agent]) -> String {
     let nodes: Vec<String> = agents.iter().map(|a| a.node.to_string()).collect();
     if nodes.len() == 1 {
-        format!("node {}", nodes[0])
+        msg!("runtime.node", node = nodes[0])
     } else {
-        format!("nodes {}", nodes.join(", "))
+        msg!("runtime.nodes", nodes = i18n::list(&nodes))
     }
 }
 
@@ -504,21 +505,28 @@ fn visibility(gpus: &[&Agent], env: &BTreeMap<String, String>, out: &mut Vec<Fin
     let mut note = |name: &str, value: &str, s: &Selection, over: &[usize]| {
         let mut bad = Vec::new();
         if let Some((token, why)) = &s.stopped_at {
-            bad.push(format!(
-                "entry {token:?} {why}; it and every entry after it are dropped"
+            bad.push(msg!(
+                "runtime.mask-stopped",
+                token = format!("{token:?}"),
+                why
             ));
         }
         for token in &s.ignored {
-            bad.push(format!("entry {token:?} is {}", s.ignored_reason));
+            bad.push(msg!(
+                "runtime.mask-ignored",
+                token = format!("{token:?}"),
+                why = s.ignored_reason
+            ));
         }
         if !bad.is_empty() {
             problems.push(Evidence::new(
                 format!("env:{name}"),
-                format!(
-                    "{value:?}: {} (it selects {} of {} GPUs)",
-                    bad.join("; "),
-                    s.visible.len(),
-                    over.len()
+                msg!(
+                    "runtime.mask-problem",
+                    value = format!("{value:?}"),
+                    problems = i18n::join(&bad, &msg!("runtime.steps-separator")),
+                    selected = s.visible.len(),
+                    total = over.len()
                 ),
             ));
         }
@@ -556,17 +564,19 @@ fn visibility(gpus: &[&Agent], env: &BTreeMap<String, String>, out: &mut Vec<Fin
 
     let describe = |list: &[usize]| -> String {
         if list.is_empty() {
-            return "no GPU".to_owned();
+            return msg!("runtime.no-gpu");
         }
         list.iter()
             .enumerate()
             .map(|(k, &i)| {
                 let a = gpus[i];
-                format!(
-                    "{k}: node {} {}{}",
-                    a.node,
-                    a.name.as_deref().unwrap_or("gfx?"),
-                    a.uuid
+                msg!(
+                    "runtime.device-entry",
+                    index = k,
+                    node = a.node,
+                    name = a.name.as_deref().unwrap_or("gfx?"),
+                    uuid = a
+                        .uuid
                         .as_deref()
                         .map(|u| format!(" {u}"))
                         .unwrap_or_default()
@@ -574,6 +584,14 @@ fn visibility(gpus: &[&Agent], env: &BTreeMap<String, String>, out: &mut Vec<Fin
             })
             .collect::<Vec<_>>()
             .join(", ")
+    };
+    let devices = || {
+        [
+            (msg!("runtime.gpus-node-order"), describe(&all)),
+            (msg!("runtime.rocr-devices"), describe(&rocr)),
+            (msg!("runtime.hip-devices"), describe(&hip)),
+        ]
+        .map(|(source, value)| Evidence::new(source, value))
     };
     let values: Vec<String> = masks
         .iter()
@@ -586,55 +604,47 @@ fn visibility(gpus: &[&Agent], env: &BTreeMap<String, String>, out: &mut Vec<Fin
             VISIBLE_DEVICES_OUT_OF_RANGE.status
         };
         let summary = if hip.is_empty() {
-            format!(
-                "{}: HIP programs see no GPU (hipErrorNoDevice, \"no ROCm-capable device is \
-                 detected\")",
-                values.join(" ")
-            )
+            msg!("runtime.mask-sees-none", values = values.join(" "))
         } else {
-            format!(
-                "{}: an entry names no GPU; HIP programs see {} of {} GPUs",
-                values.join(" "),
-                hip.len(),
-                gpus.len()
+            msg!(
+                "runtime.mask-sees-some",
+                values = values.join(" "),
+                hip = hip.len(),
+                total = gpus.len()
             )
         };
         let remedy = if masks.contains(&ROCR_VISIBLE_DEVICES) && hip_var.is_some() {
-            "HIP's indices count the GPUs ROCR_VISIBLE_DEVICES leaves: use one mask only \
-             (ROCR_VISIBLE_DEVICES, which works for every ROCm program) and name GPUs by index in \
-             KFD node order or by UUID (GPU-…)."
+            msg!("runtime.mask-two-remedy")
         } else {
-            "Name only existing GPUs, comma-separated, by index (0-based, KFD node order) or by \
-             UUID (GPU-…); ranges such as 0-3 are not understood. Unset the variable to see every \
-             GPU."
+            msg!("runtime.mask-one-remedy")
         };
         out.push(
             VISIBLE_DEVICES_OUT_OF_RANGE
                 .finding_with(status, summary)
                 .with_all(problems)
-                .with(Evidence::new("GPUs (node order)", describe(&all)))
-                .with(Evidence::new("ROCr devices", describe(&rocr)))
-                .with(Evidence::new("HIP devices", describe(&hip)))
+                .with_all(devices())
                 .remedy(remedy),
         );
     } else if !masks.is_empty() {
         let mut finding = VISIBLE_DEVICES_MASK
-            .finding(format!(
-                "{}: ROCr exposes {} and HIP {} of {} GPUs{}",
-                values.join(" "),
-                rocr.len(),
-                hip.len(),
-                gpus.len(),
-                if ocl_none { "; OpenCL none" } else { "" }
+            .finding(msg!(
+                "runtime.mask-summary",
+                values = values.join(" "),
+                rocr = rocr.len(),
+                hip = hip.len(),
+                total = gpus.len(),
+                opencl = if ocl_none {
+                    msg!("runtime.opencl-none")
+                } else {
+                    String::new()
+                }
             ))
-            .with(Evidence::new("GPUs (node order)", describe(&all)))
-            .with(Evidence::new("ROCr devices", describe(&rocr)))
-            .with(Evidence::new("HIP devices", describe(&hip)));
+            .with_all(devices());
         if let (Some(h), Some(c)) = (env.get(HIP_VISIBLE_DEVICES), env.get(CUDA_VISIBLE_DEVICES)) {
             if !h.is_empty() {
                 finding = finding.with(Evidence::new(
                     format!("env:{CUDA_VISIBLE_DEVICES}"),
-                    format!("{c:?} (ignored: HIP_VISIBLE_DEVICES is set)"),
+                    msg!("runtime.cuda-ignored", value = format!("{c:?}")),
                 ));
             }
         }
@@ -670,54 +680,53 @@ fn igpu(gpus: &[&Agent], view: &View, overridden: Option<GfxVersion>, out: &mut 
         list.iter()
             .map(|&i| {
                 let a = gpus[i];
-                format!(
-                    "{} ({}, node {})",
-                    a.marketing_name.as_deref().unwrap_or("GPU"),
-                    a.name.as_deref().unwrap_or("gfx?"),
-                    a.node
+                msg!(
+                    "runtime.gpu-name",
+                    name = a.marketing_name.as_deref().unwrap_or("GPU"),
+                    target = a.name.as_deref().unwrap_or("gfx?"),
+                    node = a.node
                 )
             })
             .collect::<Vec<_>>()
             .join(", ")
     };
     let mask = if view.masks.is_empty() {
-        format!(
-            "export HIP_VISIBLE_DEVICES={by_index} (HIP programs: PyTorch, llama.cpp); or \
-             ROCR_VISIBLE_DEVICES={by_index} to hide the iGPU from every ROCm program{}",
-            by_uuid
+        msg!(
+            "runtime.igpu-mask",
+            index = by_index,
+            uuid = by_uuid
                 .as_deref()
-                .map(|u| format!(" (by UUID, independent of order: ROCR_VISIBLE_DEVICES={u})"))
+                .map(|uuids| msg!("runtime.igpu-mask-uuid", uuids))
                 .unwrap_or_default()
         )
     } else {
-        format!(
-            "export ROCR_VISIBLE_DEVICES={} and unset {} (HIP's indices count the GPUs ROCr \
-             leaves)",
-            by_uuid.clone().unwrap_or_else(|| by_index.clone()),
-            view.masks
-                .iter()
-                .filter(|m| **m != ROCR_VISIBLE_DEVICES)
-                .copied()
-                .collect::<Vec<_>>()
-                .join(" and ")
+        msg!(
+            "runtime.igpu-mask-rocr",
+            devices = by_uuid.clone().unwrap_or_else(|| by_index.clone()),
+            masks = i18n::join(
+                view.masks.iter().filter(|m| **m != ROCR_VISIBLE_DEVICES),
+                &msg!("runtime.and")
+            )
         )
     };
     let evidence = |a: &Agent| {
         Evidence::new(
             format!("{}/nodes/{}", crate::topology::TOPOLOGY_DIR, a.node),
-            format!(
-                "{}{}, {}{}",
-                a.name.as_deref().unwrap_or("gfx?"),
-                a.marketing_name
+            msg!(
+                "runtime.gpu-evidence",
+                target = a.name.as_deref().unwrap_or("gfx?"),
+                marketing = a
+                    .marketing_name
                     .as_deref()
                     .map(|m| format!(" {m}"))
                     .unwrap_or_default(),
-                if a.integrated == Some(true) {
-                    "integrated"
+                kind = if a.integrated == Some(true) {
+                    msg!("runtime.integrated")
                 } else {
-                    "discrete"
+                    msg!("runtime.discrete")
                 },
-                a.uuid
+                uuid = a
+                    .uuid
                     .as_deref()
                     .map(|u| format!(", {u}"))
                     .unwrap_or_default()
@@ -726,11 +735,10 @@ fn igpu(gpus: &[&Agent], view: &View, overridden: Option<GfxVersion>, out: &mut 
     };
     out.push(
         IGPU_BESIDE_DGPU
-            .finding(format!(
-                "The integrated GPU {} is visible beside the discrete {}: programs may place \
-                 work on it",
-                names(&visible_igpus),
-                names(
+            .finding(msg!(
+                "runtime.igpu-beside-dgpu",
+                igpus = names(&visible_igpus),
+                dgpus = names(
                     &view
                         .hip
                         .iter()
@@ -745,20 +753,20 @@ fn igpu(gpus: &[&Agent], view: &View, overridden: Option<GfxVersion>, out: &mut 
     if let Some(o) = overridden {
         out.push(
             HSA_OVERRIDE_IGPU
-                .finding(format!(
-                    "HSA_OVERRIDE_GFX_VERSION makes the integrated GPU {} run {} code too",
-                    names(&visible_igpus),
-                    o.name()
+                .finding(msg!(
+                    "runtime.override-igpu",
+                    igpus = names(&visible_igpus),
+                    target = o.name()
                 ))
                 .with(Evidence::new(
                     format!("env:{HSA_OVERRIDE_GFX_VERSION}"),
                     format!("{}.{}.{}", o.major, o.minor, o.stepping),
                 ))
                 .with_all(visible_igpus.iter().map(|&i| evidence(gpus[i])))
-                .remedy(format!(
-                    "Hide the iGPU: {mask}. From ROCm 6.3 the override can also be given per KFD \
-                     node instead: {}.",
-                    dgpus
+                .remedy(msg!(
+                    "runtime.override-igpu-remedy",
+                    mask,
+                    per_node = dgpus
                         .iter()
                         .map(|&i| format!(
                             "HSA_OVERRIDE_GFX_VERSION_{}={}.{}.{}",
@@ -784,20 +792,15 @@ fn release_support(
         return;
     }
     let Some(install) = facts.effective() else {
-        out.push(
-            RELEASE_UNKNOWN.finding(
-                "Which ROCm install a process uses cannot be told: GPU support not checked",
-            ),
-        );
+        out.push(RELEASE_UNKNOWN.finding(msg!("runtime.release-unknown-install")));
         return;
     };
     let Some(version) = install.version else {
         out.push(
             RELEASE_UNKNOWN
-                .finding(format!(
-                    "The release of {} is unknown (no .info/version, no version in the library \
-                     names): GPU support not checked",
-                    install.prefix
+                .finding(msg!(
+                    "runtime.release-unknown-version",
+                    prefix = install.prefix
                 ))
                 .with(Evidence::new(
                     install.lib_dir.clone(),
@@ -809,14 +812,10 @@ fn release_support(
     let Some(release) = support::release(&version) else {
         out.push(
             RELEASE_UNKNOWN
-                .finding(format!(
-                    "ROCm {version} is not in the support table (rows: {}): GPU support not \
-                     checked",
-                    support::RELEASES
-                        .iter()
-                        .map(|r| r.name())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                .finding(msg!(
+                    "runtime.release-not-in-table",
+                    version,
+                    rows = i18n::list(support::RELEASES.iter().map(|r| r.name()))
                 ))
                 .with(Evidence::new(
                     install
@@ -838,12 +837,13 @@ fn release_support(
         node_list(&list)
     };
     let source = Evidence::new(
-        "support table",
+        msg!("runtime.support-table"),
         format!("ROCm {}: {}", release.name(), release.source),
     );
-    let listed = format!(
-        "ROCm {version} supports {}",
-        release.supported(version.patch).join(", ")
+    let listed = msg!(
+        "runtime.supports",
+        version,
+        targets = i18n::list(release.supported(version.patch))
     );
     let mut supported = Vec::new();
     for t in &targets {
@@ -851,18 +851,19 @@ fn release_support(
             Some(Support::Supported) => supported.push(t.clone()),
             Some(Support::Deprecated) => out.push(
                 TARGET_DEPRECATED
-                    .finding(format!(
-                        "{t} ({}) is deprecated in ROCm {}: it works, a later release drops it",
-                        nodes_of(t),
-                        release.name()
+                    .finding(msg!(
+                        "runtime.target-deprecated",
+                        target = t,
+                        nodes = nodes_of(t),
+                        release = release.name()
                     ))
                     .with(source.clone()),
             ),
             status => {
                 let how = if status == Some(Support::Unsupported) {
-                    "listed as unsupported"
+                    msg!("runtime.listed-unsupported")
                 } else {
-                    "not listed"
+                    msg!("runtime.not-listed")
                 };
                 let via = overridden.filter(|o| {
                     release.status(&o.name(), version.patch) == Some(Support::Supported)
@@ -870,25 +871,27 @@ fn release_support(
                 let finding = match via {
                     Some(o) => TARGET_UNSUPPORTED.finding_with(
                         Status::Info,
-                        format!(
-                            "{t} ({}) is {how} for ROCm {}; HSA_OVERRIDE_GFX_VERSION runs it as \
-                             the supported {}",
-                            nodes_of(t),
-                            release.name(),
-                            o.name()
+                        msg!(
+                            "runtime.target-via-override",
+                            target = t,
+                            nodes = nodes_of(t),
+                            how,
+                            release = release.name(),
+                            supported = o.name()
                         ),
                     ),
                     None => TARGET_UNSUPPORTED
-                        .finding(format!(
-                            "{t} ({}) is {how} for ROCm {}: prebuilt ROCm libraries may have no \
-                             code for it",
-                            nodes_of(t),
-                            release.name()
+                        .finding(msg!(
+                            "runtime.target-unsupported",
+                            target = t,
+                            nodes = nodes_of(t),
+                            how,
+                            release = release.name()
                         ))
-                        .remedy(format!(
-                            "Use a GPU the release supports ({listed}), a build that targets \
-                             {t} (PyTorch/TheRock nightlies, libraries rebuilt with \
-                             --offload-arch={t}), or a ROCm release that lists it."
+                        .remedy(msg!(
+                            "runtime.target-unsupported-remedy",
+                            listed,
+                            target = t
                         )),
                 };
                 out.push(
@@ -906,13 +909,14 @@ fn release_support(
     if !supported.is_empty() {
         out.push(
             TARGET_SUPPORTED
-                .finding(format!(
-                    "{} supported by ROCm {version}",
-                    supported
-                        .iter()
-                        .map(|t| format!("{t} ({})", nodes_of(t)))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                .finding(msg!(
+                    "runtime.targets-supported",
+                    targets = i18n::list(supported.iter().map(|t| msg!(
+                        "runtime.target-with-nodes",
+                        target = t,
+                        nodes = nodes_of(t)
+                    ))),
+                    version
                 ))
                 .with(source),
         );
@@ -921,6 +925,7 @@ fn release_support(
 
 /// Parsers for the variables ROCr, HIP and libhsakmt read, each following its reader's code.
 pub mod env {
+    use crate::msg;
     use crate::target::GfxVersion;
 
     /// `HSA_OVERRIDE_GFX_VERSION` as libhsakmt reads it: `sscanf(v, "%u.%u.%u%c")` must give
@@ -929,7 +934,7 @@ pub mod env {
     /// whitespace and takes a sign; a minus is refused here, since it wraps to a huge number.
     pub fn parse_override(value: &str) -> Result<GfxVersion, String> {
         if value.is_empty() {
-            return Err("empty".to_owned());
+            return Err(msg!("runtime.env-empty"));
         }
         let mut parts = Vec::new();
         let mut rest = value;
@@ -938,25 +943,25 @@ pub mod env {
             let s = s.strip_prefix('+').unwrap_or(s);
             let digits = s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
             if digits == 0 {
-                return Err("not of the form MAJOR.MINOR.STEPPING".to_owned());
+                return Err(msg!("runtime.env-not-triple"));
             }
             let n: u32 = s[..digits]
                 .parse()
-                .map_err(|_| "a number too large".to_owned())?;
+                .map_err(|_| msg!("runtime.env-too-large"))?;
             parts.push(n);
             rest = &s[digits..];
             if i < 2 {
                 rest = rest
                     .strip_prefix('.')
-                    .ok_or_else(|| "not of the form MAJOR.MINOR.STEPPING".to_owned())?;
+                    .ok_or_else(|| msg!("runtime.env-not-triple"))?;
             }
         }
         if !rest.is_empty() {
-            return Err(format!("followed by {rest:?}"));
+            return Err(msg!("runtime.env-followed-by", rest = format!("{rest:?}")));
         }
         let (major, minor, stepping) = (parts[0], parts[1], parts[2]);
         if major > 63 || minor > 255 || stepping > 255 {
-            return Err("out of range (major ≤ 63, minor and stepping ≤ 255)".to_owned());
+            return Err(msg!("runtime.env-out-of-range"));
         }
         Ok(GfxVersion {
             major,
@@ -976,7 +981,7 @@ pub mod env {
         /// skipped (HIP skips repeats).
         pub ignored: Vec<String>,
         /// Why `ignored` entries were not used.
-        pub ignored_reason: &'static str,
+        pub ignored_reason: String,
     }
 
     /// `ROCR_VISIBLE_DEVICES` as ROCr's `RvdFilter` reads it. `uuids` are the GPUs' UUIDs in
@@ -990,10 +995,10 @@ pub mod env {
             visible: Vec::new(),
             stopped_at: None,
             ignored: Vec::new(),
-            ignored_reason: "beyond the number of GPUs, so ROCr never reads it",
+            ignored_reason: msg!("runtime.env-beyond-count"),
         };
         if value.is_empty() {
-            s.stopped_at = Some((String::new(), "(an empty value) hides every GPU".to_owned()));
+            s.stopped_at = Some((String::new(), msg!("runtime.env-empty-hides")));
             return s;
         }
         let mut tokens: Vec<String> = value
@@ -1018,30 +1023,27 @@ pub mod env {
                 continue;
             }
             let index = if token.is_empty() {
-                Err("is empty".to_owned())
+                Err(msg!("runtime.env-entry-empty"))
             } else if token.starts_with('G') {
                 uuid_index(token, &upper)
             } else {
                 match strtol(token) {
-                    Some(i) if i < 0 || i >= n as i64 => Err(format!(
-                        "is out of range: there {} {n} GPU{}",
-                        if n == 1 { "is" } else { "are" },
-                        if n == 1 { "" } else { "s" }
-                    )),
+                    Some(i) if i < 0 || i >= n as i64 => Err(if n == 1 {
+                        msg!("runtime.env-rocr-out-of-range-one", count = n)
+                    } else {
+                        msg!("runtime.env-rocr-out-of-range-many", count = n)
+                    }),
                     Some(i) => Ok(i as usize),
-                    None => Err(format!(
-                        "is neither an index nor a UUID{}",
-                        if token.contains('-') && !token.starts_with('-') {
-                            " (ranges are not supported)"
-                        } else {
-                            ""
-                        }
-                    )),
+                    None => Err(if token.contains('-') && !token.starts_with('-') {
+                        msg!("runtime.env-not-index-or-uuid-range")
+                    } else {
+                        msg!("runtime.env-not-index-or-uuid")
+                    }),
                 }
             };
             match index {
                 Ok(i) if s.visible.contains(&i) => {
-                    s.stopped_at = Some((token.clone(), "repeats a GPU already selected".into()));
+                    s.stopped_at = Some((token.clone(), msg!("runtime.env-repeats")));
                 }
                 Ok(i) => s.visible.push(i),
                 Err(why) => s.stopped_at = Some((token.clone(), why)),
@@ -1052,7 +1054,7 @@ pub mod env {
 
     fn uuid_index(token: &str, uuids: &[Option<String>]) -> Result<usize, String> {
         if !(5..=20).contains(&token.len()) {
-            return Err("is not a GPU UUID (GPU- and up to 16 hex digits)".to_owned());
+            return Err(msg!("runtime.env-not-uuid"));
         }
         let hits: Vec<usize> = uuids
             .iter()
@@ -1062,8 +1064,8 @@ pub mod env {
             .collect();
         match hits.as_slice() {
             [i] => Ok(*i),
-            [] => Err("matches no GPU's UUID".to_owned()),
-            _ => Err("matches more than one GPU's UUID".to_owned()),
+            [] => Err(msg!("runtime.env-no-uuid-match")),
+            _ => Err(msg!("runtime.env-many-uuid-match")),
         }
     }
 
@@ -1101,7 +1103,7 @@ pub mod env {
             visible: Vec::new(),
             stopped_at: None,
             ignored: Vec::new(),
-            ignored_reason: "a repeat, which HIP skips",
+            ignored_reason: msg!("runtime.env-repeat-skipped"),
         };
         let mut tokens: Vec<&str> = value.split(',').collect();
         if value.ends_with(',') {
@@ -1113,23 +1115,20 @@ pub mod env {
                 uuids
                     .iter()
                     .position(|u| u.as_deref().unwrap_or("GPU-XX").contains(token))
-                    .ok_or_else(|| "matches no GPU's UUID".to_owned())
+                    .ok_or_else(|| msg!("runtime.env-no-uuid-match"))
             } else {
                 match token.parse::<usize>() {
                     Ok(i) if i.to_string() == token && i < n => Ok(i),
-                    Ok(i) if i.to_string() == token => Err(format!(
-                        "is out of range: {n} GPU{} {} visible to HIP",
-                        if n == 1 { "" } else { "s" },
-                        if n == 1 { "is" } else { "are" }
-                    )),
-                    _ => Err(format!(
-                        "is not a plain index or UUID{}",
-                        if token.contains('-') && !token.starts_with('-') {
-                            " (ranges are not supported)"
-                        } else {
-                            ""
-                        }
-                    )),
+                    Ok(i) if i.to_string() == token => Err(if n == 1 {
+                        msg!("runtime.env-hip-out-of-range-one", count = n)
+                    } else {
+                        msg!("runtime.env-hip-out-of-range-many", count = n)
+                    }),
+                    _ => Err(if token.contains('-') && !token.starts_with('-') {
+                        msg!("runtime.env-not-plain-range")
+                    } else {
+                        msg!("runtime.env-not-plain")
+                    }),
                 }
             };
             match index {
