@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use rocm_probe::finding::{Finding, Layer, Status};
-use rocm_probe::i18n::{self, Lang};
+use rocm_probe::i18n;
 use rocm_probe::report::Profile;
 use rocm_probe::source::SourceKind;
 use rocm_probe::{Report, Source, msg};
@@ -144,13 +144,9 @@ fn finding(f: &Finding, style: Style, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// A layer as the report names it: its id in English (`hardware`), its title in Chinese, where
-/// an English id would be the only English on the line.
+/// A layer as the report names it (see [`i18n::layer_name`]).
 pub fn layer_name(layer: Layer) -> String {
-    match i18n::current() {
-        Lang::En => layer.id().to_owned(),
-        Lang::Zh => i18n::layer_title(layer, Lang::Zh).to_owned(),
-    }
+    i18n::layer_name(layer).to_owned()
 }
 
 /// The profile's name in the current language (JSON keeps the id).

@@ -564,6 +564,14 @@ fn hip(h: &crate::active::HipResult, out: &mut Vec<Finding>) {
     }
 }
 
+/// A dispatch result in the report's language: the record keeps `ok`, `timeout` or a status name.
+fn result_text(result: &str) -> String {
+    match result {
+        "timeout" => msg!("active.dispatch-timeout-word"),
+        other => other.to_owned(),
+    }
+}
+
 fn dispatch(results: &[DispatchResult], out: &mut Vec<Finding>) {
     let evidence = |d: &DispatchResult| {
         Evidence::new(
@@ -578,10 +586,14 @@ fn dispatch(results: &[DispatchResult], out: &mut Vec<Finding>) {
                 Some(us) => msg!(
                     "active.dispatch-result-time",
                     agent = d.agent,
-                    result = d.result,
+                    result = result_text(&d.result),
                     us
                 ),
-                None => msg!("active.dispatch-result", agent = d.agent, result = d.result),
+                None => msg!(
+                    "active.dispatch-result",
+                    agent = d.agent,
+                    result = result_text(&d.result)
+                ),
             },
         )
     };
@@ -605,7 +617,7 @@ fn dispatch(results: &[DispatchResult], out: &mut Vec<Finding>) {
             msg!(
                 "active.dispatch-node",
                 node = d.node.map_or("?".into(), |n| n.to_string()),
-                result = d.result
+                result = result_text(&d.result)
             )
         })
         .collect();

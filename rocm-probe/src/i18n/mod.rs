@@ -263,6 +263,15 @@ pub fn layer_title(layer: Layer, lang: Lang) -> &'static str {
     }
 }
 
+/// A layer as prose names it in the current language: its id in English (`hardware`), its title
+/// in Chinese, where an English id would be the only English in the sentence.
+pub fn layer_name(layer: Layer) -> &'static str {
+    match current() {
+        Lang::En => layer.id(),
+        Lang::Zh => layer_title(layer, Lang::Zh),
+    }
+}
+
 /// A status word in `lang` (`PASS`, `通过`).
 pub fn status_word(status: Status, lang: Lang) -> &'static str {
     let key = match status {
