@@ -41,6 +41,16 @@ pub enum LangArg {
 }
 
 impl Args {
+    /// `--deadline`, wherever it was given: before the command (it then covers every command)
+    /// or after `report`/`check`.
+    pub fn deadline(&self) -> Option<std::time::Duration> {
+        let own = match &self.command {
+            Some(Command::Report(r) | Command::Check { report: r, .. }) => r.deadline,
+            _ => None,
+        };
+        own.or(self.report.deadline)
+    }
+
     /// The language: `--lang`, else the locale's.
     pub fn lang(&self) -> rocm_probe::i18n::Lang {
         match self.lang {
@@ -149,7 +159,8 @@ pub struct ReportArgs {
     #[arg(long, value_name = "PATH")]
     pub lock: Option<PathBuf>,
     /// End the run with exit 2 if it has not finished after SECONDS (a health check must finish
-    /// before its scheduler kills it: Slurm's limit is 60 s).
+    /// before its scheduler kills it: Slurm's limit is 60 s). Given before the command, it covers
+    /// every command.
     #[arg(long, value_name = "SECONDS", value_parser = parse_deadline)]
     pub deadline: Option<std::time::Duration>,
 }

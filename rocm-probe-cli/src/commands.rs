@@ -11,6 +11,7 @@ use rocm_probe::{AgentFacts, Inventory, ReadError, Report, Source};
 
 use crate::args::{ActiveArgs, Args, ColorChoice, Command, Format, ProfileArg, ReportArgs};
 use crate::render;
+use crate::stdio;
 
 /// Exit code: the command ran and found what it looks for.
 const OK: u8 = 0;
@@ -87,19 +88,6 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<u8> {
     }
 }
 
-/// Ends the process with exit 2 once `limit` has passed: a probe stuck on a hung device or
-/// filesystem must still answer before its scheduler kills it without a word.
-fn watchdog(limit: std::time::Duration) {
-    std::thread::spawn(move || {
-        std::thread::sleep(limit);
-        eprintln!(
-            "rocm-probe: deadline of {} s exceeded; the run was stopped",
-            limit.as_secs_f64()
-        );
-        std::process::exit(2);
-    });
-}
-
 fn check(
     source: &Source,
     expect: Option<&std::path::Path>,
@@ -126,8 +114,8 @@ fn check(
     let Some(path) = expect else {
         anyhow::bail!("check needs --expect FILE or --write-expect FILE");
     };
-    let text = std::fs::read_to_string(path)
-        .map_err(|err| anyhow::anyhow!("--expect {}: {err}", path.display()))?;
+    let text = rocm_probe::input::read_text(path, rocm_probe::input::InputKind::Expect)
+        .map_err(|err| anyhow::anyhow!("--expect: {err}"))?;
     let e = rocm_probe::expect::Expectations::parse(&text, &path.display().to_string())?;
     report(source, args, Some(e), color, out)
 }
@@ -160,9 +148,6 @@ fn report(
         }),
         active: args.active.options(),
     };
-    if let Some(limit) = args.deadline {
-        watchdog(limit);
-    }
     let _lock = match &args.lock {
         Some(path) => Some(rocm_probe::runlock::acquire(path)?),
         None => None,
@@ -219,7 +204,7 @@ fn report(
         }
     }
     if let Some(path) = &args.output {
-        rocm_probe::atomic::write(path, &buffer)
+        rocm_probe::atomic::write_output(path, &buffer)
             .map_err(|e| anyhow::anyhow!("--output {}: {e}", path.display()))?;
     }
     Ok(exit(&report))
@@ -246,15 +231,14 @@ fn snapshot(
         }
     )?;
     for failed in &summary.failed {
-        eprintln!("rocm-probe: not copied (unreadable): {failed}");
+        stdio::warn(format_args!("not copied (unreadable): {failed}"));
     }
     Ok(OK)
 }
 
 fn diff(a: &std::path::Path, b: &std::path::Path, json: bool, out: &mut dyn Write) -> Result<u8> {
     let read = |p: &std::path::Path| -> Result<serde_json::Value> {
-        let text =
-            std::fs::read_to_string(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        let text = rocm_probe::input::read_text(p, rocm_probe::input::InputKind::Report)?;
         serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: not JSON: {e}", p.display()))
     };
     let (va, vb) = (read(a)?, read(b)?);
@@ -385,7 +369,9 @@ fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write)
     }
     let code = inventory.exit_code();
     if code != OK {
-        eprintln!("rocm-probe: no GPU node in the KFD topology ({TOPOLOGY_DIR})");
+        stdio::warn(format_args!(
+            "no GPU node in the KFD topology ({TOPOLOGY_DIR})"
+        ));
     }
     Ok(code)
 }
@@ -416,7 +402,7 @@ fn ps(source: &Source, json: bool, out: &mut dyn Write) -> Result<u8> {
     };
     let ps = rocm_probe::process::Processes::collect_for(source, &topology).unwrap_or_default();
     for p in &ps.problems {
-        eprintln!("rocm-probe: warning: {p}");
+        stdio::warn(format_args!("warning: {p}"));
     }
     if json {
         serde_json::to_writer_pretty(&mut *out, &Document::new(source, &ps))?;
@@ -436,7 +422,9 @@ fn targets(source: &Source, full: bool, out: &mut dyn Write) -> Result<u8> {
     warn_problems(&inventory);
     let lines = inventory.targets(full);
     if lines.is_empty() {
-        eprintln!("rocm-probe: no GPU node in the KFD topology ({TOPOLOGY_DIR})");
+        stdio::warn(format_args!(
+            "no GPU node in the KFD topology ({TOPOLOGY_DIR})"
+        ));
         return Ok(NOT_FOUND);
     }
     for line in lines {
@@ -489,30 +477,29 @@ fn inspect(
     let mut inspections = Vec::with_capacity(opened.len());
     for (i, file) in opened.iter().enumerate() {
         if progress {
-            eprint!(
+            stdio::progress(format_args!(
                 "\r\x1b[Kinspecting {}/{}: {}",
                 i + 1,
                 opened.len(),
                 file.path().display()
-            );
+            ));
         }
         inspections.push(file.inspect()?);
     }
     if progress {
-        eprint!("\r\x1b[K");
+        stdio::progress("\r\x1b[K");
     }
     if let Some(dir) = extract {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| anyhow::anyhow!("--extract {}: {e}", dir.display()))?;
+        extract_dir(dir).map_err(|e| anyhow::anyhow!("--extract {}: {e}", dir.display()))?;
         for (file, inspection) in opened.iter().zip(&inspections) {
             for x in codeobject::extract::extract(file, inspection, dir)? {
-                eprintln!(
-                    "rocm-probe: wrote {} ({} bytes, bundle {}, {})",
+                stdio::warn(format_args!(
+                    "wrote {} ({} bytes, bundle {}, {})",
                     x.path.display(),
                     x.size,
                     x.bundle,
                     x.target
-                );
+                ));
             }
         }
     }
@@ -530,7 +517,9 @@ fn inspect(
         render::inspect::text(&report, out)?;
     }
     if let Some(why) = &report.no_gpus {
-        eprintln!("rocm-probe: {why}: no verdicts (--target gives them for a target ID)");
+        stdio::warn(format_args!(
+            "{why}: no verdicts (--target gives them for a target ID)"
+        ));
     }
     Ok(report.exit_code())
 }
@@ -543,12 +532,34 @@ fn no_kfd(err: &ReadError) -> Result<u8> {
     } else {
         "the topology is not readable"
     };
-    eprintln!("rocm-probe: no KFD: {err} ({why})");
+    stdio::warn(format_args!("no KFD: {err} ({why})"));
     Ok(NOT_FOUND)
 }
 
 fn warn_problems(inventory: &Inventory) {
     for p in &inventory.problems {
-        eprintln!("rocm-probe: warning: {p}");
+        stdio::warn(format_args!("warning: {p}"));
+    }
+}
+
+/// `--extract DIR`: an existing real directory, or a new one; a symlink in its place is
+/// refused, so a link planted where the directory should be cannot send root's writes elsewhere.
+fn extract_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(m) => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            rocm_probe::msg!(
+                "io.refused",
+                path = dir.display(),
+                what = if m.file_type().is_symlink() {
+                    rocm_probe::msg!("io.refused-symlink")
+                } else {
+                    rocm_probe::msg!("io.not-a-directory")
+                }
+            ),
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir_all(dir),
+        Err(e) => Err(e),
     }
 }

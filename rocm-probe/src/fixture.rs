@@ -121,17 +121,20 @@ impl FixtureConfig {
         })
     }
 
-    /// Reads `fixture.toml` from a fixture directory; a missing file is an empty config.
-    pub fn load(dir: &Path) -> Result<Self, FixtureError> {
-        let file = dir.join(FIXTURE_FILE);
-        match std::fs::read_to_string(&file) {
+    /// Reads `fixture.toml` at the top of a fixture, through the fixture's own reader: a link
+    /// there resolves inside the fixture like every other fixture file (never to a file outside
+    /// it), a FIFO or device is refused without blocking, and the file is capped at
+    /// [`crate::root::READ_CAP`]. A missing file is an empty config.
+    pub fn load(root: &crate::root::SysRoot) -> Result<Self, FixtureError> {
+        let file = root.base().join(FIXTURE_FILE);
+        match root.read_text(&format!("/{FIXTURE_FILE}")) {
             Ok(text) => Self::parse(&text, &file),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(e) if e.is_not_found() => Ok(Self::default()),
             Err(e) => Err(FixtureError {
                 file,
                 line: None,
                 key: None,
-                message: e.to_string(),
+                message: e.kind.to_string(),
             }),
         }
     }

@@ -35,6 +35,7 @@ pub mod fixture;
 pub mod frameworks;
 pub mod host;
 pub mod i18n;
+pub mod input;
 pub mod install;
 pub mod libraries;
 pub mod marketing;

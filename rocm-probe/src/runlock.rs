@@ -3,11 +3,15 @@
 //! same; a run that finds the lock taken ends at once (exit 2) instead of piling up.
 //!
 //! The lock is `flock(2)` on the file: the kernel releases it when the process ends, however it
-//! ends, so a killed run never leaves a stale lock behind (the file itself stays; its content is
-//! the holder's pid, for people).
+//! ends, so a killed run never leaves a stale lock behind. The file is never truncated or
+//! written unless this run created it (`O_CREAT|O_EXCL|O_NOFOLLOW`, then its pid goes in, for
+//! people); a symlink, directory, FIFO or device is refused, so `--lock` pointed at a file that
+//! matters (or at a link planted to one) cannot damage it. Who holds a lock is read from
+//! `/proc/locks`, not from the file, whose content may be a past holder's.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use nix::errno::Errno;
@@ -23,14 +27,17 @@ pub struct RunLock {
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     /// Another process holds it.
-    #[error("{}: another rocm-probe run holds the lock{}", path.display(), holder.as_ref().map(|h| format!(" (pid {h})")).unwrap_or_default())]
+    #[error("{}: {}", path.display(), match holder {
+        Some(pid) => crate::msg!("io.lock-held-by", pid = pid),
+        None => crate::msg!("io.lock-held"),
+    })]
     Held {
         /// The lock file.
         path: PathBuf,
-        /// The pid written by the holder, when readable.
-        holder: Option<String>,
+        /// The holder's pid, from `/proc/locks`, when found.
+        holder: Option<u32>,
     },
-    /// The file could not be opened or locked.
+    /// The file could not be opened or locked, or is not a regular file.
     #[error("{}: {source}", path.display())]
     Io {
         /// The lock file.
@@ -46,20 +53,11 @@ pub fn acquire(path: &Path) -> Result<RunLock, LockError> {
         path: path.to_owned(),
         source,
     };
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .read(true)
-        .open(path)
-        .map_err(io)?;
+    let (file, created) = open(path).map_err(io)?;
     let mut lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
         Ok(lock) => lock,
-        Err((_, Errno::EWOULDBLOCK)) => {
-            let holder = std::fs::read_to_string(path)
-                .ok()
-                .map(|s| s.trim().to_owned())
-                .filter(|s| !s.is_empty());
+        Err((file, Errno::EWOULDBLOCK)) => {
+            let holder = file.metadata().ok().and_then(|m| holder(m.dev(), m.ino()));
             return Err(LockError::Held {
                 path: path.to_owned(),
                 holder,
@@ -67,10 +65,92 @@ pub fn acquire(path: &Path) -> Result<RunLock, LockError> {
         }
         Err((_, e)) => return Err(io(std::io::Error::from(e))),
     };
-    // The pid, for whoever finds the lock taken; failing to write it does not matter.
-    let _ = lock.set_len(0);
-    let _ = writeln!(&mut *lock, "{}", std::process::id());
+    if created {
+        // For whoever looks at the file; failing to write it does not matter.
+        let _ = writeln!(&mut *lock, "{}", std::process::id());
+    }
     Ok(RunLock { _lock: lock })
+}
+
+/// Creates the lock file, or opens the existing one without following a final symlink and
+/// without blocking on a FIFO; anything but a regular file is refused.
+fn open(path: &Path) -> std::io::Result<(File, bool)> {
+    let flags = libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
+    match OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .custom_flags(flags)
+        .open(path)
+    {
+        Ok(file) => return Ok((file, true)),
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
+        Err(_) => {}
+    }
+    // Existing: lstat first, so a FIFO or device is never opened at all.
+    let meta = std::fs::symlink_metadata(path)?;
+    if !meta.file_type().is_file() {
+        return Err(refused(path, &meta));
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.file_type().is_file() {
+        return Err(refused(path, &meta));
+    }
+    Ok((file, false))
+}
+
+fn refused(path: &Path, meta: &std::fs::Metadata) -> std::io::Error {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    let what = if t.is_symlink() {
+        crate::msg!("io.refused-symlink")
+    } else if t.is_dir() {
+        crate::msg!("io.refused-directory")
+    } else if t.is_fifo() {
+        crate::msg!("io.refused-fifo")
+    } else if t.is_socket() {
+        crate::msg!("io.refused-socket")
+    } else {
+        crate::msg!("io.refused-device")
+    };
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        crate::msg!("io.refused", path = path.display(), what = what),
+    )
+}
+
+/// The pid holding a `flock` on the file `(dev, ino)`, from `/proc/locks`
+/// (`1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`: major and minor in hex, inode decimal).
+fn holder(dev: u64, ino: u64) -> Option<u32> {
+    let text = std::fs::read_to_string("/proc/locks").ok()?;
+    parse_holder(&text, libc::major(dev), libc::minor(dev), ino)
+}
+
+fn parse_holder(text: &str, major: u32, minor: u32, ino: u64) -> Option<u32> {
+    text.lines().find_map(|line| {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        // Waiting locks are marked `->` and shift the fields by one.
+        let f = if f.get(1) == Some(&"->") {
+            &f[1..]
+        } else {
+            &f[..]
+        };
+        if f.get(1) != Some(&"FLOCK") {
+            return None;
+        }
+        let pid = f.get(4)?.parse().ok()?;
+        let mut id = f.get(5)?.split(':');
+        let (ma, mi, i) = (id.next()?, id.next()?, id.next()?);
+        (u32::from_str_radix(ma, 16).ok()? == major
+            && u32::from_str_radix(mi, 16).ok()? == minor
+            && i.parse::<u64>().ok()? == ino)
+            .then_some(pid)
+    })
 }
 
 #[cfg(test)]
@@ -84,7 +164,7 @@ mod tests {
         let first = acquire(&path).unwrap();
         match acquire(&path) {
             Err(LockError::Held { holder, .. }) => {
-                assert_eq!(holder, Some(std::process::id().to_string()));
+                assert_eq!(holder, Some(std::process::id()));
             }
             other => panic!("{other:?}"),
         }
@@ -98,5 +178,45 @@ mod tests {
             acquire(Path::new("/nonexistent/dir/probe.lock")),
             Err(LockError::Io { .. })
         ));
+    }
+
+    #[test]
+    fn an_existing_file_is_locked_but_never_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("existing.conf");
+        std::fs::write(&path, b"important = 1\n").unwrap();
+        let lock = acquire(&path).unwrap();
+        drop(lock);
+        assert_eq!(std::fs::read(&path).unwrap(), b"important = 1\n");
+    }
+
+    #[test]
+    fn links_and_special_files_are_refused() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let link = dir.path().join("probe.lock");
+        symlink(&victim, &link).unwrap();
+        assert!(matches!(acquire(&link), Err(LockError::Io { .. })));
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        let dangling = dir.path().join("dangling.lock");
+        symlink(dir.path().join("nowhere"), &dangling).unwrap();
+        assert!(acquire(&dangling).is_err());
+        assert!(!dir.path().join("nowhere").exists());
+        let fifo = dir.path().join("fifo.lock");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert!(acquire(&fifo).is_err());
+        assert!(acquire(dir.path()).is_err());
+    }
+
+    #[test]
+    fn proc_locks_lines() {
+        let text = "1: POSIX  ADVISORY  WRITE 99 00:19:12 0 EOF\n\
+                    2: FLOCK  ADVISORY  WRITE 4242 fd:01:5678 0 EOF\n\
+                    2: -> FLOCK  ADVISORY  WRITE 4343 fd:01:5678 0 EOF\n";
+        assert_eq!(parse_holder(text, 0xfd, 1, 5678), Some(4242));
+        assert_eq!(parse_holder(text, 0xfd, 1, 5679), None);
+        assert_eq!(parse_holder(text, 0, 0x19, 12), None);
     }
 }

@@ -50,9 +50,10 @@ impl Source {
             Ok(_) => return Err(fixture_dir_error(dir, "not a directory")),
             Err(e) => return Err(fixture_dir_error(dir, &e.to_string())),
         }
-        let config = FixtureConfig::load(dir)?;
+        let root = SysRoot::fixture(dir);
+        let config = FixtureConfig::load(&root)?;
         Ok(Self {
-            root: SysRoot::fixture(dir),
+            root,
             host: Box::new(FixtureHost::new(config.clone())),
             config: Some(config),
         })
