@@ -9,7 +9,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 #[derive(Debug, Parser)]
 #[command(name = "rocm-probe", version, about)]
 pub struct Args {
-    /// Read a fixture directory that mirrors a machine instead of this machine.
+    /// Read a fixture directory that mirrors a machine instead of this machine (its
+    /// fixture.toml: at most 1 MiB, resolved inside DIR).
     #[arg(long, global = true, value_name = "DIR", visible_alias = "fixture")]
     pub root: Option<PathBuf>,
 
@@ -119,7 +120,9 @@ pub struct ReportArgs {
     /// Shorthand for --format json.
     #[arg(long)]
     pub json: bool,
-    /// Write the report to FILE instead of standard output.
+    /// Write the report to FILE instead of standard output: an absent or regular FILE is
+    /// replaced atomically, a terminal, pipe or /dev/stdout is written into, a symlink to a
+    /// regular file (or a dangling one) is refused.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Show only this layer (1-9).
@@ -144,18 +147,20 @@ pub struct ReportArgs {
     #[arg(long, value_name = "N", default_value_t = 80, value_parser = clap::value_parser!(u16).range(20..))]
     pub summary_width: u16,
     /// Also write the Prometheus node_exporter textfile (atomically) to PATH (a `*.prom` file in
-    /// the collector's --collector.textfile.directory).
+    /// the collector's --collector.textfile.directory). PATH must be absent or a regular file: a
+    /// symlink, device, FIFO or directory is refused.
     #[arg(long, value_name = "PATH")]
     pub textfile: Option<PathBuf>,
     /// Also write the Kubernetes Node Feature Discovery local feature file (atomically) to PATH
-    /// (a file in NFD's features.d).
+    /// (a file in NFD's features.d); absent or a regular file, like --textfile.
     #[arg(long, value_name = "PATH")]
     pub nfd_features: Option<PathBuf>,
     /// How long NFD keeps the labels of --nfd-features after it was written, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
     pub nfd_expiry: u64,
     /// Take an exclusive lock on PATH for the run; if another run holds it, exit 2 at once (for
-    /// health checks started on a timer, which may overlap).
+    /// health checks started on a timer, which may overlap). A file the probe did not create is
+    /// locked but never written; a symlink or anything but a regular file is refused.
     #[arg(long, value_name = "PATH")]
     pub lock: Option<PathBuf>,
     /// End the run with exit 2 if it has not finished after SECONDS (a health check must finish
@@ -213,10 +218,12 @@ pub enum Command {
     /// Check this node against a conformance file (what a good node of the fleet has: GPUs,
     /// partitions, PCIe, versions, libraries, frameworks), or write one from this node.
     Check {
-        /// The conformance file; every unmet expectation is a finding.
+        /// The conformance file (a regular file of at most 1 MiB); every unmet expectation is a
+        /// finding.
         #[arg(long, value_name = "FILE", required_unless_present = "write_expect")]
         expect: Option<PathBuf>,
-        /// Write a conformance file from this node (or --root) instead.
+        /// Write a conformance file from this node (or --root) instead (replaced atomically; a
+        /// symlink, device, FIFO or directory in its place is refused).
         #[arg(long, value_name = "FILE", conflicts_with = "expect")]
         write_expect: Option<PathBuf>,
         #[command(flatten)]
@@ -226,9 +233,9 @@ pub enum Command {
     /// versions, partition modes, verdict and findings. Exit 0 when nothing differs, 1 when
     /// something does.
     Diff {
-        /// The first report.
+        /// The first report (a regular file of at most 16 MiB).
         a: PathBuf,
-        /// The second report.
+        /// The second report (likewise).
         b: PathBuf,
         /// Print JSON instead of text.
         #[arg(long)]

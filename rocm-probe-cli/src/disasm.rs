@@ -63,7 +63,13 @@ pub fn disassemble(
              /usr/lib/llvm-*/bin; Debian: apt install llvm)"
         );
     };
-    let dir = tempfile_dir()?;
+    // A private directory (mkdtemp, mode 0700, unpredictable name) removed when dropped: a
+    // predictable name in /tmp could be created first by another user, and root would then
+    // write and disassemble files that user can swap.
+    let scratch = tempfile::Builder::new()
+        .prefix("rocm-probe-disasm-")
+        .tempdir()?;
+    let dir = scratch.path();
     let mut code = 0;
     for (file, inspection) in files.iter().zip(inspections) {
         let Some((target, bytes)) = extract::loaded_code_object(file, inspection, &gpu.target)?
@@ -102,13 +108,5 @@ pub fn disassemble(
         }
         out.write_all(&run.stdout)?;
     }
-    let _ = std::fs::remove_dir_all(&dir);
     Ok(code)
-}
-
-/// A private scratch directory.
-fn tempfile_dir() -> Result<PathBuf> {
-    let dir = std::env::temp_dir().join(format!("rocm-probe-disasm-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    Ok(dir)
 }
