@@ -195,7 +195,8 @@ fn random() -> u64 {
 /// The process's umask, read from procfs (since Linux 4.7); `umask(2)` cannot read it without
 /// changing it, which would race with other threads. 022 when unknown.
 fn umask() -> u32 {
-    std::fs::read_to_string("/proc/self/status")
+    crate::root::SysRoot::live()
+        .read_text("/proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()

@@ -127,7 +127,8 @@ fn refused(path: &Path, meta: &std::fs::Metadata) -> std::io::Error {
 /// The pid holding a `flock` on the file `(dev, ino)`, from `/proc/locks`
 /// (`1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`: major and minor in hex, inode decimal).
 fn holder(dev: u64, ino: u64) -> Option<u32> {
-    let text = std::fs::read_to_string("/proc/locks").ok()?;
+    // Through the bounded reader: a busy machine's lock table is long, never unbounded here.
+    let text = crate::root::SysRoot::live().read_text("/proc/locks").ok()?;
     parse_holder(&text, libc::major(dev), libc::minor(dev), ino)
 }
 
