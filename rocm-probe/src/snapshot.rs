@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 use crate::fixture::{FIXTURE_FILE, FixtureConfig};
 use crate::record::Record;
+use crate::redact::Redactor;
+pub use crate::redact::redact_text;
 use crate::report::{Options, Report};
 use crate::root::ReadErrorKind;
 use crate::source::Source;
@@ -29,12 +31,19 @@ pub struct Summary {
 /// `.tar.gz` or `.tgz`. Values that identify a machine or person are redacted unless `redact`
 /// is false.
 pub fn snapshot(source: Source, dir: &Path, redact: bool) -> io::Result<Summary> {
+    // Learned before recording starts: what the redactor reads is not part of the snapshot.
+    let redactor = redact.then(|| Redactor::for_source(&source));
     let (source, recorder) = source.record();
     let _ = Report::collect(&source, Options::default());
     // `agents`, `targets` and `ps` read a subset of what the report reads.
+    let records = recorder.records();
+    let redactor = redactor.map(|mut r| {
+        r.learn_records(&records);
+        r.for_fixture()
+    });
     let name = dir.to_string_lossy();
     if !(name.ends_with(".tar.gz") || name.ends_with(".tgz")) {
-        return write(&recorder.records(), dir, redact);
+        return write_with(&records, dir, redactor.as_ref());
     }
     if dir.exists() {
         return Err(io::Error::new(
@@ -44,7 +53,7 @@ pub fn snapshot(source: Source, dir: &Path, redact: bool) -> io::Result<Summary>
     }
     let staging = tempfile_dir(dir)?;
     let result =
-        write(&recorder.records(), &staging.join("snapshot"), redact).and_then(|summary| {
+        write_with(&records, &staging.join("snapshot"), redactor.as_ref()).and_then(|summary| {
             let file = std::fs::File::create(dir)?;
             let gz = flate2::write::GzEncoder::new(file, flate2::Compression::default());
             let mut tar = tar::Builder::new(gz);
@@ -74,8 +83,22 @@ fn tempfile_dir(archive: &Path) -> io::Result<PathBuf> {
     Err(io::Error::other("no free staging directory name"))
 }
 
-/// Writes recorded accesses as a fixture.
+/// Writes recorded accesses as a fixture, redacted with what the records themselves name when
+/// `redact` is set.
 pub fn write(records: &[Record], dir: &Path, redact: bool) -> io::Result<Summary> {
+    let redactor = redact.then(|| {
+        let mut r = Redactor::default();
+        r.learn_records(records);
+        r.for_fixture()
+    });
+    write_with(records, dir, redactor.as_ref())
+}
+
+/// Writes recorded accesses as a fixture, every path, link target, directory entry, file and
+/// `fixture.toml` value through `redactor` when there is one.
+fn write_with(records: &[Record], dir: &Path, redactor: Option<&Redactor>) -> io::Result<Summary> {
+    let redact = redactor.is_some();
+    let path_of = |p: &str| redactor.map_or_else(|| p.to_owned(), |r| r.path(p));
     if dir.exists() && std::fs::read_dir(dir)?.next().is_some() {
         return Err(io::Error::new(
             io::ErrorKind::AlreadyExists,
@@ -84,6 +107,7 @@ pub fn write(records: &[Record], dir: &Path, redact: bool) -> io::Result<Summary
     }
     std::fs::create_dir_all(dir)?;
     let inside = |abs: &str| -> io::Result<PathBuf> {
+        let abs = path_of(abs);
         let rel = abs.trim_start_matches('/');
         if rel.split('/').any(|c| c == "..") {
             return Err(io::Error::new(
@@ -110,7 +134,7 @@ pub fn write(records: &[Record], dir: &Path, redact: bool) -> io::Result<Summary
     let mut placeholders: BTreeMap<PathBuf, bool> = BTreeMap::new();
     // Symlinks are made after the files: while files are written no symlink exists in the
     // snapshot, so no write can be redirected through one (an absolute target would lead out).
-    let mut links: Vec<(PathBuf, &str)> = Vec::new();
+    let mut links: Vec<(PathBuf, String)> = Vec::new();
     for record in records {
         match record {
             Record::File { path, bytes } => {
@@ -119,22 +143,21 @@ pub fn write(records: &[Record], dir: &Path, redact: bool) -> io::Result<Summary
                 }
                 let target = inside(path)?;
                 create_parent(&target)?;
-                let bytes = if redact {
-                    redact_file(path, bytes)
-                } else {
-                    bytes.clone()
+                let bytes = match redactor {
+                    Some(r) => r.file(path, bytes),
+                    None => bytes.clone(),
                 };
                 std::fs::write(&target, bytes)?;
                 summary.files += 1;
             }
-            Record::Link { path, target } => links.push((inside(path)?, target)),
+            Record::Link { path, target } => links.push((inside(path)?, path_of(target))),
             Record::Dir { path, entries } => {
                 let at = inside(path)?;
                 std::fs::create_dir_all(&at)?;
                 for e in entries {
                     // Listed but never read (a misnamed node directory, a PCI function of
                     // another vendor's child): keep the name so the listing is the same.
-                    placeholders.entry(at.join(e)).or_insert(true);
+                    placeholders.entry(at.join(path_of(e))).or_insert(true);
                 }
             }
             Record::Exists {
@@ -155,13 +178,14 @@ pub fn write(records: &[Record], dir: &Path, redact: bool) -> io::Result<Summary
                 error: ReadErrorKind::WrongType,
                 ..
             } => {}
-            Record::Failed { path, error } => summary.failed.push(format!("{path}: {error}")),
+            Record::Failed { path, error } => {
+                summary.failed.push(format!("{}: {error}", path_of(path)))
+            }
             Record::Env {
                 name,
                 value: Some(v),
             } => {
-                let v = if redact { redact_home(v) } else { v.clone() };
-                config.env.insert(name.clone(), v);
+                config.env.insert(name.clone(), v.clone());
             }
             Record::Env { value: None, .. } => {}
             Record::Identity(id) => config.identity = id.clone(),
@@ -196,7 +220,11 @@ pub fn write(records: &[Record], dir: &Path, redact: bool) -> io::Result<Summary
             std::fs::write(&path, b"")?;
         }
     }
-    let text = toml::to_string(&config).map_err(io::Error::other)?;
+    let mut value = toml::Value::try_from(&config).map_err(io::Error::other)?;
+    if let Some(r) = redactor {
+        redact_strings(&mut value, r);
+    }
+    let text = toml::to_string(&value).map_err(io::Error::other)?;
     std::fs::write(dir.join(FIXTURE_FILE), text)?;
     Ok(summary)
 }
@@ -224,122 +252,15 @@ fn create_parent(path: &Path) -> io::Result<()> {
     }
 }
 
-/// Replaces what identifies a machine or a person: serial numbers and unique ids, the user and
-/// host that built the kernel, the members of groups (user names).
-fn redact_file(path: &str, bytes: &[u8]) -> Vec<u8> {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    if matches!(name, "serial_number" | "unique_id" | "product_number") {
-        return b"REDACTED\n".to_vec();
+/// Every string of `fixture.toml` (environment values, the active run's library paths, the
+/// description); keys are names the format defines, or ids, and stay.
+fn redact_strings(value: &mut toml::Value, redactor: &Redactor) {
+    match value {
+        toml::Value::String(s) => *s = redactor.text(s),
+        toml::Value::Array(items) => items.iter_mut().for_each(|v| redact_strings(v, redactor)),
+        toml::Value::Table(t) => t.iter_mut().for_each(|(_, v)| redact_strings(v, redactor)),
+        _ => {}
     }
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return bytes.to_vec();
-    };
-    let out = match (path, name) {
-        (_, "properties") if path.contains("/kfd/") => text
-            .lines()
-            .map(|l| match l.split_once(' ') {
-                Some(("unique_id", _)) => "unique_id 0".to_owned(),
-                _ => l.to_owned(),
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        // Members are user names; so are the names of users' private groups (gid >= 1000).
-        ("/etc/group", _) => text
-            .lines()
-            .map(|l| {
-                let f: Vec<&str> = l.split(':').collect();
-                match f.as_slice() {
-                    [name, pw, gid, ..] => match gid.parse::<u32>() {
-                        Ok(g) if g >= 1000 => format!("group{g}:{pw}:{gid}:"),
-                        _ => format!("{name}:{pw}:{gid}:"),
-                    },
-                    _ => l.to_owned(),
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        ("/proc/version", _) => match (text.find('('), text.find(')')) {
-            (Some(a), Some(b)) if a < b && text[a..b].contains('@') => {
-                format!("{}(user@host{}", &text[..a], &text[b..])
-            }
-            _ => text.to_owned(),
-        },
-        _ => return bytes.to_vec(),
-    };
-    let mut out = out.into_bytes();
-    if text.ends_with('\n') && !out.ends_with(b"\n") {
-        out.push(b'\n');
-    }
-    out
-}
-
-/// `/home/alice/x` → `/home/user/x`.
-/// Redacts free text the way a snapshot redacts files, for reports pasted where others read
-/// them (`report --format markdown`): home directories (`/home/alice/…` → `/home/user/…`),
-/// `user@host` pairs, and the GPUs' unique ids (`GPU-a1b2…`, `unique_id 1234…`).
-pub fn redact_text(text: &str) -> String {
-    let words: Vec<String> = text
-        .split(' ')
-        .map(|w| {
-            let w = redact_home(w);
-            // `(alice@box)` as /proc/version prints it, or a bare alice@box.
-            let core = w.trim_matches(|c: char| "()[],;:'\"".contains(c));
-            if let Some((user, host)) = core.split_once('@')
-                && !user.is_empty()
-                && !host.is_empty()
-                && !host.contains('/')
-                && user
-                    .chars()
-                    .chain(host.chars())
-                    .all(|c| c.is_alphanumeric() || "-_.".contains(c))
-            {
-                return w.replace(core, "user@host");
-            }
-            if let Some(id) = core.strip_prefix("GPU-")
-                && id.len() >= 8
-                && id.chars().all(|c| c.is_ascii_hexdigit())
-            {
-                return w.replace(core, "GPU-REDACTED");
-            }
-            w
-        })
-        .collect();
-    let joined = words.join(" ");
-    // `unique_id 1234…`: the value after the key.
-    let mut out = String::with_capacity(joined.len());
-    let mut rest = joined.as_str();
-    while let Some(i) = rest.find("unique_id") {
-        let (head, tail) = rest.split_at(i + "unique_id".len());
-        out.push_str(head);
-        let sep_len = tail.len() - tail.trim_start_matches([' ', ':', '=']).len();
-        let (sep, after) = tail.split_at(sep_len);
-        let digits = after
-            .find(|c: char| !c.is_ascii_alphanumeric())
-            .unwrap_or(after.len());
-        out.push_str(sep);
-        if sep_len > 0 && digits > 0 {
-            out.push_str("REDACTED");
-            rest = &after[digits..];
-        } else {
-            rest = after;
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-fn redact_home(value: &str) -> String {
-    value
-        .split(':')
-        .map(|part| match part.strip_prefix("/home/") {
-            Some(rest) => match rest.split_once('/') {
-                Some((_, tail)) => format!("/home/user/{tail}"),
-                None => "/home/user".to_owned(),
-            },
-            None => part.to_owned(),
-        })
-        .collect::<Vec<_>>()
-        .join(":")
 }
 
 #[cfg(test)]
@@ -382,55 +303,6 @@ mod tests {
             std::fs::read_dir(host.path()).unwrap().count(),
             0,
             "wrote into the host"
-        );
-    }
-
-    #[test]
-    fn free_text_redaction() {
-        assert_eq!(
-            redact_text("loads /home/alice/venv/lib (alice@box) GPU-1f2e3d4c5b6a7980 ok"),
-            "loads /home/user/venv/lib (user@host) GPU-REDACTED ok"
-        );
-        assert_eq!(
-            redact_text("unique_id 1234567890 next"),
-            "unique_id REDACTED next"
-        );
-        assert_eq!(
-            redact_text("gfx90a:sramecc+:xnack- at 0000:03:00.0"),
-            "gfx90a:sramecc+:xnack- at 0000:03:00.0"
-        );
-        assert_eq!(
-            redact_text("packages@pytorch.org/x"),
-            "packages@pytorch.org/x"
-        );
-    }
-
-    #[test]
-    fn redaction() {
-        let props = b"simd_count 4\nunique_id 1234\nnum_xcc 1\n";
-        assert_eq!(
-            redact_file("/sys/class/kfd/kfd/topology/nodes/1/properties", props),
-            b"simd_count 4\nunique_id 0\nnum_xcc 1\n"
-        );
-        assert_eq!(
-            redact_file(
-                "/etc/group",
-                b"render:x:109:alice,bob\nvideo:x:44:\nalice:x:1000:\n"
-            ),
-            b"render:x:109:\nvideo:x:44:\ngroup1000:x:1000:\n"
-        );
-        assert_eq!(
-            redact_file("/proc/version", b"Linux version 6.1 (alice@box) (gcc) #1\n"),
-            b"Linux version 6.1 (user@host) (gcc) #1\n"
-        );
-        assert_eq!(
-            redact_file("/sys/x/serial_number", b"0xABC\n"),
-            b"REDACTED\n"
-        );
-        assert_eq!(redact_file("/proc/cmdline", b"quiet\n"), b"quiet\n");
-        assert_eq!(
-            redact_home("/home/alice/rocm/lib:/opt/rocm/lib"),
-            "/home/user/rocm/lib:/opt/rocm/lib"
         );
     }
 }
