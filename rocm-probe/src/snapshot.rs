@@ -4,10 +4,13 @@
 //! report of the snapshot equals the report of the machine (DESIGN §4).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::fixture::{FIXTURE_FILE, FixtureConfig};
+use crate::msg;
 use crate::record::Record;
 use crate::redact::Redactor;
 pub use crate::redact::redact_text;
@@ -45,42 +48,153 @@ pub fn snapshot(source: Source, dir: &Path, redact: bool) -> io::Result<Summary>
     if !(name.ends_with(".tar.gz") || name.ends_with(".tgz")) {
         return write_with(&records, dir, redactor.as_ref());
     }
-    if dir.exists() {
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!("{} exists", dir.display()),
-        ));
+    // The archive's name is claimed first, so nothing can be put in its place meanwhile.
+    let file = create_archive(dir)?;
+    let result = write_archive(&records, dir, file, redactor.as_ref());
+    if result.is_err() {
+        let _ = std::fs::remove_file(dir);
     }
-    let staging = tempfile_dir(dir)?;
-    let result =
-        write_with(&records, &staging.join("snapshot"), redactor.as_ref()).and_then(|summary| {
-            let file = std::fs::File::create(dir)?;
-            let gz = flate2::write::GzEncoder::new(file, flate2::Compression::default());
-            let mut tar = tar::Builder::new(gz);
-            tar.follow_symlinks(false);
-            tar.append_dir_all("snapshot", staging.join("snapshot"))?;
-            tar.into_inner()?.finish()?;
-            Ok(summary)
-        });
-    let _ = std::fs::remove_dir_all(&staging);
     result
 }
 
-/// A fresh staging directory next to the archive (same filesystem, cleaned up by the caller).
-fn tempfile_dir(archive: &Path) -> io::Result<PathBuf> {
+/// Writes the fixture into a private staging directory next to the archive (same filesystem,
+/// unpredictable name, removed when dropped), then packs it into `file`.
+fn write_archive(
+    records: &[Record],
+    archive: &Path,
+    file: File,
+    redactor: Option<&Redactor>,
+) -> io::Result<Summary> {
     let parent = archive
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    for n in 0..100 {
-        let candidate = parent.join(format!(".rocm-probe-snapshot-{}-{n}", std::process::id()));
-        match std::fs::create_dir(&candidate) {
-            Ok(()) => return Ok(candidate),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
+    let staging = tempfile::Builder::new()
+        .prefix(".rocm-probe-snapshot-")
+        .tempdir_in(parent)
+        .map_err(|e| at(parent, &e))?;
+    let tree = staging.path().join("snapshot");
+    let summary = write_with(records, &tree, redactor)?;
+    let gz = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+    let mut tar = tar::Builder::new(gz);
+    tar.follow_symlinks(false);
+    tar.append_dir_all("snapshot", &tree)
+        .map_err(|e| at(archive, &e))?;
+    tar.into_inner()?.finish().map_err(|e| at(archive, &e))?;
+    Ok(summary)
+}
+
+/// Creates the archive file, refusing anything already at `path` — a file, a symlink (even a
+/// dangling one: it would be written at its target), a FIFO (opening it would wait), a device
+/// or a directory. `O_EXCL` makes the same refusal atomic; the file is private until whole.
+fn create_archive(path: &Path) -> io::Result<File> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            msg!("snapshot.archive-exists", path = path.display()),
+        ));
+    }
+    let file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::AlreadyExists => io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                msg!("snapshot.archive-exists", path = path.display()),
+            ),
+            _ => at(path, &e),
+        })?;
+    file.set_permissions(std::fs::Permissions::from_mode(0o644))
+        .map_err(|e| at(path, &e))?;
+    Ok(file)
+}
+
+/// An I/O error that names the path it happened at.
+fn at(path: &Path, e: &io::Error) -> io::Error {
+    io::Error::new(
+        e.kind(),
+        msg!("snapshot.io", path = path.display(), error = e),
+    )
+}
+
+/// The snapshot's top directory: created when absent; an existing one must be a real, empty
+/// directory (a symlink there would send every write elsewhere).
+fn prepare_root(dir: &Path) -> io::Result<()> {
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.file_type().is_symlink() => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            msg!("snapshot.target-is-symlink", path = dir.display()),
+        )),
+        Ok(m) if m.is_dir() => {
+            let mut entries = std::fs::read_dir(dir).map_err(|e| at(dir, &e))?;
+            match entries.next() {
+                None => Ok(()),
+                Some(_) => Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    msg!("snapshot.dir-not-empty", path = dir.display()),
+                )),
+            }
+        }
+        Ok(_) => Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            msg!("snapshot.not-a-directory", path = dir.display()),
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).map_err(|e| at(parent, &e))?;
+            }
+            // Not `create_dir_all`: whatever appeared at `dir` since the check is refused.
+            std::fs::create_dir(dir).map_err(|e| at(dir, &e))
+        }
+        Err(e) => Err(at(dir, &e)),
+    }
+}
+
+/// Creates the directories from `root` (exclusive) down to `dir` one level at a time; an
+/// existing level must be a real directory, never a symlink.
+fn make_dirs(root: &Path, dir: &Path) -> io::Result<()> {
+    let Ok(rel) = dir.strip_prefix(root) else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            msg!("snapshot.has-dotdot", path = dir.display()),
+        ));
+    };
+    let mut here = root.to_path_buf();
+    for part in rel.components() {
+        here.push(part);
+        match std::fs::create_dir(&here) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                let real_dir = std::fs::symlink_metadata(&here).is_ok_and(|m| m.is_dir());
+                if !real_dir {
+                    return Err(io::Error::new(
+                        io::ErrorKind::AlreadyExists,
+                        msg!("snapshot.not-a-directory", path = here.display()),
+                    ));
+                }
+            }
+            Err(e) => return Err(at(&here, &e)),
         }
     }
-    Err(io::Error::other("no free staging directory name"))
+    Ok(())
+}
+
+/// Creates a new file (never an existing one, never through a symlink) below `root`.
+fn create_file(root: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if let Some(parent) = path.parent() {
+        make_dirs(root, parent)?;
+    }
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| at(path, &e))?;
+    file.write_all(bytes).map_err(|e| at(path, &e))
 }
 
 /// Writes recorded accesses as a fixture, redacted with what the records themselves name when
@@ -99,20 +213,14 @@ pub fn write(records: &[Record], dir: &Path, redact: bool) -> io::Result<Summary
 fn write_with(records: &[Record], dir: &Path, redactor: Option<&Redactor>) -> io::Result<Summary> {
     let redact = redactor.is_some();
     let path_of = |p: &str| redactor.map_or_else(|| p.to_owned(), |r| r.path(p));
-    if dir.exists() && std::fs::read_dir(dir)?.next().is_some() {
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!("{} exists and is not empty", dir.display()),
-        ));
-    }
-    std::fs::create_dir_all(dir)?;
+    prepare_root(dir)?;
     let inside = |abs: &str| -> io::Result<PathBuf> {
         let abs = path_of(abs);
         let rel = abs.trim_start_matches('/');
         if rel.split('/').any(|c| c == "..") {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                format!("{abs}: has .."),
+                msg!("snapshot.has-dotdot", path = abs),
             ));
         }
         Ok(dir.join(rel))
@@ -142,18 +250,17 @@ fn write_with(records: &[Record], dir: &Path, redactor: Option<&Redactor>) -> io
                     continue;
                 }
                 let target = inside(path)?;
-                create_parent(&target)?;
                 let bytes = match redactor {
                     Some(r) => r.file(path, bytes),
                     None => bytes.clone(),
                 };
-                std::fs::write(&target, bytes)?;
+                create_file(dir, &target, &bytes)?;
                 summary.files += 1;
             }
             Record::Link { path, target } => links.push((inside(path)?, path_of(target))),
             Record::Dir { path, entries } => {
                 let at = inside(path)?;
-                std::fs::create_dir_all(&at)?;
+                make_dirs(dir, &at)?;
                 for e in entries {
                     // Listed but never read (a misnamed node directory, a PCI function of
                     // another vendor's child): keep the name so the listing is the same.
@@ -204,8 +311,10 @@ fn write_with(records: &[Record], dir: &Path, redactor: Option<&Redactor>) -> io
     // a link (an absolute target would lead out of the snapshot, into the host).
     for (at, target) in links {
         if std::fs::symlink_metadata(&at).is_err() && !below_symlink(dir, &at) {
-            create_parent(&at)?;
-            std::os::unix::fs::symlink(target, &at)?;
+            if let Some(parent) = at.parent() {
+                make_dirs(dir, parent)?;
+            }
+            std::os::unix::fs::symlink(&target, &at).map_err(|e| self::at(&at, &e))?;
             summary.links += 1;
         }
     }
@@ -214,10 +323,9 @@ fn write_with(records: &[Record], dir: &Path, redactor: Option<&Redactor>) -> io
             continue;
         }
         if is_dir {
-            std::fs::create_dir_all(&path)?;
+            make_dirs(dir, &path)?;
         } else {
-            create_parent(&path)?;
-            std::fs::write(&path, b"")?;
+            create_file(dir, &path, b"")?;
         }
     }
     let mut value = toml::Value::try_from(&config).map_err(io::Error::other)?;
@@ -225,7 +333,7 @@ fn write_with(records: &[Record], dir: &Path, redactor: Option<&Redactor>) -> io
         redact_strings(&mut value, r);
     }
     let text = toml::to_string(&value).map_err(io::Error::other)?;
-    std::fs::write(dir.join(FIXTURE_FILE), text)?;
+    create_file(dir, &dir.join(FIXTURE_FILE), text.as_bytes())?;
     Ok(summary)
 }
 
@@ -243,13 +351,6 @@ fn below_symlink(root: &Path, path: &Path) -> bool {
         }
     }
     false
-}
-
-fn create_parent(path: &Path) -> io::Result<()> {
-    match path.parent() {
-        Some(p) => std::fs::create_dir_all(p),
-        None => Ok(()),
-    }
 }
 
 /// Every string of `fixture.toml` (environment values, the active run's library paths, the
