@@ -243,6 +243,8 @@ fn write_with(records: &[Record], dir: &Path, redactor: Option<&Redactor>) -> io
     // Symlinks are made after the files: while files are written no symlink exists in the
     // snapshot, so no write can be redirected through one (an absolute target would lead out).
     let mut links: Vec<(PathBuf, String)> = Vec::new();
+    let mut undecodable: Vec<PathBuf> = Vec::new();
+    let mut unset: Vec<String> = Vec::new();
     for record in records {
         match record {
             Record::File { path, bytes } => {
@@ -295,6 +297,19 @@ fn write_with(records: &[Record], dir: &Path, redactor: Option<&Redactor>) -> io
                 config.env.insert(name.clone(), v.clone());
             }
             Record::Env { value: None, .. } => {}
+            // Not reproducible as it is: refused, by name, rather than written altered.
+            Record::EntryNotUtf8 { dir, lossy } => {
+                let path = format!("{}/{lossy}", dir.trim_end_matches('/'));
+                let reason = msg!("snapshot.name-not-utf8", name = format!("{lossy:?}"));
+                summary.failed.push(format!("{}: {reason}", path_of(&path)));
+                undecodable.push(inside(&path)?);
+            }
+            Record::EnvNotUtf8 { name } => {
+                summary
+                    .failed
+                    .push(format!("env:{name}: {}", msg!("snapshot.env-not-utf8")));
+                unset.push(name.clone());
+            }
             Record::Identity(id) => config.identity = id.clone(),
             Record::Active(a) => config.active = Some((**a).clone()),
             Record::Device {
@@ -317,6 +332,12 @@ fn write_with(records: &[Record], dir: &Path, redactor: Option<&Redactor>) -> io
             std::os::unix::fs::symlink(&target, &at).map_err(|e| self::at(&at, &e))?;
             summary.links += 1;
         }
+    }
+    for path in &undecodable {
+        placeholders.remove(path);
+    }
+    for name in &unset {
+        config.env.remove(name);
     }
     for (path, is_dir) in placeholders {
         if std::fs::symlink_metadata(&path).is_ok() || below_symlink(dir, &path) {
@@ -405,5 +426,44 @@ mod tests {
             0,
             "wrote into the host"
         );
+    }
+
+    /// A live environment variable that is not UTF-8 (only the live host can hold one).
+    #[derive(Debug)]
+    struct Latin1Home;
+
+    impl crate::host::Host for Latin1Home {
+        fn env(&self, name: &str) -> Option<String> {
+            (name == "HOME").then(|| "/home/caf\u{FFFD}".to_owned())
+        }
+        fn env_is_utf8(&self, name: &str) -> bool {
+            name != "HOME"
+        }
+        fn identity(&self) -> Option<crate::fixture::Identity> {
+            None
+        }
+        fn device(&self, _: &str) -> Option<crate::fixture::DeviceNode> {
+            None
+        }
+    }
+
+    #[test]
+    fn a_non_utf8_environment_value_is_refused_not_altered() {
+        use crate::host::{Host, RecordingHost};
+        let recorder = std::sync::Arc::new(crate::record::Recorder::default());
+        let host = RecordingHost::new(Box::new(Latin1Home), recorder.clone());
+        host.env("HOME");
+        host.env("PATH");
+        let out = tempfile::tempdir().unwrap();
+        let snap = out.path().join("snap");
+        let summary = write(&recorder.records(), &snap, false).unwrap();
+        assert_eq!(summary.failed.len(), 1, "{:?}", summary.failed);
+        assert!(
+            summary.failed[0].starts_with("env:HOME: "),
+            "{:?}",
+            summary.failed
+        );
+        let toml = std::fs::read_to_string(snap.join(FIXTURE_FILE)).unwrap();
+        assert!(!toml.contains("HOME"), "{toml}");
     }
 }
