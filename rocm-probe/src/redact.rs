@@ -321,20 +321,34 @@ impl Redactor {
         }
     }
 
+    /// One pass over the words of the bytes (a large binary costs one lookup per word, however
+    /// many names were learned), then the rare names that are not one word.
     fn mask_binary(&self, bytes: &[u8]) -> Vec<u8> {
         let mut out = bytes.to_vec();
-        let names = self.words.keys().chain(self.phrases.iter().map(|(p, _)| p));
-        for name in names {
-            let n = name.as_bytes();
+        let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+        let mut i = 0;
+        while i < out.len() {
+            let n = out[i..].iter().take_while(|b| word(**b)).count();
+            if n == 0 {
+                i += 1;
+                continue;
+            }
+            let known =
+                std::str::from_utf8(&out[i..i + n]).is_ok_and(|w| self.words.contains_key(w));
+            if known {
+                out[i..i + n].fill(b'x');
+            }
+            i += n;
+        }
+        for (phrase, _) in &self.phrases {
+            let p = phrase.as_bytes();
             let mut i = 0;
-            while i + n.len() <= out.len() {
-                let bounded = (i == 0 || !is_word(char::from(out[i - 1])))
-                    && out
-                        .get(i + n.len())
-                        .is_none_or(|b| !is_word(char::from(*b)));
-                if &out[i..i + n.len()] == n && bounded {
-                    out[i..i + n.len()].fill(b'x');
-                    i += n.len();
+            while i + p.len() <= out.len() {
+                let bounded =
+                    (i == 0 || !word(out[i - 1])) && out.get(i + p.len()).is_none_or(|b| !word(*b));
+                if bounded && &out[i..i + p.len()] == p {
+                    out[i..i + p.len()].fill(b'x');
+                    i += p.len();
                 } else {
                     i += 1;
                 }
