@@ -101,3 +101,34 @@ fn snapshot_into_a_tar_gz_archive() {
         .collect();
     assert_eq!(left.len(), 2, "{left:?}");
 }
+
+/// A directory entry whose name is not UTF-8 cannot be written as the report saw it (with
+/// U+FFFD): it is listed as not copied, and no altered name is written instead.
+#[test]
+fn a_non_utf8_entry_is_listed_not_copied() {
+    use std::os::unix::ffi::OsStrExt;
+    let machine = rocm_probe_tests::copy_fixture("rx7900xtx");
+    let modprobe = machine.path().join("etc/modprobe.d");
+    std::fs::create_dir_all(&modprobe).unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"\xffbad.conf");
+    std::fs::write(modprobe.join(name), "blacklist amdgpu\n").unwrap();
+    for redact in [false, true] {
+        let out = tempfile::tempdir().unwrap();
+        let snap = out.path().join("snap");
+        let summary =
+            rocm_probe::snapshot::snapshot(Source::fixture(machine.path()).unwrap(), &snap, redact)
+                .unwrap();
+        assert_eq!(summary.failed.len(), 1, "{:?}", summary.failed);
+        let failed = &summary.failed[0];
+        assert!(
+            failed.starts_with("/etc/modprobe.d/") && failed.contains("bad.conf"),
+            "{failed}"
+        );
+        assert!(failed.contains("UTF-8"), "{failed}");
+        let altered: Vec<_> = walk(&snap)
+            .into_iter()
+            .filter(|p| p.to_string_lossy().contains('\u{FFFD}'))
+            .collect();
+        assert!(altered.is_empty(), "{altered:?}");
+    }
+}

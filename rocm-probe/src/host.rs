@@ -14,6 +14,11 @@ use crate::record::{Record, Recorder};
 pub trait Host: Debug + Send + Sync {
     /// An environment variable of the probing process.
     fn env(&self, name: &str) -> Option<String>;
+    /// Whether that variable, when set, is UTF-8 ([`Host::env`] decodes it lossily otherwise),
+    /// so that a snapshot can refuse what it cannot reproduce.
+    fn env_is_utf8(&self, _name: &str) -> bool {
+        true
+    }
     /// Who the probe runs as; `None` when not recorded (fixture without `[identity]`).
     fn identity(&self) -> Option<Identity>;
     /// A device node's metadata; `None` when it does not exist.
@@ -27,6 +32,10 @@ pub struct LiveHost;
 impl Host for LiveHost {
     fn env(&self, name: &str) -> Option<String> {
         std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+    }
+
+    fn env_is_utf8(&self, name: &str) -> bool {
+        std::env::var_os(name).is_none_or(|v| v.to_str().is_some())
     }
 
     fn identity(&self) -> Option<Identity> {
@@ -107,7 +116,16 @@ impl Host for RecordingHost {
             name: name.to_owned(),
             value: value.clone(),
         });
+        if !self.inner.env_is_utf8(name) {
+            self.recorder.push(Record::EnvNotUtf8 {
+                name: name.to_owned(),
+            });
+        }
         value
+    }
+
+    fn env_is_utf8(&self, name: &str) -> bool {
+        self.inner.env_is_utf8(name)
     }
 
     fn identity(&self) -> Option<Identity> {

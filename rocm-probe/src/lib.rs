@@ -49,6 +49,7 @@ pub mod process;
 pub mod prometheus;
 pub mod properties;
 pub mod record;
+pub mod redact;
 pub mod report;
 pub mod root;
 pub mod rules;

@@ -24,6 +24,19 @@ pub enum Record {
         /// Entry names.
         entries: Vec<String>,
     },
+    /// A directory entry whose name is not UTF-8: readers saw it decoded lossily, as `lossy`
+    /// (with U+FFFD), a name that opens nothing. A snapshot cannot write it as it is.
+    EntryNotUtf8 {
+        /// The directory's absolute path.
+        dir: String,
+        /// The name as readers saw it.
+        lossy: String,
+    },
+    /// An environment variable whose value is not UTF-8 (readers saw it decoded lossily).
+    EnvNotUtf8 {
+        /// Its name.
+        name: String,
+    },
     /// A symlink read (not followed).
     Link {
         /// Absolute path.

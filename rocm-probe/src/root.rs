@@ -334,22 +334,37 @@ impl SysRoot {
     /// Lists a directory's entry names, sorted bytewise (callers sort numerically where needed).
     pub fn read_dir(&self, abs: &str) -> Result<Vec<String>, ReadError> {
         let result = self.read_dir_uncounted(abs);
-        self.log_result(abs, result, |entries| Record::Dir {
+        let undecodable = result.as_ref().map(|(_, u)| u.clone()).unwrap_or_default();
+        let result = self.log_result(abs, result.map(|(names, _)| names), |entries| Record::Dir {
             path: abs.to_owned(),
             entries: entries.clone(),
-        })
+        });
+        for lossy in undecodable {
+            self.log(|| Record::EntryNotUtf8 {
+                dir: abs.to_owned(),
+                lossy,
+            });
+        }
+        result
     }
 
-    fn read_dir_uncounted(&self, abs: &str) -> Result<Vec<String>, ReadError> {
+    /// The entry names, and apart those that are not UTF-8 (as readers see them, lossily).
+    fn read_dir_uncounted(&self, abs: &str) -> Result<(Vec<String>, Vec<String>), ReadError> {
         let path = self.resolve_dir(abs)?;
         let entries = std::fs::read_dir(&path).map_err(|e| ReadError::from_io(abs, &e))?;
         let mut names = Vec::new();
+        let mut undecodable = Vec::new();
         for entry in entries {
             let entry = entry.map_err(|e| ReadError::from_io(abs, &e))?;
-            names.push(entry.file_name().to_string_lossy().into_owned());
+            let name = entry.file_name();
+            let lossy = name.to_string_lossy().into_owned();
+            if name.to_str().is_none() {
+                undecodable.push(lossy.clone());
+            }
+            names.push(lossy);
         }
         names.sort();
-        Ok(names)
+        Ok((names, undecodable))
     }
 
     /// The target of a symlink as written in it (not followed), e.g. a PCI function's

@@ -30,6 +30,8 @@ pub fn html(
 ) -> io::Result<()> {
     let mut page = String::with_capacity(64 * 1024);
     write_page(report, facts, source, &mut page).map_err(io::Error::other)?;
+    // Made to be shared: redacted like `--format markdown` and `snapshot`.
+    let page = rocm_probe::redact::Redactor::for_source(source).html(&page);
     out.write_all(page.as_bytes())
 }
 

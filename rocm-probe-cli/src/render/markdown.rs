@@ -1,12 +1,12 @@
 //! `report --format markdown`: a block to paste into a GitHub issue — the verdict and the layers
 //! that warn or fail first, the whole text report in a collapsed `<details>`, everything
-//! redacted like `snapshot` (home directories, user@host, GPU unique ids).
+//! redacted like `snapshot` (user and host names, GPU UUIDs, unique ids and serial numbers).
 
 use std::io::{self, Write};
 
 use rocm_probe::finding::Status;
 use rocm_probe::i18n;
-use rocm_probe::snapshot::redact_text;
+use rocm_probe::redact::Redactor;
 use rocm_probe::{Facts, Report, Source, msg};
 
 use super::report::{Style, layer_name, text};
@@ -23,6 +23,8 @@ pub fn markdown(
     source: &Source,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    let redact = Redactor::for_source(source);
+    let redact_text = |t: &str| redact.text(t);
     let v = &report.verdict;
     let word = |s: Status| i18n::status_word(s, i18n::current());
     writeln!(out, "{}", msg!("cli.md-title"))?;
