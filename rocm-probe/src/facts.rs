@@ -57,6 +57,7 @@ pub struct Facts {
     /// Results of the active probes: live with `--active`, or a fixture's `[active]` table.
     pub active: Option<ActiveFacts>,
     /// Problems outside the topology.
+    #[serde(serialize_with = "crate::problem::serialize_grouped")]
     pub problems: Vec<Problem>,
 }
 

@@ -318,6 +318,7 @@ pub struct InstallFacts {
     /// The loader's search order, without duplicates.
     pub search_path: Vec<SearchDir>,
     /// Unreadable or malformed install files.
+    #[serde(serialize_with = "crate::problem::serialize_grouped")]
     pub problems: Vec<Problem>,
 }
 

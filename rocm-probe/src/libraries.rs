@@ -199,6 +199,7 @@ pub struct LibraryFacts {
     /// One entry per install, in [`InstallFacts::installs`] order.
     pub installs: Vec<InstallLibraries>,
     /// Unreadable directories.
+    #[serde(serialize_with = "crate::problem::serialize_grouped")]
     pub problems: Vec<Problem>,
 }
 

@@ -195,6 +195,7 @@ pub struct Topology {
     /// Nodes in numeric order.
     pub nodes: Vec<Node>,
     /// Everything malformed or unreadable, with its path.
+    #[serde(serialize_with = "crate::problem::serialize_grouped")]
     pub problems: Vec<Problem>,
 }
 

@@ -1,0 +1,257 @@
+//! What the report shows from hostile input: bounded however many problems a file holds,
+//! escaped for each medium whatever bytes the machine's files hold, and the right diagnosis
+//! when the KFD tree cannot be read.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+const TOPOLOGY: &str = "sys/class/kfd/kfd/topology";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
+}
+
+/// A copy of `fixtures/<name>` in a fresh temporary directory.
+fn copy_fixture(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("root");
+    let ok = Command::new("cp")
+        .args(["-a", "--no-target-directory"])
+        .arg(fixtures().join(name))
+        .arg(&dir)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    (scratch, dir)
+}
+
+/// Runs the CLI on `root` with `args`; stdout and stderr, killed after a generous bound.
+fn probe(root: &Path, args: &[&str]) -> (Option<i32>, Vec<u8>, Vec<u8>) {
+    let out = assert_cmd::Command::cargo_bin("rocm-probe")
+        .unwrap()
+        .env_clear()
+        .env("COLUMNS", "100")
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    (out.status.code(), out.stdout, out.stderr)
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. However many problems one file holds, the report names it once, counted, within a bound.
+
+/// Appends lines to `path` until it is just under the 1 MiB read limit, each line one problem
+/// (a repeated key, or a key with two values). Returns how many lines were added.
+fn fill_with_bad_lines(path: &Path) -> usize {
+    let mut text = std::fs::read_to_string(path).unwrap();
+    let mut added = 0;
+    loop {
+        let line = if added % 2 == 0 {
+            "simd_count 24\n".to_owned()
+        } else {
+            format!("garbage{added} x y\n")
+        };
+        if text.len() + line.len() > (1 << 20) - 64 {
+            break;
+        }
+        text.push_str(&line);
+        added += 1;
+    }
+    std::fs::write(path, text).unwrap();
+    added
+}
+
+const OUTPUT_BOUND: usize = 256 << 10;
+
+#[test]
+fn a_megabyte_of_bad_properties_is_one_file_named_once_with_its_count() {
+    let (_scratch, root) = copy_fixture("malformed/base");
+    let file = root.join(TOPOLOGY).join("nodes/1/properties");
+    let bad = fill_with_bad_lines(&file);
+    assert!(bad > 50_000, "{bad}");
+    let suffix = "nodes/1/properties";
+
+    let (code, text, _) = probe(&root, &["--color", "never", "-v"]);
+    assert!(matches!(code, Some(0 | 1)), "exit {code:?}");
+    let text = String::from_utf8(text).unwrap();
+    assert!(
+        text.len() < OUTPUT_BOUND,
+        "text report is {} bytes",
+        text.len()
+    );
+    let naming: Vec<&str> = text.lines().filter(|l| l.contains(suffix)).collect();
+    assert_eq!(naming.len(), 1, "{naming:#?}");
+    assert!(
+        naming[0].contains(&format!("{} more", bad - 3)),
+        "{}",
+        naming[0]
+    );
+    assert!(text.contains("1 malformed sysfs file(s)"), "{text}");
+
+    let (_, json, _) = probe(&root, &["--json"]);
+    assert!(
+        json.len() < OUTPUT_BOUND,
+        "JSON report is {} bytes",
+        json.len()
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let evidence: Vec<&serde_json::Value> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["evidence"].as_array().unwrap())
+        .filter(|e| e["source"].as_str().unwrap().ends_with(suffix))
+        .collect();
+    assert_eq!(evidence.len(), 1, "{evidence:#?}");
+    assert_eq!(evidence[0]["count"], bad, "{:#?}", evidence[0]);
+}
+
+#[test]
+fn many_bad_files_are_listed_up_to_a_cap_and_counted() {
+    let (_scratch, root) = copy_fixture("malformed/base");
+    let nodes = root.join(TOPOLOGY).join("nodes");
+    // Forty more GPU nodes, each with a bad line.
+    let props = std::fs::read_to_string(nodes.join("1/properties")).unwrap();
+    for n in 2..42 {
+        let dir = nodes.join(n.to_string());
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("properties"), format!("{props}simd_count 1\n")).unwrap();
+    }
+    let (_, text, _) = probe(&root, &["--color", "never"]);
+    let text = String::from_utf8(text).unwrap();
+    let listed = text.lines().filter(|l| l.contains("/properties:")).count();
+    assert_eq!(listed, 20, "{text}");
+    assert!(text.contains("and 20 more file(s) with problems"), "{text}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Bytes from the machine never reach an output as control characters.
+
+const INJECTED: &str = "FAIL injected";
+
+/// A copy of `mi308x-busy` with an ESC sequence, a BEL and a right-to-left override in the
+/// marketing name, a node directory whose name holds a newline, and a process name with a
+/// terminal-title sequence and a carriage return.
+fn hostile_fixture() -> (tempfile::TempDir, PathBuf) {
+    let (scratch, root) = copy_fixture("mi308x-busy");
+    let ids = root.join("usr/share/libdrm/amdgpu.ids");
+    let text = std::fs::read_to_string(&ids).unwrap();
+    let evil = "\x1b[31mEVIL\x1b[0m \u{202e}Name\u{85}\x07";
+    let text = text
+        .replace("AMD Instinct MI308X", evil)
+        .replace("AMD Instinct MI300X", evil);
+    std::fs::write(&ids, text).unwrap();
+    let nodes = root.join(TOPOLOGY).join("nodes");
+    let ok = Command::new("cp")
+        .arg("-a")
+        .arg(nodes.join("1"))
+        .arg(nodes.join(format!("2\n{INJECTED}")))
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    std::fs::write(
+        root.join("proc/5151/comm"),
+        format!("bad\x1b]0;title\x07\r{INJECTED}\n"),
+    )
+    .unwrap();
+    (scratch, root)
+}
+
+/// Control bytes other than the line feed and tab a renderer writes itself, and the Unicode
+/// controls that reorder text.
+fn hostile_chars(out: &str) -> Vec<(usize, char)> {
+    out.char_indices()
+        .filter(|&(_, c)| {
+            (c.is_control() && c != '\n' && c != '\t')
+                || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
+        .collect()
+}
+
+fn assert_clean(what: &str, bytes: &[u8]) {
+    let out = String::from_utf8_lossy(bytes);
+    let bad = hostile_chars(&out);
+    assert!(bad.is_empty(), "{what}: {bad:?} in\n{out}");
+    let forged: Vec<&str> = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with(INJECTED))
+        .collect();
+    assert!(forged.is_empty(), "{what}: forged lines {forged:?}");
+}
+
+#[test]
+fn no_medium_passes_control_characters_from_the_machine() {
+    let (scratch, root) = hostile_fixture();
+    for args in [
+        &["--color", "never", "-v"][..],
+        &["--format", "markdown"],
+        &["--format", "html"],
+        &["--format", "junit"],
+        &["--color", "never", "ps"],
+        &["--color", "never", "agents"],
+        &["--color", "never", "targets"],
+    ] {
+        let (_, stdout, _) = probe(&root, args);
+        assert_clean(&format!("{args:?}"), &stdout);
+    }
+    // The marketing name reaches the text output, escaped, rather than being dropped.
+    let (_, agents, _) = probe(&root, &["agents"]);
+    let agents = String::from_utf8(agents).unwrap();
+    assert!(
+        agents.contains("\\x1b[31mEVIL\\x1b[0m \\u{202e}Name\\x85\\x07"),
+        "{agents}"
+    );
+    let (_, ps, _) = probe(&root, &["ps"]);
+    assert!(
+        String::from_utf8(ps)
+            .unwrap()
+            .contains("bad\\x1b]0;title\\x07\\rFAIL injected"),
+    );
+
+    let prom = scratch.path().join("metrics.prom");
+    probe(&root, &["--textfile", prom.to_str().unwrap()]);
+    let prom = std::fs::read(&prom).unwrap();
+    assert_clean("textfile", &prom);
+    assert!(
+        String::from_utf8(prom)
+            .unwrap()
+            .contains(r#"marketing_name="\\x1b[31mEVIL\\x1b[0m \\u{202e}Name\\x85\\x07""#)
+    );
+    let nfd = scratch.path().join("features");
+    probe(&root, &["--nfd-features", nfd.to_str().unwrap()]);
+    assert_clean("nfd", &std::fs::read(&nfd).unwrap());
+}
+
+#[test]
+fn colour_is_the_renderers_own_and_only_with_colour() {
+    let (_scratch, root) = hostile_fixture();
+    let (_, never, _) = probe(&root, &["--color", "never", "-v"]);
+    assert!(!never.contains(&0x1b), "ESC with --color never");
+    let (_, always, _) = probe(&root, &["--color", "always", "-v"]);
+    let always = String::from_utf8(always).unwrap();
+    // Every ESC is the start of the renderer's SGR colour code, none the fixture's.
+    for (i, _) in always.match_indices('\x1b') {
+        let rest = &always[i..];
+        assert!(
+            [
+                "\x1b[0m",
+                "\x1b[32m",
+                "\x1b[36m",
+                "\x1b[2m",
+                "\x1b[1;31m",
+                "\x1b[1;33m"
+            ]
+            .iter()
+            .any(|c| rest.starts_with(c)),
+            "{:?}",
+            &rest[..rest.len().min(20)]
+        );
+    }
+    assert!(!always.contains("\x1b[31mEVIL"));
+}
