@@ -14,6 +14,45 @@ use crate::root::{ReadError, SysRoot};
 /// `/sys/devices/virtual/kfd/kfd/topology`; `rocm_agent_enumerator` uses this one).
 pub const TOPOLOGY_DIR: &str = "/sys/class/kfd/kfd/topology";
 
+/// The KFD topology is there but this process was refused reading it: who was refused, what,
+/// and the refused path's mode and owner when `stat` (which needs no read permission) gives
+/// them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KfdUnreadable {
+    /// The path the read was refused on (the topology or a directory inside it).
+    pub path: String,
+    /// The effective uid of the probe, which was refused.
+    pub uid: u32,
+    /// The refused path's permission bits (`0o7777` mask).
+    pub mode: Option<u32>,
+    /// Its owning uid.
+    pub owner_uid: Option<u32>,
+    /// Its owning gid.
+    pub owner_gid: Option<u32>,
+}
+
+impl KfdUnreadable {
+    /// From the topology's read error: `Some` only for a refusal (not for an absent topology,
+    /// which is a different diagnosis).
+    pub fn from_error(root: &SysRoot, err: &ReadError) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        if err.kind != crate::root::ReadErrorKind::PermissionDenied {
+            return None;
+        }
+        let meta = root
+            .resolve(&err.path)
+            .ok()
+            .and_then(|p| std::fs::metadata(p).ok());
+        Some(Self {
+            path: err.path.clone(),
+            uid: nix::unistd::geteuid().as_raw(),
+            mode: meta.as_ref().map(|m| m.mode() & 0o7777),
+            owner_uid: meta.as_ref().map(MetadataExt::uid),
+            owner_gid: meta.as_ref().map(MetadataExt::gid),
+        })
+    }
+}
+
 /// How often the scan is repeated when `generation_id` changes under it (a GPU hot-added or
 /// removed), as libhsakmt does.
 const GENERATION_RETRIES: usize = 3;

@@ -255,3 +255,72 @@ fn colour_is_the_renderers_own_and_only_with_colour() {
     }
     assert!(!always.contains("\x1b[31mEVIL"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// 3. A KFD tree this user may not read is its own diagnosis, not "no KFD".
+
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"))
+}
+
+#[test]
+fn an_unreadable_kfd_topology_is_not_a_missing_kfd() {
+    use std::os::unix::fs::PermissionsExt;
+    if !is_root() || !Path::new("/usr/bin/setpriv").exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs this as root with util-linux"
+        );
+        eprintln!("skipped: needs root and setpriv");
+        return;
+    }
+    let (scratch, root) = copy_fixture("malformed/base");
+    // nobody must reach the binary and the fixture, but not the topology's nodes.
+    let bin = scratch.path().join("rocm-probe");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("rocm-probe"), &bin).unwrap();
+    let ok = Command::new("chmod")
+        .args(["-R", "a+rX"])
+        .arg(scratch.path())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let nodes = root.join(TOPOLOGY).join("nodes");
+    std::fs::set_permissions(&nodes, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let run = |args: &[&str]| {
+        let mut cmd = assert_cmd::Command::new("/usr/bin/setpriv");
+        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&bin)
+            .env_clear()
+            .arg("--root")
+            .arg(&root)
+            .args(args)
+            .timeout(Duration::from_secs(60));
+        cmd.output().unwrap()
+    };
+
+    let out = run(&["--color", "never"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.starts_with("FAIL"), "{text}");
+    assert!(text.contains("driver.kfd-unreadable"), "{text}");
+    assert!(!text.contains("driver.kfd-missing"), "{text}");
+    assert!(!text.contains("CONFIG_HSA_AMD"), "{text}");
+    assert!(
+        text.contains("topology/nodes: permission denied to uid 65534; mode 0000, owner uid 0"),
+        "{text}"
+    );
+
+    let out = run(&["--json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["verdict"]["root_cause"], "driver.kfd-unreadable");
+    assert_eq!(doc["verdict"]["root_layer"], 2);
+    // The layers above follow from it, as they do from a missing KFD.
+    let layers = doc["layers"].as_array().unwrap();
+    for l in &layers[2..] {
+        assert_eq!(l["consequence_of"], "driver.kfd-unreadable", "{l}");
+    }
+}
