@@ -163,13 +163,31 @@ pub fn warnings(problems: &[Problem]) -> Vec<String> {
     out
 }
 
-/// Serializes a problem list grouped per file (see [`group`]): `path`, `kind`, `count` and
-/// the first `messages`, so that a file of a million bad lines stays one small object.
+/// Serializes a problem list grouped per file (see [`group`]), so that a file of a million bad
+/// lines stays one small object: a problem's `path`, `message` (the first) and `kind` as before,
+/// plus `count` (all of the file's problems) and `more_messages` (the next distinct ones shown,
+/// when there are any).
 pub fn serialize_grouped<S: serde::Serializer>(
     problems: &[Problem],
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
-    serializer.collect_seq(group(problems))
+    #[derive(Serialize)]
+    struct Grouped<'a> {
+        path: &'a str,
+        message: &'a str,
+        kind: ProblemKind,
+        count: usize,
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        more_messages: &'a [String],
+    }
+    let groups = group(problems);
+    serializer.collect_seq(groups.iter().map(|g| Grouped {
+        path: &g.path,
+        message: g.messages.first().map_or("", String::as_str),
+        kind: g.kind,
+        count: g.count,
+        more_messages: g.messages.get(1..).unwrap_or_default(),
+    }))
 }
 
 /// Most inputs are optional: a missing file is `None` and says nothing; any other failure to
