@@ -324,3 +324,68 @@ fn an_unreadable_kfd_topology_is_not_a_missing_kfd() {
         assert_eq!(l["consequence_of"], "driver.kfd-unreadable", "{l}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// 4. Smaller ones.
+
+#[test]
+fn an_implausible_gfx_target_version_is_a_malformed_value_not_a_target() {
+    let root = fixtures().join("malformed/gfx-target-version-garbage");
+    let (code, text, _) = probe(&root, &["--color", "never"]);
+    let text = String::from_utf8(text).unwrap();
+    assert!(matches!(code, Some(0 | 1)), "{text}");
+    // u32::MAX decoded field by field would be gfx96485f.
+    assert!(!text.contains("gfx9648"), "{text}");
+    assert!(
+        text.lines().any(|l| l.contains("nodes/1/properties")
+            && l.contains("gfx_target_version 4294967295 is not a gfx version")),
+        "{text}"
+    );
+    let (_, targets, _) = probe(&root, &["targets"]);
+    assert!(!String::from_utf8(targets).unwrap().contains("gfx9648"));
+}
+
+/// `diff`'s exit code and standard error for the base report against `edit`ed copy of it.
+fn diff_against(edit: impl Fn(&mut serde_json::Value)) -> (Option<i32>, String) {
+    let scratch = tempfile::tempdir().unwrap();
+    let (_, json, _) = probe(&fixtures().join("malformed/base"), &["--json"]);
+    let a = scratch.path().join("a.json");
+    std::fs::write(&a, &json).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    edit(&mut doc);
+    let b = scratch.path().join("b.json");
+    std::fs::write(&b, doc.to_string()).unwrap();
+    let out = assert_cmd::Command::cargo_bin("rocm-probe")
+        .unwrap()
+        .env_clear()
+        .arg("diff")
+        .arg(&a)
+        .arg(&b)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn diff_refuses_an_unsupported_schema_version() {
+    let (code, err) = diff_against(|d| d["schema_version"] = 99.into());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("schema_version 99 is not supported"), "{err}");
+    // The next version's documents are read.
+    let (code, err) = diff_against(|d| d["schema_version"] = 2.into());
+    assert_eq!(code, Some(0), "{err}");
+}
+
+#[test]
+fn diff_refuses_findings_that_are_not_findings() {
+    let (code, err) = diff_against(|d| d["findings"] = serde_json::json!([1, 2]));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("findings[0] is not an object"), "{err}");
+    let (code, err) = diff_against(|d| d["findings"][0]["id"] = serde_json::json!(["x"]));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("findings[0] has no string `id`"), "{err}");
+}

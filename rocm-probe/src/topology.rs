@@ -342,12 +342,11 @@ fn read_node(
     scope: Scope,
     problems: &mut Vec<Problem>,
 ) -> Node {
-    let properties = read_properties(
-        root,
-        &format!("{dir}/properties"),
-        problems,
-        NodeProperties::parse,
-    );
+    let path = format!("{dir}/properties");
+    let mut properties = read_properties(root, &path, problems, NodeProperties::parse);
+    if let Some(p) = properties.as_mut() {
+        drop_implausible_target(p, &path, problems);
+    }
     if scope == Scope::Properties {
         return Node {
             id,
@@ -365,6 +364,23 @@ fn read_node(
         io_links: read_indexed(root, &format!("{dir}/io_links"), problems, IoLink::parse),
         p2p_links: read_indexed(root, &format!("{dir}/p2p_links"), problems, IoLink::parse),
     }
+}
+
+/// A `gfx_target_version` that no kernel writes (a field out of range) is a malformed value,
+/// never a target: it is dropped with a problem naming the file, and the node falls back to
+/// its device id like on kernels without the key.
+fn drop_implausible_target(p: &mut NodeProperties, path: &str, problems: &mut Vec<Problem>) {
+    let Some(v) = p.gfx_target_version else {
+        return;
+    };
+    if crate::target::GfxVersion::is_plausible_target_version(v) {
+        return;
+    }
+    p.gfx_target_version = None;
+    problems.push(Problem::new(
+        path,
+        msg!("facts.target-version-implausible", value = v),
+    ));
 }
 
 /// Reads `dir/<i>/properties` for every numeric `i`, in numeric order. A missing directory is
