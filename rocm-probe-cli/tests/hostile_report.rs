@@ -389,3 +389,31 @@ fn diff_refuses_findings_that_are_not_findings() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("findings[0] has no string `id`"), "{err}");
 }
+
+#[test]
+fn check_expect_refuses_unknown_ignored_ids_naming_the_closest() {
+    let scratch = tempfile::tempdir().unwrap();
+    let file = scratch.path().join("node.toml");
+    std::fs::write(
+        &file,
+        "[policy]\nignore = [\"hardware.pci-not-captured\", \"hardware.pci-not-capturd\"]\n",
+    )
+    .unwrap();
+    let out = assert_cmd::Command::cargo_bin("rocm-probe")
+        .unwrap()
+        .env_clear()
+        .arg("--root")
+        .arg(fixtures().join("malformed/base"))
+        .arg("check")
+        .arg("--expect")
+        .arg(&file)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`hardware.pci-not-capturd` (closest: `hardware.pci-not-captured`)"),
+        "{err}"
+    );
+}
