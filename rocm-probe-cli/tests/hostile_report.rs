@@ -417,3 +417,22 @@ fn check_expect_refuses_unknown_ignored_ids_naming_the_closest() {
         "{err}"
     );
 }
+
+#[test]
+fn a_library_directory_escaping_the_fixture_root_is_not_absent() {
+    let (_scratch, root) = copy_fixture("rocm-6.2-mi210");
+    let dir = root.join("opt/rocm-6.2.0/lib/rocblas/library");
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink("/../../../../../../../etc", &dir).unwrap();
+    let (_, text, _) = probe(&root, &["--color", "never", "-v"]);
+    let text = String::from_utf8(text).unwrap();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("/opt/rocm-6.2.0/lib/rocblas/library:"))
+        .collect();
+    assert!(!lines.is_empty(), "{text}");
+    for l in lines {
+        assert!(l.contains("escapes the fixture root"), "{l}");
+        assert!(!l.contains("(absent)"), "{l}");
+    }
+}

@@ -190,6 +190,19 @@ pub fn serialize_grouped<S: serde::Serializer>(
     }))
 }
 
+/// Whether `abs` exists, as [`SysRoot::exists`]; when it could not even be looked at for
+/// another reason than its absence (a symlink escaping the fixture root, a loop, a refusal),
+/// that is recorded as a problem instead of passing for absent.
+pub(crate) fn exists(root: &crate::root::SysRoot, abs: &str, problems: &mut Vec<Problem>) -> bool {
+    match root.resolve(abs) {
+        Err(e) if !e.is_not_found() => {
+            problems.push(e.into());
+            false
+        }
+        _ => root.exists(abs),
+    }
+}
+
 /// Most inputs are optional: a missing file is `None` and says nothing; any other failure to
 /// read it is recorded as a problem with its path.
 pub(crate) fn optional<T>(result: Result<T, ReadError>, problems: &mut Vec<Problem>) -> Option<T> {
