@@ -196,6 +196,7 @@ fn no_medium_passes_control_characters_from_the_machine() {
         &["--color", "never", "ps"],
         &["--color", "never", "agents"],
         &["--color", "never", "targets"],
+        &["topo", "--format", "dot"],
     ] {
         let (_, stdout, _) = probe(&root, args);
         assert_clean(&format!("{args:?}"), &stdout);

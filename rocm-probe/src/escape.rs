@@ -103,6 +103,26 @@ pub fn markdown(s: &str) -> String {
     })
 }
 
+/// For a Graphviz DOT quoted string: backslash and double quote escaped (a backslash would
+/// otherwise start one of DOT's own escapes such as `\n`), hostile characters visible, their
+/// backslash escaped in turn.
+pub fn dot(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            c if is_hostile(c) => {
+                let mut v = String::new();
+                visible(c, &mut v);
+                out.push_str(&v.replace('\\', "\\\\"));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// For a Prometheus label value inside double quotes: the text format's three escapes (`\\`,
 /// `\"`, `\n`); other hostile characters as visible text, their backslash escaped in turn so
 /// the value still parses.
@@ -145,7 +165,7 @@ mod tests {
 
     #[test]
     fn every_medium_leaves_no_hostile_character() {
-        for f in [text, html, xml, markdown, prometheus_label] {
+        for f in [text, html, xml, markdown, prometheus_label, dot] {
             assert!(clean(&f(HOSTILE)), "{:?}", f(HOSTILE));
         }
     }
@@ -163,5 +183,6 @@ mod tests {
             prometheus_label("a\"b\\c\nd\x1be"),
             "a\\\"b\\\\c\\nd\\\\x1be"
         );
+        assert_eq!(dot("a\"b\\c\nd"), "a\\\"b\\\\c\\\\nd");
     }
 }
