@@ -112,6 +112,56 @@ fn a_megabyte_of_bad_properties_is_one_file_named_once_with_its_count() {
 }
 
 #[test]
+fn eleven_megabytes_of_bad_properties_fit_in_256_mib() {
+    if !Path::new("/usr/bin/prlimit").exists() {
+        assert!(std::env::var_os("CI").is_none(), "CI has util-linux");
+        eprintln!("skipped: needs prlimit");
+        return;
+    }
+    let (_scratch, root) = copy_fixture("malformed/base");
+    let nodes = root.join(TOPOLOGY).join("nodes");
+    let first = nodes.join("1/properties");
+    let bad = fill_with_bad_lines(&first);
+    for n in 2..=11 {
+        std::fs::create_dir(nodes.join(n.to_string())).unwrap();
+        std::fs::copy(&first, nodes.join(format!("{n}/properties"))).unwrap();
+    }
+    let out = assert_cmd::Command::new("/usr/bin/prlimit")
+        .args(["--as=268435456", "--"])
+        .arg(assert_cmd::cargo::cargo_bin("rocm-probe"))
+        .env_clear()
+        .arg("--root")
+        .arg(&root)
+        .arg("--json")
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let code = out.status.code();
+    assert!(
+        matches!(code, Some(0 | 1)),
+        "{:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stdout.len() < OUTPUT_BOUND,
+        "{} bytes",
+        out.stdout.len()
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let counted: u64 = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["evidence"].as_array().unwrap())
+        .filter(|e| e["source"].as_str().unwrap().ends_with("/properties"))
+        .map(|e| e["count"].as_u64().unwrap())
+        .sum();
+    // Every bad line counted (the copies of node 1 add a duplicated-node problem each).
+    assert!(counted >= 11 * bad as u64, "{counted}");
+}
+
+#[test]
 fn many_bad_files_are_listed_up_to_a_cap_and_counted() {
     let (_scratch, root) = copy_fixture("malformed/base");
     let nodes = root.join(TOPOLOGY).join("nodes");

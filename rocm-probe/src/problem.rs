@@ -17,6 +17,16 @@ pub struct Problem {
     pub message: String,
     /// Whether it could not be read at all, or was read and is malformed.
     pub kind: ProblemKind,
+    /// How many problems of the file this one stands for: 1, or more when the ones past the
+    /// first few of a file were folded into it (see [`fold`]), so that a file with a problem on
+    /// each of its lines costs a few entries, not one per line.
+    #[serde(skip_serializing_if = "is_one")]
+    pub count: usize,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_one(n: &usize) -> bool {
+    *n == 1
 }
 
 /// Unreadable input makes checks `skip`; malformed input is a warning about the input.
@@ -36,6 +46,7 @@ impl Problem {
             path: path.into(),
             message: message.into(),
             kind: ProblemKind::Malformed,
+            count: 1,
         }
     }
 }
@@ -62,6 +73,7 @@ impl From<ReadError> for Problem {
             message,
             path: e.path,
             kind,
+            count: 1,
         }
     }
 }
@@ -122,12 +134,29 @@ pub fn group<'a>(problems: impl IntoIterator<Item = &'a Problem>) -> Vec<Problem
             groups.len() - 1
         });
         let g = &mut groups[i];
-        g.count += 1;
+        g.count += p.count;
         if g.messages.len() < MESSAGES_PER_FILE && !g.messages.contains(&p.message) {
             g.messages.push(p.message.clone());
         }
     }
     groups
+}
+
+/// The malformed-input problems of one file: the first [`MESSAGES_PER_FILE`] as they are, the
+/// rest folded into one that counts them.
+pub fn fold(path: &str, messages: Vec<String>) -> Vec<Problem> {
+    let total = messages.len();
+    let mut out: Vec<Problem> = Vec::with_capacity(total.min(MESSAGES_PER_FILE + 1));
+    for message in messages {
+        if out.len() == MESSAGES_PER_FILE {
+            let mut folded = Problem::new(path, message);
+            folded.count = total - MESSAGES_PER_FILE;
+            out.push(folded);
+            break;
+        }
+        out.push(Problem::new(path, message));
+    }
+    out
 }
 
 /// Evidence for grouped problems: one item per file for the first [`FILES_LISTED`] files, then
@@ -242,6 +271,17 @@ mod tests {
         );
         assert_eq!(groups[1].line(), "line 0: bad");
         assert_eq!(evidence(&groups)[0].count, Some(1001));
+    }
+
+    #[test]
+    fn a_file_of_bad_lines_folds_into_a_few_problems_that_keep_the_count() {
+        let messages: Vec<String> = (0..10_000).map(|i| format!("line {i}: bad")).collect();
+        let folded = fold("/p", messages);
+        assert_eq!(folded.len(), MESSAGES_PER_FILE + 1);
+        let groups = group(&folded);
+        assert_eq!(groups[0].count, 10_000);
+        assert_eq!(groups[0].messages.len(), MESSAGES_PER_FILE);
+        assert_eq!(fold("/p", vec!["one".into()]).len(), 1);
     }
 
     #[test]

@@ -423,11 +423,7 @@ fn read_properties<T>(
             if text.trim().is_empty() {
                 messages.push("empty file".to_owned());
             }
-            problems.extend(
-                messages
-                    .into_iter()
-                    .map(|m| Problem::new(path.to_owned(), m)),
-            );
+            problems.extend(crate::problem::fold(path, messages));
             Some(parsed)
         }
         Err(e) => {
