@@ -191,7 +191,7 @@ fn hostile_fixture() -> (tempfile::TempDir, PathBuf) {
     let (scratch, root) = copy_fixture("mi308x-busy");
     let ids = root.join("usr/share/libdrm/amdgpu.ids");
     let text = std::fs::read_to_string(&ids).unwrap();
-    let evil = "\x1b[31mEVIL\x1b[0m \u{202e}Name\u{85}\x07";
+    let evil = "\x1b[31mEVIL\x1b[0m \u{202e}Name\u{85}\x07<i>";
     let text = text
         .replace("AMD Instinct MI308X", evil)
         .replace("AMD Instinct MI300X", evil);
@@ -250,12 +250,16 @@ fn no_medium_passes_control_characters_from_the_machine() {
     ] {
         let (_, stdout, _) = probe(&root, args);
         assert_clean(&format!("{args:?}"), &stdout);
+        if args[1] == "html" || args[1] == "junit" {
+            let out = String::from_utf8_lossy(&stdout);
+            assert!(!out.contains("<i>"), "{args:?}: markup from the machine");
+        }
     }
     // The marketing name reaches the text output, escaped, rather than being dropped.
     let (_, agents, _) = probe(&root, &["agents"]);
     let agents = String::from_utf8(agents).unwrap();
     assert!(
-        agents.contains("\\x1b[31mEVIL\\x1b[0m \\u{202e}Name\\x85\\x07"),
+        agents.contains("\\x1b[31mEVIL\\x1b[0m \\u{202e}Name\\x85\\x07<i>"),
         "{agents}"
     );
     let (_, ps, _) = probe(&root, &["ps"]);
@@ -272,7 +276,7 @@ fn no_medium_passes_control_characters_from_the_machine() {
     assert!(
         String::from_utf8(prom)
             .unwrap()
-            .contains(r#"marketing_name="\\x1b[31mEVIL\\x1b[0m \\u{202e}Name\\x85\\x07""#)
+            .contains(r#"marketing_name="\\x1b[31mEVIL\\x1b[0m \\u{202e}Name\\x85\\x07<i>""#)
     );
     let nfd = scratch.path().join("features");
     probe(&root, &["--nfd-features", nfd.to_str().unwrap()]);

@@ -106,7 +106,7 @@ fn check_report(v: &Value, which: &str) -> Result<(), DiffError> {
         Some(n) => {
             return fail(msg!(
                 "diff.schema-version-unsupported",
-                version = n,
+                version = crate::escape::text(&n.to_string()),
                 supported = "1, 2"
             ));
         }

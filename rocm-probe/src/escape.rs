@@ -91,16 +91,28 @@ pub fn xml(s: &str) -> String {
     })
 }
 
-/// For a markdown table cell or list item: pipes escaped, line breaks and other hostile
+/// For a markdown table cell or list item: pipes escaped, `<` outside code spans as `&lt;` (a
+/// tag such as `</details>` would end the block it is in), line breaks and other hostile
 /// characters visible, and backticks escaped when they do not pair up (a stray one would open a
 /// code span across the rest of the block; paired ones are the catalogue's `commands`).
 pub fn markdown(s: &str) -> String {
     let paired = s.matches('`').count() % 2 == 0;
-    map(s, |c| match c {
-        '|' => Some("\\|"),
-        '`' if !paired => Some("\\`"),
-        _ => None,
-    })
+    let mut in_code = false;
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '`' if paired => {
+                in_code = !in_code;
+                out.push('`');
+            }
+            '`' => out.push_str("\\`"),
+            '|' => out.push_str("\\|"),
+            '<' if !in_code => out.push_str("&lt;"),
+            c if is_hostile(c) => visible(c, &mut out),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// For a Graphviz DOT quoted string: backslash and double quote escaped (a backslash would
@@ -179,6 +191,10 @@ mod tests {
         assert_eq!(xml("<'&\">"), "&lt;&apos;&amp;&quot;&gt;");
         assert_eq!(markdown("a|b`c`"), "a\\|b`c`");
         assert_eq!(markdown("a`b`c`\n"), "a\\`b\\`c\\`\\n");
+        assert_eq!(
+            markdown("</details> `a <b>` <gfx>"),
+            "&lt;/details> `a <b>` &lt;gfx>"
+        );
         assert_eq!(
             prometheus_label("a\"b\\c\nd\x1be"),
             "a\\\"b\\\\c\\nd\\\\x1be"
