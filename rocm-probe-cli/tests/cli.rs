@@ -366,7 +366,7 @@ fn a_symlink_out_of_the_root_is_named() {
         std::fs::remove_file(&p).unwrap();
         std::os::unix::fs::symlink("../../../../../../../../../../etc/passwd", &p).unwrap();
     });
-    assert_names_path(dir.path(), "nodes/1/properties", "points outside the root");
+    assert_names_path(dir.path(), "nodes/1/properties", "escapes the fixture root");
 }
 
 #[test]

@@ -49,6 +49,7 @@ pub struct AgentFacts {
     /// CPU model name from `/proc/cpuinfo`.
     pub cpu_model: Option<String>,
     /// Problems met while collecting everything but the topology.
+    #[serde(serialize_with = "crate::problem::serialize_grouped")]
     pub problems: Vec<Problem>,
 }
 
@@ -265,6 +266,7 @@ pub struct Inventory {
     /// The process XNACK mode and what it was derived from.
     pub xnack: XnackFacts,
     /// Everything malformed or unreadable, with its path.
+    #[serde(serialize_with = "crate::problem::serialize_grouped")]
     pub problems: Vec<Problem>,
 }
 

@@ -117,6 +117,7 @@ pub struct CompilerFacts {
     /// The paths looked at, for evidence of absence.
     pub looked_at: Vec<String>,
     /// Unreadable directories.
+    #[serde(serialize_with = "crate::problem::serialize_grouped")]
     pub problems: Vec<Problem>,
 }
 

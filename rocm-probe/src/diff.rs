@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::msg;
+
 /// One difference.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Difference {
@@ -85,20 +87,57 @@ fn flatten(prefix: &str, v: &Value, out: &mut BTreeMap<String, String>) {
     }
 }
 
+/// The `schema_version`s this version reads: its own, and the next one, whose documents only
+/// add fields.
+pub const SCHEMA_VERSIONS: [u64; 2] = [1, 2];
+
+const STATUSES: [&str; 5] = ["skip", "pass", "info", "warn", "fail"];
+
+/// Refuses a document that is not a report this version can read, naming what is wrong, so
+/// that garbage is never compared as if it were a healthy node.
 fn check_report(v: &Value, which: &str) -> Result<(), DiffError> {
-    if v.get("findings").is_some_and(Value::is_array) && v.get("verdict").is_some() {
-        Ok(())
-    } else {
-        Err(DiffError(format!(
-            "{which} is not a report (rocm-probe report --json): no `verdict` and `findings`"
-        )))
+    let fail = |why: String| Err(DiffError(msg!("diff.not-a-report", which, why)));
+    if !v.is_object() || v.get("verdict").is_none() || v.get("findings").is_none() {
+        return fail(msg!("diff.no-verdict-findings"));
     }
+    match v.get("schema_version") {
+        None => return fail(msg!("diff.no-schema-version")),
+        Some(n) if n.as_u64().is_some_and(|n| SCHEMA_VERSIONS.contains(&n)) => {}
+        Some(n) => {
+            return fail(msg!(
+                "diff.schema-version-unsupported",
+                version = crate::escape::text(&n.to_string()),
+                supported = "1, 2"
+            ));
+        }
+    }
+    if v["verdict"]["status"]
+        .as_str()
+        .is_none_or(|s| !STATUSES.contains(&s))
+    {
+        return fail(msg!("diff.verdict-status"));
+    }
+    let Some(findings) = v["findings"].as_array() else {
+        return fail(msg!("diff.findings-not-array"));
+    };
+    for (index, f) in findings.iter().enumerate() {
+        if !f.is_object() {
+            return fail(msg!("diff.finding-not-object", index));
+        }
+        if f["id"].as_str().is_none() {
+            return fail(msg!("diff.finding-id", index));
+        }
+        if f["status"].as_str().is_none_or(|s| !STATUSES.contains(&s)) {
+            return fail(msg!("diff.finding-status", index));
+        }
+    }
+    Ok(())
 }
 
 /// Compares two `report --json` documents.
 pub fn diff(a: &Value, b: &Value) -> Result<Diff, DiffError> {
-    check_report(a, "the first file")?;
-    check_report(b, "the second file")?;
+    check_report(a, &msg!("diff.first-file"))?;
+    check_report(b, &msg!("diff.second-file"))?;
     let mut out = Diff {
         fingerprints: [a, b].map(|d| {
             d.pointer("/facts/config/fingerprint")
@@ -228,6 +267,7 @@ mod tests {
 
     fn report(gpus: u64, cu: u64, status: &str, findings: Value) -> Value {
         json!({
+            "schema_version": 1,
             "verdict": {"status": status, "root_cause": null},
             "facts": {"gpus": gpus, "agents": gpus, "targets": ["gfx942"],
                       "config": {"gpus": [{"index": 0, "compute_units": cu, "vbios": "a"}],
@@ -274,6 +314,40 @@ mod tests {
     #[test]
     fn something_else_is_an_error() {
         assert!(diff(&json!({"agents": []}), &json!({})).is_err());
+    }
+
+    fn error(b: &Value) -> String {
+        let a = report(1, 1, "pass", json!([]));
+        diff(&a, b).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn unsupported_versions_and_garbage_findings_are_errors_that_say_why() {
+        let mut v = report(1, 1, "pass", json!([]));
+        v["schema_version"] = json!(99);
+        assert!(error(&v).contains("schema_version 99"), "{}", error(&v));
+        v["schema_version"] = json!(2);
+        assert!(diff(&v, &v).is_ok());
+        v.as_object_mut().unwrap().remove("schema_version");
+        assert!(error(&v).contains("no schema_version"), "{}", error(&v));
+        for (findings, says) in [
+            (json!("garbage"), "not an array"),
+            (json!([1]), "findings[0] is not an object"),
+            (
+                json!([{"status": "pass"}]),
+                "findings[0] has no string `id`",
+            ),
+            (
+                json!([{"id": "x.y", "status": 3}]),
+                "findings[0] has no valid `status`",
+            ),
+        ] {
+            let v = report(1, 1, "pass", findings);
+            assert!(error(&v).contains(says), "{}", error(&v));
+            assert!(error(&v).starts_with("the second file"), "{}", error(&v));
+        }
+        let v = report(1, 1, "great", json!([]));
+        assert!(error(&v).contains("verdict"), "{}", error(&v));
     }
 
     #[test]

@@ -196,6 +196,13 @@ impl Expectations {
                 });
             }
         }
+        let unknown = unknown_ignored(&e.policy.ignore);
+        if !unknown.is_empty() {
+            return Err(ExpectError {
+                path: path.to_owned(),
+                message: msg!("expect.ignore-unknown", ids = unknown.join("; ")),
+            });
+        }
         Ok(e)
     }
 
@@ -706,6 +713,38 @@ fn numbers(text: &str) -> Option<Vec<u64>> {
     (!parts.is_empty()).then_some(parts)
 }
 
+/// Each id of `policy.ignore` that no rule declares, with the closest declared id: a typo
+/// would otherwise ignore nothing, silently.
+fn unknown_ignored(ignore: &[String]) -> Vec<String> {
+    ignore
+        .iter()
+        .filter(|id| crate::finding::rule(id).is_none())
+        .map(|id| {
+            let closest = crate::finding::rules()
+                .iter()
+                .min_by_key(|r| edit_distance(id, r.id))
+                .map_or("", |r| r.id);
+            msg!("expect.ignore-unknown-id", id, closest)
+        })
+        .collect()
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitute = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitute.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -751,6 +790,24 @@ mod tests {
         assert!(e.to_string().contains("key `versions.rocm`"), "{e}");
         let e = Expectations::parse("[policy]\nworst = \"bad\"\n", "n.toml").unwrap_err();
         assert!(e.to_string().contains("worst"), "{e}");
+    }
+
+    #[test]
+    fn unknown_ignored_ids_are_errors_naming_the_closest_known_id() {
+        let text = "[policy]\nignore = [\"hardware.pci-not-captured\", \"hardware.pci-not-capturd\", \"driver.kfd-misssing\"]\n";
+        let e = Expectations::parse(text, "n.toml").unwrap_err().to_string();
+        assert!(e.starts_with("n.toml: "), "{e}");
+        assert!(
+            e.contains("`hardware.pci-not-capturd` (closest: `hardware.pci-not-captured`)"),
+            "{e}"
+        );
+        assert!(
+            e.contains("`driver.kfd-misssing` (closest: `driver.kfd-missing`)"),
+            "{e}"
+        );
+        assert!(!e.contains("`hardware.pci-not-captured` ("), "{e}");
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub struct Facts {
     pub kfd: Option<AgentFacts>,
     /// Why `kfd` is `None`.
     pub kfd_error: Option<Problem>,
+    /// Set when `kfd` is `None` because reading the topology was refused (not absent).
+    pub kfd_unreadable: Option<crate::topology::KfdUnreadable>,
     /// Agents, physical GPUs and hives derived from `kfd`.
     pub inventory: Option<Inventory>,
     /// The PCI bus; `None` when not captured.
@@ -57,6 +59,7 @@ pub struct Facts {
     /// Results of the active probes: live with `--active`, or a fixture's `[active]` table.
     pub active: Option<ActiveFacts>,
     /// Problems outside the topology.
+    #[serde(serialize_with = "crate::problem::serialize_grouped")]
     pub problems: Vec<Problem>,
 }
 
@@ -85,9 +88,12 @@ impl Facts {
             .as_ref()
             .map(|m| m.parameters.clone())
             .unwrap_or_default();
-        let (kfd, kfd_error) = match AgentFacts::collect_with(source, params) {
-            Ok(f) => (Some(f), None),
-            Err(e) => (None, Some(Problem::from(e))),
+        let (kfd, kfd_error, kfd_unreadable) = match AgentFacts::collect_with(source, params) {
+            Ok(f) => (Some(f), None, None),
+            Err(e) => {
+                let refused = crate::topology::KfdUnreadable::from_error(root, &e);
+                (None, Some(Problem::from(e)), refused)
+            }
         };
         let inventory = kfd.as_ref().map(Inventory::from_facts);
         let processes = kfd
@@ -140,6 +146,7 @@ impl Facts {
             source: source.kind(),
             kfd,
             kfd_error,
+            kfd_unreadable,
             inventory,
             pci,
             module,

@@ -123,6 +123,7 @@ fn problem(abs: &str, e: &codeobject::Error) -> Unread {
             path: abs.to_owned(),
             message,
             kind,
+            count: 1,
         },
     }
 }

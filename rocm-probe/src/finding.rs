@@ -135,6 +135,11 @@ pub struct Evidence {
     pub source: String,
     /// The value seen; `None` when the source was absent.
     pub value: Option<String>,
+    /// How many input problems the source had, when it stands for a file the probe could not
+    /// use: problems are grouped per file, the value shows the first few messages and this
+    /// counts them all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<usize>,
 }
 
 impl Evidence {
@@ -143,6 +148,7 @@ impl Evidence {
         Self {
             source: source.into(),
             value: Some(value.into()),
+            count: None,
         }
     }
 
@@ -151,6 +157,7 @@ impl Evidence {
         Self {
             source: source.into(),
             value: None,
+            count: None,
         }
     }
 }

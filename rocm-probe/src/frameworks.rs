@@ -469,6 +469,7 @@ pub struct FrameworkFacts {
     /// Whether a bound was reached (prefixes, site directories or entries left out).
     pub truncated: bool,
     /// Unreadable or malformed files.
+    #[serde(serialize_with = "crate::problem::serialize_grouped")]
     pub problems: Vec<Problem>,
 }
 

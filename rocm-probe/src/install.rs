@@ -318,6 +318,7 @@ pub struct InstallFacts {
     /// The loader's search order, without duplicates.
     pub search_path: Vec<SearchDir>,
     /// Unreadable or malformed install files.
+    #[serde(serialize_with = "crate::problem::serialize_grouped")]
     pub problems: Vec<Problem>,
 }
 
@@ -440,7 +441,8 @@ impl Collector<'_> {
                 }
             }
         }
-        let target_exists = chain.is_empty() || self.root.exists(&target);
+        let target_exists = chain.is_empty()
+            || crate::problem::exists(self.root, &target, &mut self.facts.problems);
         let install = target_exists.then(|| {
             let kind = if target.starts_with("/opt/") {
                 InstallKind::Opt
@@ -557,8 +559,9 @@ impl Collector<'_> {
 
     fn library(&mut self, dir: &str, name: &str) -> Option<Library> {
         let path = join(dir, name);
-        // `exists` follows links: a dangling soname link is as absent as it is to the loader.
-        if !self.root.exists(&path) {
+        // `exists` follows links: a dangling soname link is as absent as it is to the loader (one
+        // escaping the fixture root is a problem, not an absence).
+        if !crate::problem::exists(self.root, &path, &mut self.facts.problems) {
             return None;
         }
         let file = match self.root.read_link(&path) {

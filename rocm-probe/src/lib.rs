@@ -27,6 +27,7 @@ pub mod compiler;
 pub mod config;
 pub mod diff;
 pub mod drm;
+pub mod escape;
 pub mod expect;
 pub mod facts;
 pub mod fatbin;

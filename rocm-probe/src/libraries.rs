@@ -166,6 +166,10 @@ pub struct InstallLibraries {
     pub hipblaslt: Option<KernelDir>,
     /// MIOpen's database directory, when it exists.
     pub miopen: Option<KdbDir>,
+    /// Its library directories that are there but could not be looked into (a symlink escaping
+    /// the fixture root, a loop, a refusal): never reported as absent.
+    #[serde(serialize_with = "crate::problem::serialize_grouped")]
+    pub unread: Vec<Problem>,
 }
 
 impl InstallLibraries {
@@ -199,6 +203,7 @@ pub struct LibraryFacts {
     /// One entry per install, in [`InstallFacts::installs`] order.
     pub installs: Vec<InstallLibraries>,
     /// Unreadable directories.
+    #[serde(serialize_with = "crate::problem::serialize_grouped")]
     pub problems: Vec<Problem>,
 }
 
@@ -231,9 +236,10 @@ impl LibraryFacts {
                     (!files.is_empty()).then(|| present(root, &lib_dir, stem, files))
                 })
                 .collect();
+            let mut unread = Vec::new();
             let kernel_dir = |rel: &str, problems: &mut Vec<Problem>| {
                 let dir = format!("{}/{rel}", lib_dir.trim_end_matches('/'));
-                if !root.exists(&dir) {
+                if !crate::problem::exists(root, &dir, problems) {
                     return None;
                 }
                 let names = list(root, &dir, problems)?;
@@ -243,14 +249,14 @@ impl LibraryFacts {
                     dir,
                 })
             };
-            let rocblas = kernel_dir(ROCBLAS_LIBRARY, &mut facts.problems).or_else(|| {
-                debian_rocblas(root, &lib_dir, &mut facts.problems)
-                    .and_then(|rel| kernel_dir(&rel, &mut facts.problems))
+            let rocblas = kernel_dir(ROCBLAS_LIBRARY, &mut unread).or_else(|| {
+                debian_rocblas(root, &lib_dir, &mut unread)
+                    .and_then(|rel| kernel_dir(&rel, &mut unread))
             });
-            let hipblaslt = kernel_dir(HIPBLASLT_LIBRARY, &mut facts.problems);
+            let hipblaslt = kernel_dir(HIPBLASLT_LIBRARY, &mut unread);
             let db = format!("{}/{MIOPEN_DB}", install.prefix.trim_end_matches('/'));
-            let miopen = if root.exists(&db) {
-                list(root, &db, &mut facts.problems).map(|names| KdbDir {
+            let miopen = if crate::problem::exists(root, &db, &mut unread) {
+                list(root, &db, &mut unread).map(|names| KdbDir {
                     kdbs: names.iter().filter_map(|n| kdb(n)).collect(),
                     dir: db,
                 })
@@ -265,6 +271,7 @@ impl LibraryFacts {
                 rocblas,
                 hipblaslt,
                 miopen,
+                unread,
             });
         }
         facts
@@ -297,7 +304,7 @@ fn present(root: &SysRoot, lib_dir: &str, stem: &str, files: Vec<String>) -> Pre
 /// with a `library` subdirectory, relative to the library directory.
 fn debian_rocblas(root: &SysRoot, lib_dir: &str, problems: &mut Vec<Problem>) -> Option<String> {
     let base = format!("{}/rocblas", lib_dir.trim_end_matches('/'));
-    if !root.exists(&base) {
+    if !crate::problem::exists(root, &base, problems) {
         return None;
     }
     let mut versions: Vec<(RocmVersion, String)> = list(root, &base, problems)?

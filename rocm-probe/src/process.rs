@@ -77,6 +77,7 @@ pub struct Processes {
     /// Processes in pid order.
     pub processes: Vec<KfdProcess>,
     /// Unreadable or malformed files.
+    #[serde(serialize_with = "crate::problem::serialize_grouped")]
     pub problems: Vec<Problem>,
 }
 

@@ -77,18 +77,10 @@ fn status_id(status: Status) -> &'static str {
     }
 }
 
-/// A label value escaped for the text format: backslash, double quote and line feed.
+/// A label value escaped for the text format: backslash, double quote and line feed, and other
+/// control characters made visible (see [`crate::escape::prometheus_label`]).
 pub fn escape_label_value(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for c in value.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::escape::prometheus_label(value)
 }
 
 /// Gauge or counter.
@@ -614,8 +606,9 @@ mod tests {
         );
         assert_eq!(escape_label_value("a\nb"), "a\\nb");
         assert_eq!(escape_label_value("\\n"), "\\\\n");
-        // Everything else stays as it is, UTF-8 included.
-        assert_eq!(escape_label_value("Radeon™ 780M\t"), "Radeon™ 780M\t");
+        // UTF-8 stays as it is; other controls become visible text that still parses.
+        assert_eq!(escape_label_value("Radeon™ 780M"), "Radeon™ 780M");
+        assert_eq!(escape_label_value("\x1b[31mEVIL\t"), "\\\\x1b[31mEVIL\\\\t");
     }
 
     #[test]

@@ -277,7 +277,7 @@ impl Report {
         // One line, whatever the summary held.
         let line: String = line
             .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
+            .map(|c| if crate::escape::is_hostile(c) { ' ' } else { c })
             .collect();
         if line.chars().count() <= width {
             return line;

@@ -21,9 +21,21 @@ pub struct GfxVersion {
 }
 
 impl GfxVersion {
-    /// Decodes `gfx_target_version`; 0 (CPU nodes) is `None`.
+    /// The largest major a `gfx_target_version` may carry: GFX12 is current, and a value past
+    /// this is garbage rather than a future GPU.
+    pub const MAX_MAJOR: u32 = 99;
+
+    /// Whether `v` is a `gfx_target_version` a kernel could write: 0 (CPU nodes), or a major of
+    /// 1..=[`Self::MAX_MAJOR`] with a minor and stepping that each fit the one hex digit the
+    /// processor name gives them (`gfx90a`: minor 0, stepping 10).
+    pub fn is_plausible_target_version(v: u32) -> bool {
+        let (major, minor, stepping) = (v / 10000, (v / 100) % 100, v % 100);
+        v == 0 || ((1..=Self::MAX_MAJOR).contains(&major) && minor < 16 && stepping < 16)
+    }
+
+    /// Decodes `gfx_target_version`; 0 (CPU nodes) and implausible values are `None`.
     pub fn from_target_version(v: u32) -> Option<Self> {
-        (v != 0).then_some(Self {
+        (v != 0 && Self::is_plausible_target_version(v)).then_some(Self {
             major: (v / 10000) % 100,
             minor: (v / 100) % 100,
             stepping: v % 100,
@@ -279,6 +291,9 @@ mod tests {
             assert_eq!(GfxVersion::from_name(name), Some(v(n)));
         }
         assert_eq!(GfxVersion::from_target_version(0), None);
+        for garbage in [u32::MAX, 1_000_000, 90_016, 91_600, 99] {
+            assert_eq!(GfxVersion::from_target_version(garbage), None, "{garbage}");
+        }
         assert_eq!(GfxVersion::from_name("gfx"), None);
         assert_eq!(GfxVersion::from_name("gfx9-generic"), None);
     }

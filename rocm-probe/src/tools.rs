@@ -254,6 +254,7 @@ pub struct ToolFacts {
     /// Every command found, by directory in probing order, then in [`FAMILIES`] order.
     pub found: Vec<FoundTool>,
     /// Unreadable or malformed links and version files.
+    #[serde(serialize_with = "crate::problem::serialize_grouped")]
     pub problems: Vec<Problem>,
 }
 

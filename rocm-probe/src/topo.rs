@@ -390,5 +390,5 @@ pub fn dot(m: &TopoMatrix, inv: &Inventory) -> String {
 }
 
 fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
+    crate::escape::dot(s)
 }

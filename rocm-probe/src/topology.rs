@@ -14,6 +14,45 @@ use crate::root::{ReadError, SysRoot};
 /// `/sys/devices/virtual/kfd/kfd/topology`; `rocm_agent_enumerator` uses this one).
 pub const TOPOLOGY_DIR: &str = "/sys/class/kfd/kfd/topology";
 
+/// The KFD topology is there but this process was refused reading it: who was refused, what,
+/// and the refused path's mode and owner when `stat` (which needs no read permission) gives
+/// them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KfdUnreadable {
+    /// The path the read was refused on (the topology or a directory inside it).
+    pub path: String,
+    /// The effective uid of the probe, which was refused.
+    pub uid: u32,
+    /// The refused path's permission bits (`0o7777` mask).
+    pub mode: Option<u32>,
+    /// Its owning uid.
+    pub owner_uid: Option<u32>,
+    /// Its owning gid.
+    pub owner_gid: Option<u32>,
+}
+
+impl KfdUnreadable {
+    /// From the topology's read error: `Some` only for a refusal (not for an absent topology,
+    /// which is a different diagnosis).
+    pub fn from_error(root: &SysRoot, err: &ReadError) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        if err.kind != crate::root::ReadErrorKind::PermissionDenied {
+            return None;
+        }
+        let meta = root
+            .resolve(&err.path)
+            .ok()
+            .and_then(|p| std::fs::metadata(p).ok());
+        Some(Self {
+            path: err.path.clone(),
+            uid: nix::unistd::geteuid().as_raw(),
+            mode: meta.as_ref().map(|m| m.mode() & 0o7777),
+            owner_uid: meta.as_ref().map(MetadataExt::uid),
+            owner_gid: meta.as_ref().map(MetadataExt::gid),
+        })
+    }
+}
+
 /// How often the scan is repeated when `generation_id` changes under it (a GPU hot-added or
 /// removed), as libhsakmt does.
 const GENERATION_RETRIES: usize = 3;
@@ -195,6 +234,7 @@ pub struct Topology {
     /// Nodes in numeric order.
     pub nodes: Vec<Node>,
     /// Everything malformed or unreadable, with its path.
+    #[serde(serialize_with = "crate::problem::serialize_grouped")]
     pub problems: Vec<Problem>,
 }
 
@@ -302,12 +342,11 @@ fn read_node(
     scope: Scope,
     problems: &mut Vec<Problem>,
 ) -> Node {
-    let properties = read_properties(
-        root,
-        &format!("{dir}/properties"),
-        problems,
-        NodeProperties::parse,
-    );
+    let path = format!("{dir}/properties");
+    let mut properties = read_properties(root, &path, problems, NodeProperties::parse);
+    if let Some(p) = properties.as_mut() {
+        drop_implausible_target(p, &path, problems);
+    }
     if scope == Scope::Properties {
         return Node {
             id,
@@ -325,6 +364,23 @@ fn read_node(
         io_links: read_indexed(root, &format!("{dir}/io_links"), problems, IoLink::parse),
         p2p_links: read_indexed(root, &format!("{dir}/p2p_links"), problems, IoLink::parse),
     }
+}
+
+/// A `gfx_target_version` that no kernel writes (a field out of range) is a malformed value,
+/// never a target: it is dropped with a problem naming the file, and the node falls back to
+/// its device id like on kernels without the key.
+fn drop_implausible_target(p: &mut NodeProperties, path: &str, problems: &mut Vec<Problem>) {
+    let Some(v) = p.gfx_target_version else {
+        return;
+    };
+    if crate::target::GfxVersion::is_plausible_target_version(v) {
+        return;
+    }
+    p.gfx_target_version = None;
+    problems.push(Problem::new(
+        path,
+        msg!("facts.target-version-implausible", value = v),
+    ));
 }
 
 /// Reads `dir/<i>/properties` for every numeric `i`, in numeric order. A missing directory is
@@ -367,11 +423,7 @@ fn read_properties<T>(
             if text.trim().is_empty() {
                 messages.push("empty file".to_owned());
             }
-            problems.extend(
-                messages
-                    .into_iter()
-                    .map(|m| Problem::new(path.to_owned(), m)),
-            );
+            problems.extend(crate::problem::fold(path, messages));
             Some(parsed)
         }
         Err(e) => {

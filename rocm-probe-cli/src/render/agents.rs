@@ -5,6 +5,7 @@ use std::fmt::Display;
 use std::io::{self, Write};
 
 use rocm_probe::agent::{Agent, DeviceType, Inventory};
+use rocm_probe::escape;
 
 const GIB: f64 = (1u64 << 30) as f64;
 
@@ -27,15 +28,16 @@ pub fn text(inv: &Inventory, out: &mut dyn Write) -> io::Result<()> {
 
 fn line(out: &mut dyn Write, indent: usize, label: &str, value: impl Display) -> io::Result<()> {
     let pad = 2 * indent;
-    let value = value.to_string();
+    let value = escape::text(&value.to_string());
     if value.is_empty() {
         return writeln!(out, "{:pad$}{label}", "");
     }
     writeln!(out, "{:pad$}{label:<width$}{value}", "", width = 27 - pad)
 }
 
+/// Values come from the machine, so they are escaped for the terminal here.
 fn opt<T: Display>(v: Option<T>) -> String {
-    v.map_or_else(|| "unknown".to_owned(), |v| v.to_string())
+    v.map_or_else(|| "unknown".to_owned(), |v| escape::text(&v.to_string()))
 }
 
 /// rocminfo prints counts as `decimal(0xhex)`.
@@ -176,7 +178,9 @@ fn machine(inv: &Inventory, out: &mut dyn Write) -> io::Result<()> {
         "XNACK: {} (amdgpu noretry={}, HSA_XNACK={})",
         opt(x.enabled.map(|e| if e { "on" } else { "off" })),
         opt(x.noretry),
-        x.hsa_xnack.as_deref().unwrap_or("unset")
+        x.hsa_xnack
+            .as_deref()
+            .map_or_else(|| "unset".to_owned(), escape::text)
     )
 }
 
@@ -184,13 +188,13 @@ fn machine(inv: &Inventory, out: &mut dyn Write) -> io::Result<()> {
 pub fn rocr_text(r: &rocm_probe::active::RocrResult, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "ROCr (--active)")?;
     if let Some(e) = &r.load_error {
-        return writeln!(out, "  not loaded: {e}");
+        return writeln!(out, "  not loaded: {}", escape::text(e));
     }
     if let Some(lib) = &r.library {
-        writeln!(out, "  library:  {lib}")?;
+        writeln!(out, "  library:  {}", escape::text(lib))?;
     }
     if let Some(init) = &r.init {
-        writeln!(out, "  hsa_init: {init}")?;
+        writeln!(out, "  hsa_init: {}", escape::text(init))?;
     }
     for a in r.agents.iter().flatten() {
         let node = a.node.map_or("?".to_owned(), |n| n.to_string());
@@ -198,13 +202,13 @@ pub fn rocr_text(r: &rocm_probe::active::RocrResult, out: &mut dyn Write) -> io:
             out,
             "  node {node:>3}  {:<4} {:<24} pools {:<2} {}",
             a.device,
-            a.name,
+            escape::text(&a.name),
             a.pools.unwrap_or(0),
-            a.isas.join(", ")
+            escape::text(&a.isas.join(", "))
         )?;
     }
     if let Some(s) = &r.shut_down {
-        writeln!(out, "  hsa_shut_down: {s}")?;
+        writeln!(out, "  hsa_shut_down: {}", escape::text(s))?;
     }
     Ok(())
 }

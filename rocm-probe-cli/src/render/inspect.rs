@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use rocm_probe::codeobject::compat::{FileReport, FileVerdict, Gpu, GpuOrigin};
 use rocm_probe::codeobject::{BundleFormat, FileFormat, InspectReport, Method, Verdict};
+use rocm_probe::escape;
 
 /// Renders the report.
 pub fn text(report: &InspectReport, out: &mut dyn Write) -> io::Result<()> {
@@ -34,7 +35,7 @@ fn render_file(file: &FileReport, report: &InspectReport, out: &mut dyn Write) -
     writeln!(
         out,
         "{}: {what}, {}, {} for {}",
-        inspection.path.display(),
+        escape::text(&inspection.path.display().to_string()),
         plural(inspection.bundles.len(), "bundle", "bundles"),
         plural(
             inspection.code_object_count(),
@@ -44,7 +45,11 @@ fn render_file(file: &FileReport, report: &InspectReport, out: &mut dyn Write) -
         plural(targets.len(), "target", "targets"),
     )?;
     let entries = inspection.bundles.iter().flat_map(|b| &b.entries);
-    let width = entries.map(|e| e.id.len() + 2).max().unwrap_or(0).max(40);
+    let width = entries
+        .map(|e| escape::text(&e.id).len() + 2)
+        .max()
+        .unwrap_or(0)
+        .max(40);
     if !inspection.bundles.is_empty() {
         writeln!(
             out,
@@ -68,9 +73,10 @@ fn render_file(file: &FileReport, report: &InspectReport, out: &mut dyn Write) -
             } else {
                 entry.offset.to_string()
             };
-            let mut id = entry.id.clone();
+            // Entry ids and member names are bytes of the file.
+            let mut id = escape::text(&entry.id);
             if let Some(member) = &bundle.member {
-                id = format!("{id} [{member}]");
+                id = format!("{id} [{}]", escape::text(member));
             }
             writeln!(
                 out,
@@ -96,18 +102,20 @@ fn render_file(file: &FileReport, report: &InspectReport, out: &mut dyn Write) -
         if targets.is_empty() {
             "none".to_owned()
         } else {
-            targets.join(" ")
+            escape::text(&targets.join(" "))
         }
     )?;
     match &report.no_gpus {
-        Some(why) if report.gpus.is_empty() => writeln!(out, "No verdicts: {why}")?,
+        Some(why) if report.gpus.is_empty() => writeln!(out, "No verdicts: {}", escape::text(why))?,
         _ => {}
     }
     for v in &file.verdicts {
         let gpu = &report.gpus[v.gpu];
-        writeln!(out, "{}: {}", gpu_label(gpu), verdict_text(v))?;
+        let line = format!("{}: {}", gpu_label(gpu), verdict_text(v));
+        writeln!(out, "{}", escape::text(&line))?;
         for a in &gpu.assumptions {
-            writeln!(out, "  assumed {}: {}", a.feature.name(), a.reason)?;
+            let line = format!("  assumed {}: {}", a.feature.name(), a.reason);
+            writeln!(out, "{}", escape::text(&line))?;
         }
     }
     Ok(())

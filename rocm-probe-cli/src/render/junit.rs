@@ -6,6 +6,7 @@
 use std::io::{self, Write};
 
 use rocm_probe::Report;
+use rocm_probe::escape::xml as esc;
 use rocm_probe::finding::{Finding, Status, rules};
 
 /// Writes the JUnit XML document.
@@ -57,7 +58,7 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
                     out,
                     r#"      <failure message="{}">{}</failure>"#,
                     esc(summary.unwrap_or(rule.title)),
-                    esc(&text)
+                    text
                 )?;
                 writeln!(out, "    </testcase>")?;
             } else if let Some(why) = skipped(report, layer.consequence_of, rule.id) {
@@ -66,7 +67,7 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
                 writeln!(out, "    </testcase>")?;
             } else if !findings.is_empty() {
                 writeln!(out, ">")?;
-                writeln!(out, "      <system-out>{}</system-out>", esc(&text))?;
+                writeln!(out, "      <system-out>{text}</system-out>")?;
                 writeln!(out, "    </testcase>")?;
             } else {
                 writeln!(out, "/>")?;
@@ -108,39 +109,22 @@ fn skipped(report: &Report, blocked: Option<&str>, id: &str) -> Option<String> {
     }
 }
 
+/// The findings as lines of XML text: each value escaped on its own, so that the line breaks
+/// between them stay line breaks.
 fn details(findings: &[&Finding]) -> String {
     let mut s = String::new();
     for f in findings {
-        s.push_str(&format!("{}: {}\n", f.status.word(), f.summary));
+        s.push_str(&format!("{}: {}\n", f.status.word(), esc(&f.summary)));
         for e in &f.evidence {
             s.push_str(&format!(
                 "  {}: {}\n",
-                e.source,
-                e.value.as_deref().unwrap_or("(absent)")
+                esc(&e.source),
+                esc(e.value.as_deref().unwrap_or("(absent)"))
             ));
         }
         if let Some(r) = &f.remedy {
-            s.push_str(&format!("  remedy: {r}\n"));
+            s.push_str(&format!("  remedy: {}\n", esc(r)));
         }
     }
     s
-}
-
-/// XML escaping for attribute values and text; control characters other than tab and newline
-/// are not allowed in XML 1.0 and are dropped.
-fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' | '\t' => out.push(c),
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out
 }

@@ -4,6 +4,7 @@
 
 use std::io::{self, Write};
 
+use rocm_probe::escape;
 use rocm_probe::finding::Status;
 use rocm_probe::i18n;
 use rocm_probe::redact::Redactor;
@@ -11,9 +12,10 @@ use rocm_probe::{Facts, Report, Source, msg};
 
 use super::report::{Style, layer_name, text};
 
-/// A table cell: no pipes or newlines.
+/// A table cell: its parts are escaped already ([`escape::markdown`]); the renderer's own line
+/// breaks become spaces.
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    s.replace('\n', " ")
 }
 
 /// Writes the block.
@@ -33,14 +35,14 @@ pub fn markdown(
         Some(id) => msg!(
             "cli.md-verdict-root",
             status = word(v.status),
-            summary = redact_text(&v.summary),
+            summary = escape::markdown(&redact_text(&v.summary)),
             id,
             layer = v.root_layer
         ),
         None => msg!(
             "cli.md-verdict-healthy",
             status = word(Status::Pass),
-            summary = redact_text(&v.summary)
+            summary = escape::markdown(&redact_text(&v.summary))
         ),
     };
     writeln!(out, "{verdict}")?;
@@ -52,7 +54,7 @@ pub fn markdown(
             .findings
             .iter()
             .filter(|f| f.layer == l.layer && f.status >= Status::Warn)
-            .map(|f| format!("`{}` {}", f.id, redact_text(&f.summary)))
+            .map(|f| format!("`{}` {}", f.id, escape::markdown(&redact_text(&f.summary))))
             .collect();
         writeln!(
             out,
@@ -70,7 +72,7 @@ pub fn markdown(
         .filter_map(|f| {
             f.remedy
                 .as_ref()
-                .map(|r| format!("- `{}`: {}", f.id, redact_text(r)))
+                .map(|r| format!("- `{}`: {}", f.id, escape::markdown(&redact_text(r))))
         })
         .collect();
     if !remedies.is_empty() {

@@ -2,6 +2,7 @@
 
 use std::io::{self, Write};
 
+use rocm_probe::escape;
 use rocm_probe::process::Processes;
 
 const MIB: u64 = 1 << 20;
@@ -18,7 +19,10 @@ pub fn text(ps: &Processes, out: &mut dyn Write) -> io::Result<()> {
     )?;
     let opt = |v: Option<u64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
     for p in &ps.processes {
-        let comm = p.comm.as_deref().unwrap_or("?");
+        let comm = p
+            .comm
+            .as_deref()
+            .map_or_else(|| "?".to_owned(), escape::text);
         if p.gpus.is_empty() {
             writeln!(out, "{:>8}  {comm:<16} (no GPU memory or queues)", p.pid)?;
         }

@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+use rocm_probe::escape;
 use rocm_probe::finding::{Finding, Layer, Status};
 use rocm_probe::i18n;
 use rocm_probe::report::Profile;
@@ -44,7 +45,7 @@ pub fn text(report: &Report, source: &Source, style: Style, out: &mut dyn Write)
         None => msg!(
             "cli.verdict-healthy",
             status = style.status(v.status).trim_end(),
-            summary = v.summary,
+            summary = escape::text(&v.summary),
             gpus = report.facts.gpus,
             agents = report.facts.agents
         ),
@@ -59,7 +60,7 @@ pub fn text(report: &Report, source: &Source, style: Style, out: &mut dyn Write)
             msg!(
                 "cli.verdict-root",
                 status = style.status(v.status).trim_end(),
-                summary = v.summary,
+                summary = escape::text(&v.summary),
                 layer = v.root_layer,
                 name = layer_name(layer.layer),
                 id,
@@ -70,7 +71,10 @@ pub fn text(report: &Report, source: &Source, style: Style, out: &mut dyn Write)
     writeln!(out, "{first}")?;
     let from = match source.kind() {
         SourceKind::Live => msg!("cli.source-live"),
-        SourceKind::Fixture { root } => msg!("cli.source-fixture", path = root.display()),
+        SourceKind::Fixture { root } => msg!(
+            "cli.source-fixture",
+            path = escape::text(&root.display().to_string())
+        ),
     };
     writeln!(
         out,
@@ -119,7 +123,7 @@ fn finding(f: &Finding, style: Style, out: &mut dyn Write) -> io::Result<()> {
         "  {} {}: {}{caused}",
         style.status(f.status),
         f.id,
-        f.summary
+        escape::text(&f.summary)
     )?;
     let detailed = style.verbose || !matches!(f.status, Status::Pass | Status::Info);
     if !detailed {
@@ -129,16 +133,21 @@ fn finding(f: &Finding, style: Style, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "         {}: {}",
-            e.source,
-            e.value.clone().unwrap_or_else(|| msg!("cli.absent"))
+            escape::text(&e.source),
+            e.value
+                .as_deref()
+                .map_or_else(|| msg!("cli.absent"), escape::text)
         )?;
     }
     if let Some(r) = &f.remedy {
         // The remedy is indented by 17 columns; the rest of the line is the terminal's.
         let label = msg!("cli.remedy", remedy = "");
         let indent = 9 + super::columns(&label);
-        let wrapped = super::wrap(r, super::width().saturating_sub(indent).max(40))
-            .replace('\n', &format!("\n{}", " ".repeat(indent)));
+        let wrapped = super::wrap(
+            &escape::text(r),
+            super::width().saturating_sub(indent).max(40),
+        )
+        .replace('\n', &format!("\n{}", " ".repeat(indent)));
         writeln!(out, "         {label}{wrapped}")?;
     }
     Ok(())

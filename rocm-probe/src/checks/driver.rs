@@ -6,7 +6,7 @@ use crate::finding::{
     AMDGPU_BLACKLISTED, AMDGPU_NOT_LOADED, CONTAINER, DKMS_NOT_BUILT, Evidence, Finding,
     GPU_NOT_BOUND, GPU_NOT_IN_KFD, IDENTITY_NOT_RECORDED, INPUT_MALFORMED, INPUT_UNREADABLE,
     IOMMU_NOT_PASSTHROUGH, KFD_DEVICE_MISSING, KFD_MISSING, KFD_PERMISSION_DENIED, KFD_READY,
-    NO_AMD_GPU, NOMODESET, NUMA_BALANCING, OUT_OF_TREE_DRIVER, RENDER_NODE_MISSING,
+    KFD_UNREADABLE, NO_AMD_GPU, NOMODESET, NUMA_BALANCING, OUT_OF_TREE_DRIVER, RENDER_NODE_MISSING,
     RENDER_PERMISSION_DENIED, Rule, SECURE_BOOT, Status, WSL,
 };
 use crate::module::{AMDGPU_MODULE, DKMS_AMDGPU, OSRELEASE};
@@ -47,6 +47,10 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
         None
     };
     module(f, cause, &mut out);
+    if let Some(refused) = &f.kfd_unreadable {
+        out.push(kfd_unreadable(refused));
+        return out;
+    }
     if f.kfd.is_none() {
         if f.module.as_ref().is_none_or(|m| m.present) {
             let mut finding = KFD_MISSING
@@ -69,6 +73,24 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
     devices(f, &mut out);
     tuning(f, profile, &mut out);
     out
+}
+
+/// KFD is there but its topology was refused: its own diagnosis, never "no KFD".
+fn kfd_unreadable(r: &crate::topology::KfdUnreadable) -> Finding {
+    let seen = match (r.mode, r.owner_uid, r.owner_gid) {
+        (Some(mode), Some(owner), Some(group)) => msg!(
+            "driver.kfd-unreadable-evidence",
+            uid = r.uid,
+            mode = format!("{mode:04o}"),
+            owner,
+            group
+        ),
+        _ => msg!("driver.kfd-unreadable-no-stat", uid = r.uid),
+    };
+    KFD_UNREADABLE
+        .finding(msg!("driver.kfd-unreadable", uid = r.uid, path = r.path))
+        .with(Evidence::new(r.path.clone(), seen))
+        .remedy(msg!("driver.kfd-unreadable-remedy", path = r.path))
 }
 
 /// Platform tuning that matters on multi-GPU nodes (DESIGN §5 profiles): warnings on cluster

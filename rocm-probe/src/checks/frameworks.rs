@@ -209,15 +209,11 @@ fn unreadable(fw: &FrameworkFacts, out: &mut Vec<Finding>) {
     if fw.problems.is_empty() {
         return;
     }
+    let files = crate::problem::group(&fw.problems);
     out.push(
         FRAMEWORKS_UNREADABLE
-            .finding(msg!("frameworks.unreadable", count = fw.problems.len()))
-            .with_all(
-                fw.problems
-                    .iter()
-                    .take(MAX_EVIDENCE)
-                    .map(|p| Evidence::new(p.path.clone(), p.message.clone())),
-            ),
+            .finding(msg!("frameworks.unreadable", count = files.len()))
+            .with_all(files.iter().take(MAX_EVIDENCE).map(|g| g.evidence())),
     );
 }
 

@@ -364,28 +364,28 @@ fn gpus_found(f: &Facts) -> Finding {
 }
 
 /// One finding per kind of input problem: unreadable (the checks that need it skip) and
-/// malformed (a warning about the input), each listing every path.
+/// malformed (a warning about the input), each counting files and naming each file once with
+/// its count and first messages (see [`crate::problem::group`]).
 pub(crate) fn problems(problems: &[&Problem], what: &str, rules: [Rule; 2]) -> Vec<Finding> {
+    let groups = crate::problem::group(problems.iter().copied());
     let mut out = Vec::new();
     for (kind, rule) in [ProblemKind::Unreadable, ProblemKind::Malformed]
         .into_iter()
         .zip(rules)
     {
-        let hits: Vec<&&Problem> = problems.iter().filter(|p| p.kind == kind).collect();
-        if hits.is_empty() {
+        let files: Vec<_> = groups.iter().filter(|g| g.kind == kind).cloned().collect();
+        if files.is_empty() {
             continue;
         }
-        let count = hits.len();
+        let count = files.len();
         let summary = if kind == ProblemKind::Unreadable {
             msg!("hardware.files-unreadable", count, what)
         } else {
             msg!("hardware.files-malformed", count, what)
         };
         out.push(
-            rule.finding(summary).with_all(
-                hits.iter()
-                    .map(|p| Evidence::new(p.path.clone(), p.message.clone())),
-            ),
+            rule.finding(summary)
+                .with_all(crate::problem::evidence(&files)),
         );
     }
     out

@@ -78,6 +78,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     let problems: Vec<&Problem> = libs
         .problems
         .iter()
+        .chain(libs.installs.iter().flat_map(|i| &i.unread))
         .chain(libs.installs.iter().flat_map(|i| {
             i.present.iter().filter_map(|p| match &p.code_unread {
                 Some(Unread::Problem { problem }) => Some(problem),
@@ -336,9 +337,11 @@ fn missing_finding(
         targets = i18n::list(&names),
         have = list(&have)
     ));
-    finding = match dir {
-        Some(d) => finding.with(Evidence::new(d.dir.clone(), kernel_dir_value(d))),
-        None => finding.with(Evidence::absent(expected_dir)),
+    let unread = i.unread.iter().find(|p| p.path == expected_dir);
+    finding = match (dir, unread) {
+        (Some(d), _) => finding.with(Evidence::new(d.dir.clone(), kernel_dir_value(d))),
+        (None, Some(p)) => finding.with(Evidence::new(expected_dir, p.message.clone())),
+        (None, None) => finding.with(Evidence::absent(expected_dir)),
     };
     for t in missing {
         finding = finding.with_all(targets[*t].iter().cloned());

@@ -40,6 +40,14 @@ declare_rules! {
         "amdgpu is loaded but KFD is absent",
         "amdgpu drives the GPU but /sys/class/kfd does not exist: the kernel was built without \
          CONFIG_HSA_AMD, or KFD failed to initialise. ROCm cannot use any GPU.";
+    KFD_UNREADABLE = "driver.kfd-unreadable", Driver, Fail,
+        "The KFD topology exists but this user cannot read it",
+        "/sys/class/kfd is there, so the kernel has KFD, but reading its topology was refused \
+         (permission denied). ROCr and rocminfo enumerate GPUs from that tree, so for this user ROCm \
+         sees no GPU at all, exactly as if KFD were missing. sysfs files are world-readable on a stock \
+         kernel; a refusal comes from around it: a container runtime that masks or remounts /sys, a \
+         hardened /sys (changed modes, a restrictive mount), or a security module (SELinux, AppArmor) \
+         denying the read. The finding names the user, the refused path and its mode and owner.";
     GPU_NOT_IN_KFD = "driver.gpu-not-in-kfd", Driver, Fail,
         "An AMD GPU on the PCI bus is not in the KFD topology",
         "amdgpu drives the GPU but KFD did not add it. Likely causes: the platform does not support PCIe \

@@ -54,6 +54,7 @@ pub const BLOCKING: &[&str] = &[
     driver::AMDGPU_BLACKLISTED.id,
     driver::NOMODESET.id,
     driver::KFD_MISSING.id,
+    driver::KFD_UNREADABLE.id,
     driver::KFD_DEVICE_MISSING.id,
     driver::KFD_PERMISSION_DENIED.id,
     driver::KFD_OPEN_FAILED.id,
