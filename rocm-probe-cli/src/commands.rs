@@ -247,30 +247,28 @@ fn diff(a: &std::path::Path, b: &std::path::Path, json: bool, out: &mut dyn Writ
         serde_json::to_writer_pretty(&mut *out, &d)?;
         writeln!(out)?;
     } else {
-        let fp = |f: &Option<String>| f.clone().unwrap_or_else(|| "-".to_owned());
+        // Both reports are input from elsewhere: every value they carry is escaped.
+        use rocm_probe::escape::text as esc;
+        let fp = |f: &Option<String>| f.as_deref().map_or_else(|| "-".to_owned(), esc);
         if !d.differences.is_empty() {
             writeln!(
                 out,
                 "a: {} (fingerprint {})\nb: {} (fingerprint {})",
-                a.display(),
+                esc(&a.display().to_string()),
                 fp(&d.fingerprints[0]),
-                b.display(),
+                esc(&b.display().to_string()),
                 fp(&d.fingerprints[1])
             )?;
         }
-        let width = d
-            .differences
-            .iter()
-            .map(|x| x.path.len())
-            .max()
-            .unwrap_or(0);
-        for x in &d.differences {
-            let v = |s: &Option<String>| s.clone().unwrap_or_else(|| "(absent)".to_owned());
+        let paths: Vec<String> = d.differences.iter().map(|x| esc(&x.path)).collect();
+        let width = paths.iter().map(String::len).max().unwrap_or(0);
+        for (x, path) in d.differences.iter().zip(&paths) {
+            let v = |s: &Option<String>| s.as_deref().map_or_else(|| "(absent)".to_owned(), esc);
             writeln!(
                 out,
                 "{:<9} {:<width$}  {}  |  {}",
                 x.area,
-                x.path,
+                path,
                 v(&x.a),
                 v(&x.b)
             )?;
@@ -401,8 +399,8 @@ fn ps(source: &Source, json: bool, out: &mut dyn Write) -> Result<u8> {
         Err(e) => return no_kfd(&e),
     };
     let ps = rocm_probe::process::Processes::collect_for(source, &topology).unwrap_or_default();
-    for p in &ps.problems {
-        stdio::warn(format_args!("warning: {p}"));
+    for line in rocm_probe::problem::warnings(&ps.problems) {
+        stdio::warn(format_args!("warning: {line}"));
     }
     if json {
         serde_json::to_writer_pretty(&mut *out, &Document::new(source, &ps))?;
@@ -537,8 +535,8 @@ fn no_kfd(err: &ReadError) -> Result<u8> {
 }
 
 fn warn_problems(inventory: &Inventory) {
-    for p in &inventory.problems {
-        stdio::warn(format_args!("warning: {p}"));
+    for line in rocm_probe::problem::warnings(&inventory.problems) {
+        stdio::warn(format_args!("warning: {line}"));
     }
 }
 

@@ -55,10 +55,13 @@ impl<W: Write> Write for Stdout<W> {
     }
 }
 
-/// One diagnostic line on standard error, `rocm-probe: ` first. Errors are ignored on purpose
+/// One diagnostic line on standard error, `rocm-probe: ` first. What it says often carries a
+/// path or value from the machine, so control characters are made visible: one line stays one
+/// line, and nothing reaches the terminal as an escape sequence. Errors are ignored on purpose
 /// (see the module documentation).
 pub fn warn(text: impl std::fmt::Display) {
-    let _ = writeln!(io::stderr().lock(), "rocm-probe: {text}");
+    let line = rocm_probe::escape::text(&text.to_string());
+    let _ = writeln!(io::stderr().lock(), "rocm-probe: {line}");
 }
 
 /// Progress text on standard error (no newline, no prefix); errors ignored like [`warn`]'s.

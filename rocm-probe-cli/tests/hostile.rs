@@ -414,3 +414,47 @@ fn extract_refuses_a_symlinked_directory() {
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
 }
+
+#[test]
+fn warnings_on_stderr_are_escaped_and_grouped() {
+    let (_keep, f) = copy_fixture("malformed");
+    let f = f.join("base");
+    let nodes = f.join("sys/class/kfd/kfd/topology/nodes");
+    let ok = Command::new("cp")
+        .args(["-a"])
+        .arg(nodes.join("1"))
+        .arg(nodes.join("2\nFAIL injected \u{1b}[2J"))
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    // A megabyte of repeated keys: one file with a count, not sixty thousand lines.
+    let mut props = String::new();
+    let mut i = 0;
+    while props.len() < (1 << 20) - 64 {
+        props.push_str(&format!("simd_count {i}\n"));
+        i += 1;
+    }
+    std::fs::write(nodes.join("1/properties"), props).unwrap();
+    for cmd in ["targets", "agents"] {
+        let r = run(probe().arg("--root").arg(&f).arg(cmd));
+        assert!(r.stderr.len() < 16 << 10, "{cmd}: {} bytes", r.stderr.len());
+        assert!(!r.stderr.contains('\u{1b}'), "{cmd}: {}", r.stderr);
+        assert!(
+            r.stderr.lines().all(|l| l.starts_with("rocm-probe: ")),
+            "{cmd}: {}",
+            r.stderr
+        );
+        assert!(
+            r.stderr.contains("2\\nFAIL injected"),
+            "{cmd}: {}",
+            r.stderr
+        );
+        assert_eq!(
+            r.stderr.matches("nodes/1/properties").count(),
+            1,
+            "{cmd}: {}",
+            r.stderr
+        );
+    }
+}
