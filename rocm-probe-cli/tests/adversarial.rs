@@ -356,7 +356,7 @@ fn cases() -> Vec<Case> {
             setup: |s| {
                 let f = base(s);
                 allow_nobody(s);
-                std::fs::set_permissions(f.join(NODES), std::fs::Permissions::from_mode(0))
+                std::fs::set_permissions(f.join(NODES), std::fs::Permissions::from_mode(0o000))
                     .unwrap();
             },
             args: &["--root", "{S}/f"],
