@@ -323,11 +323,12 @@ fn corrupt_truncated_lying_and_bomb_bundles_are_errors() {
         check("total-below-header", &lying, false),
         Malformed::TotalSizeTooSmall { .. }
     ));
-    // A limit below the declared size: refused before decompressing anything.
+    // A limit below the declared size: refused before decompressing anything (to list, the
+    // cap on what may be declared; to decompress whole, also the cap on what is held).
     let path = d.join("limited.ccob");
     std::fs::write(&path, &good).unwrap();
     let small = Limits {
-        max_decompressed: u64::from(real) - 1,
+        max_declared: u64::from(real) - 1,
         ..Limits::default()
     };
     let err = CodeObjectFile::open_with(&path, small)

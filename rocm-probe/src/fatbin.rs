@@ -13,14 +13,17 @@
 //! bundle of the original, with the same device entry IDs and empty bodies. The stand-in reads
 //! back to the same bundles, code objects and verdicts; only sizes, offsets, compression and
 //! the generic version of generic code objects (read from the bodies) are lost, and the last
-//! changes no verdict while every generic family's minimum version is 1.
+//! changes no verdict while every generic family's minimum version is 1. A code object on its
+//! own over the limit is recorded as its ELF header, which is all that is read of it; a
+//! malformed file over the limit as what fails the same way ([`malformed_copy`]).
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use crate::codeobject::compat::{self, GpuTarget};
-use crate::codeobject::{self, CodeObjectFile, FileFormat, TargetId, Verdict};
+use crate::codeobject::elf::ELF64_HEADER_SIZE;
+use crate::codeobject::{self, CodeObjectFile, FileFormat, Limits, TargetId, Verdict};
 use crate::problem::{Problem, ProblemKind};
 use crate::root::SysRoot;
 
@@ -88,15 +91,18 @@ pub fn read(root: &SysRoot, abs: &str) -> Result<FatBinary, Unread> {
             return Err(Unread::NotCaptured);
         }
         Err(e) => {
-            root.record_file(abs, || file.bytes().to_vec());
+            root.record_file(abs, || malformed_copy(&file, &e));
             return Err(problem(abs, &e));
         }
     };
     let fat = summarize(abs, &inspection);
     if root.recording() {
         root.record_file(abs, || {
-            if file.len() <= COPY_LIMIT || inspection.format == FileFormat::CodeObject {
+            if file.len() <= COPY_LIMIT {
                 file.bytes().to_vec()
+            } else if inspection.format == FileFormat::CodeObject {
+                // A code object on its own is read from its ELF header alone.
+                file.bytes()[..ELF64_HEADER_SIZE].to_vec()
             } else {
                 stand_in(&inspection)
             }
@@ -104,6 +110,33 @@ pub fn read(root: &SysRoot, abs: &str) -> Result<FatBinary, Unread> {
     }
     Ok(fat)
 }
+
+/// What a snapshot records of a malformed file that is over [`COPY_LIMIT`]: its first
+/// `COPY_LIMIT` bytes when they fail with the same kind of error (a cut or broken header near
+/// the start, the usual case, stays that); otherwise [`NOT_RECOGNIZED`]. Either reads back
+/// as a malformed library, the same problem for the report; only the detail (offsets, sizes)
+/// may change. Copying the file whole is what the limit forbids, and building a small file with
+/// the same defect for every kind of defect would be a second parser to keep in step.
+fn malformed_copy(file: &CodeObjectFile, e: &codeobject::Error) -> Vec<u8> {
+    let bytes = file.bytes();
+    let Some(prefix) = bytes
+        .get(..COPY_LIMIT as usize)
+        .filter(|p| p.len() < bytes.len())
+    else {
+        return bytes.to_vec();
+    };
+    let kind = |e: &codeobject::Error| match e {
+        codeobject::Error::Malformed { kind, .. } => Some(std::mem::discriminant(kind)),
+        _ => None,
+    };
+    match codeobject::inspect_bytes("", prefix, Limits::default()) {
+        Err(again) if kind(&again).is_some() && kind(&again) == kind(e) => prefix.to_vec(),
+        _ => NOT_RECOGNIZED.to_vec(),
+    }
+}
+
+/// A stand-in that no reader takes for a code object, bundle, archive or ELF file.
+const NOT_RECOGNIZED: &[u8] = b"malformed library over the snapshot's copy limit\n";
 
 fn problem(abs: &str, e: &codeobject::Error) -> Unread {
     let kind = match e {
@@ -256,7 +289,7 @@ pub fn stand_in(inspection: &codeobject::Inspection) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codeobject::{Limits, inspect_bytes};
+    use crate::codeobject::inspect_bytes;
     use crate::target::GfxVersion;
 
     /// An uncompressed bundle with a host entry and device entries with empty bodies.

@@ -55,22 +55,52 @@ fn u64_at(data: &[u8], at: u64, what: &'static str) -> Result<u64, ParseError> {
 /// bundle) tells: used to decompress no more of a compressed bundle than its header.
 /// `None` once `data` holds the whole header.
 pub fn header_bytes_needed(data: &[u8], limits: &Limits) -> Result<Option<u64>, ParseError> {
-    let mut need = BUNDLE_MAGIC.len() as u64 + 8;
-    if (data.len() as u64) < need {
-        return Ok(Some(need));
-    }
-    let count = u64_at(data, 24, "entry count")?;
-    check_count(count, limits)?;
-    for _ in 0..count {
-        let fixed = need + 24;
-        if (data.len() as u64) < fixed {
-            return Ok(Some(fixed));
+    HeaderNeed::default().next(data, limits)
+}
+
+/// [`header_bytes_needed`] as the prefix grows: each call goes on from the entry where the
+/// last one stopped, so learning a header of n entries reads each entry once, not n times.
+#[derive(Debug, Default)]
+pub struct HeaderNeed {
+    /// The entry count, once read.
+    count: Option<u64>,
+    /// Entries whose ID length has been read.
+    seen: u64,
+    /// Where the last entry seen ends (0 before the count is read).
+    need: u64,
+}
+
+impl HeaderNeed {
+    /// Bytes the header needs given `data`, a longer prefix of the same bundle than at the
+    /// last call; `None` once `data` holds the whole header.
+    pub fn next(&mut self, data: &[u8], limits: &Limits) -> Result<Option<u64>, ParseError> {
+        let have = data.len() as u64;
+        let count = match self.count {
+            Some(count) => count,
+            None => {
+                let fixed = BUNDLE_MAGIC.len() as u64 + 8;
+                if have < fixed {
+                    return Ok(Some(fixed));
+                }
+                let count = u64_at(data, 24, "entry count")?;
+                check_count(count, limits)?;
+                self.count = Some(count);
+                self.need = fixed;
+                count
+            }
+        };
+        while self.seen < count {
+            let fixed = self.need + 24;
+            if have < fixed {
+                return Ok(Some(fixed));
+            }
+            let id_len = u64_at(data, self.need + 16, "entry ID length")?;
+            check_id_len(self.need + 16, id_len, limits)?;
+            self.need = fixed + id_len;
+            self.seen += 1;
         }
-        let id_len = u64_at(data, need + 16, "entry ID length")?;
-        check_id_len(need + 16, id_len, limits)?;
-        need = fixed + id_len;
+        Ok((have < self.need).then_some(self.need))
     }
-    Ok(((data.len() as u64) < need).then_some(need))
 }
 
 fn check_count(count: u64, limits: &Limits) -> Result<(), ParseError> {

@@ -17,8 +17,12 @@
 //! scanning for the next `CCOB`: compressed bytes may contain one).
 //!
 //! Decompression never trusts the header: output is bounded by the declared size (one byte
-//! more is a "zip bomb" error, not an allocation), the declared size by [`Limits`], and memory
-//! grows with the data actually produced, never up front by what a header claims.
+//! more is a "zip bomb" error, not an allocation), the declared size by [`Limits`] (to list:
+//! [`MAX_DECLARED`](super::MAX_DECLARED); to hold whole:
+//! [`MAX_DECOMPRESSED`](super::MAX_DECOMPRESSED)), and memory grows with the data actually
+//! produced, never up front by what a header claims. Listing decompresses only the inner
+//! bundle's header, learning its length entry by entry ([`bundle::HeaderNeed`]), so a header
+//! of n entries costs O(n).
 
 use serde::Serialize;
 
@@ -262,6 +266,12 @@ impl<'a> Inflater<'a> {
         while (out.len() as u64) < want && !self.finished {
             let len = out.len();
             let chunk = (want - len as u64).min(CHUNK as u64) as usize;
+            if out.capacity() < len + chunk {
+                // Doubling, but never past `want`: the buffer stays within the declared size
+                // (and so within the cap), where plain `resize` could double past it.
+                let room = (out.capacity() * 2).max(len + chunk) as u64;
+                out.reserve_exact(room.min(want) as usize - len);
+            }
             out.resize(len + chunk, 0);
             let n = self.step(&mut out[len..])?;
             out.truncate(len + n);
@@ -313,13 +323,14 @@ fn payload<'a>(header: &Header, data: &'a [u8]) -> Result<(&'a [u8], bool), Pars
     }
 }
 
-fn check_declared(header: &Header, limits: &Limits) -> Result<(), ParseError> {
-    if header.uncompressed_size > limits.max_decompressed {
+/// Refuses a header that declares more than `limit` bytes, before any work.
+fn check_declared(header: &Header, limit: u64) -> Result<(), ParseError> {
+    if header.uncompressed_size > limit {
         return Err(ParseError::at(
             if header.version == 3 { 16 } else { 8 },
             Malformed::DeclaredTooLarge {
                 declared: header.uncompressed_size,
-                limit: limits.max_decompressed,
+                limit,
             },
         ));
     }
@@ -353,14 +364,16 @@ fn inner_error(header: &Header, e: ParseError) -> ParseError {
 /// decompressing to the end of the stream into a fixed scratch buffer.
 pub fn list(data: &[u8], limits: &Limits) -> Result<Listed, ParseError> {
     let header = parse_header(data)?;
-    check_declared(&header, limits)?;
+    check_declared(&header, limits.max_declared)?;
     let (input, exact) = payload(&header, data)?;
     let at = |kind| ParseError::at(header.header_size, kind);
     let mut inflater = Inflater::new(&header, input, exact).map_err(at)?;
     let mut out = Vec::new();
+    let mut need = bundle::HeaderNeed::default();
     loop {
-        let want =
-            bundle::header_bytes_needed(&out, limits).map_err(|e| inner_error(&header, e))?;
+        let want = need
+            .next(&out, limits)
+            .map_err(|e| inner_error(&header, e))?;
         let Some(want) = want else { break };
         if want > limits.max_bundle_header {
             return Err(inner_error(
@@ -418,7 +431,8 @@ pub fn list(data: &[u8], limits: &Limits) -> Result<Listed, ParseError> {
 /// Decompresses the whole compressed bundle that starts `data` and checks its size and hash.
 pub fn decompress(data: &[u8], limits: &Limits) -> Result<(Header, Vec<u8>), ParseError> {
     let header = parse_header(data)?;
-    check_declared(&header, limits)?;
+    // The whole bundle is held in memory: the tighter cap.
+    check_declared(&header, limits.max_declared.min(limits.max_decompressed))?;
     let (input, exact) = payload(&header, data)?;
     let at = |kind| ParseError::at(header.header_size, kind);
     let mut inflater = Inflater::new(&header, input, exact).map_err(at)?;

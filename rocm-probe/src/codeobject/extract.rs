@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::compat::{self, GpuTarget};
-use super::{CodeObjectFile, Error, Inspection, Verdict};
+use super::{
+    BundleFormat, CodeObjectFile, Entry, Error, Inspection, Malformed, ParseError, Verdict,
+};
 
 /// One code object written out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -36,12 +38,59 @@ fn file_part(target: &str) -> String {
         .collect()
 }
 
+/// What one run may still write: [`Limits::max_extracted`](super::Limits::max_extracted)
+/// shared by every file of the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    left: u64,
+    limit: u64,
+}
+
+impl Budget {
+    /// A run's budget of `limit` bytes.
+    pub fn new(limit: u64) -> Self {
+        Self { left: limit, limit }
+    }
+
+    /// Takes `n` bytes, or says which cap refuses them.
+    fn take(&mut self, n: u64) -> Result<(), Malformed> {
+        self.left = self
+            .left
+            .checked_sub(n)
+            .ok_or(Malformed::ExtractTooLarge { limit: self.limit })?;
+        Ok(())
+    }
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Self::new(super::MAX_EXTRACTED)
+    }
+}
+
 /// Writes every device code object of `file` into `dir` as
-/// `<file name>-<bundle>-<target>.co`, decompressing compressed bundles.
+/// `<file name>-<bundle>-<target>.co`, decompressing compressed bundles, within the file's
+/// [`Limits::max_extracted`](super::Limits::max_extracted). For several files in one run,
+/// [`extract_within`] with one [`Budget`] caps the run.
 pub fn extract(
     file: &CodeObjectFile,
     inspection: &Inspection,
     dir: &Path,
+) -> Result<Vec<Extracted>, Error> {
+    let mut budget = Budget::new(file.limits.max_extracted);
+    extract_within(file, inspection, dir, &mut budget)
+}
+
+/// [`extract`] drawing on a budget shared across files. Each bundle is decompressed once
+/// (never past [`Limits::max_decompressed`](super::Limits::max_decompressed)); its code objects
+/// must fit in it without overlapping (so no more is written than was read) and in the budget,
+/// checked before anything of the bundle is written. Files are written with
+/// [`crate::atomic::write`], which never writes through a symlink planted in `dir`.
+pub fn extract_within(
+    file: &CodeObjectFile,
+    inspection: &Inspection,
+    dir: &Path,
+    budget: &mut Budget,
 ) -> Result<Vec<Extracted>, Error> {
     let name = file
         .path()
@@ -50,13 +99,39 @@ pub fn extract(
         .unwrap_or_else(|| "code".to_owned());
     let mut out = Vec::new();
     for bundle in &inspection.bundles {
-        for entry in bundle.entries.iter().filter(|e| e.is_device()) {
-            let Some(target) = entry.target.as_ref().map(ToString::to_string) else {
-                continue;
-            };
-            let bytes = file.entry_bytes(bundle, entry)?;
+        let devices: Vec<(&Entry, String)> = bundle
+            .entries
+            .iter()
+            .filter(|e| e.is_device())
+            .filter_map(|e| Some((e, e.target.as_ref()?.to_string())))
+            .collect();
+        if devices.is_empty() {
+            continue;
+        }
+        let bytes = file.bundle_bytes(bundle)?;
+        let base = if bundle.format == BundleFormat::Compressed {
+            0
+        } else {
+            bundle.offset
+        };
+        let total = devices
+            .iter()
+            .map(|(e, _)| e.size)
+            .fold(0u64, u64::saturating_add);
+        let at = |kind| file.malformed(ParseError::at(bundle.offset, kind));
+        if total > bytes.len() as u64 {
+            return Err(at(Malformed::EntriesOverlap {
+                bundle: bundle.index,
+                total,
+                size: bytes.len() as u64,
+            }));
+        }
+        budget.take(total).map_err(at)?;
+        for (entry, target) in devices {
+            let code =
+                slice(&bytes, base, entry).ok_or_else(|| file.out_of_bounds(bundle, entry))?;
             let path = dir.join(format!("{name}-{}-{}.co", bundle.index, file_part(&target)));
-            std::fs::write(&path, &bytes).map_err(|source| Error::Io {
+            crate::atomic::write(&path, code).map_err(|source| Error::Io {
                 path: path.clone(),
                 source,
             })?;
@@ -64,11 +139,18 @@ pub fn extract(
                 path,
                 bundle: bundle.index,
                 target,
-                size: bytes.len() as u64,
+                size: code.len() as u64,
             });
         }
     }
     Ok(out)
+}
+
+/// The bytes of `entry` in its bundle's bytes, which start at `base` in entry offsets.
+fn slice<'b>(bytes: &'b [u8], base: u64, entry: &Entry) -> Option<&'b [u8]> {
+    let start = usize::try_from(entry.offset.checked_sub(base)?).ok()?;
+    let end = start.checked_add(usize::try_from(entry.size).ok()?)?;
+    bytes.get(start..end)
 }
 
 /// The bytes of the code object `gpu` would load from the first bundle that has one, with its

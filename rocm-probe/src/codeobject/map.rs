@@ -17,6 +17,8 @@ use memmap2::{Advice, Mmap, UncheckedAdvice};
 pub(crate) struct Mapped {
     /// `None` for an empty file, which cannot be mapped.
     map: Option<Mmap>,
+    /// The file, to ask where its holes are.
+    file: Option<File>,
 }
 
 impl Mapped {
@@ -24,7 +26,10 @@ impl Mapped {
     pub(crate) fn new(file: &File) -> io::Result<Self> {
         let len = file.metadata()?.len();
         if len == 0 {
-            return Ok(Self { map: None });
+            return Ok(Self {
+                map: None,
+                file: None,
+            });
         }
         // SAFETY: the mapping is read-only and private to this process, and every access goes
         // through `bytes()`, a slice of exactly the mapped length. What Rust cannot rule out is
@@ -37,7 +42,23 @@ impl Mapped {
         // Bundle headers are far apart: readahead around each one would only read pages that
         // are never looked at.
         let _ = map.advise(Advice::Random);
-        Ok(Self { map: Some(map) })
+        Ok(Self {
+            map: Some(map),
+            file: file.try_clone().ok(),
+        })
+    }
+
+    /// Where the first byte of data at or after `offset` is, skipping holes (which read as
+    /// zeros without being stored): the file's length when only a hole is left; `None` when
+    /// the file system cannot tell.
+    pub(crate) fn next_data(&self, offset: usize) -> Option<usize> {
+        let file = self.file.as_ref()?;
+        let at = i64::try_from(offset).ok()?;
+        match nix::unistd::lseek(file, at, nix::unistd::Whence::SeekData) {
+            Ok(d) => usize::try_from(d).ok(),
+            Err(nix::errno::Errno::ENXIO) => Some(self.bytes().len()),
+            Err(_) => None,
+        }
     }
 
     /// The file's bytes.

@@ -20,12 +20,14 @@ pub mod ccob;
 pub mod compat;
 pub mod elf;
 pub mod extract;
+pub mod hostile;
 mod map;
 pub mod target_id;
 
 use std::borrow::Cow;
-use std::fs::File;
+use std::cell::Cell;
 use std::io;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -37,26 +39,70 @@ pub use target_id::TargetId;
 
 use crate::root::SysRoot;
 
-/// Bounds on what a file may make the reader do.
+/// Entries per bundle. A bundle holds one entry per offload target plus the host's: real ones
+/// have a handful to a few dozen, and LLVM knows fewer than a hundred AMDGPU processors.
+pub const MAX_ENTRIES: u64 = 1024;
+/// Bytes per entry ID. Real IDs are about 50 bytes
+/// (`hipv4-amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-`); no target ID with every feature
+/// reaches 100.
+pub const MAX_ID_LEN: u64 = 256;
+/// Bytes of a compressed bundle decompressed to list its entries: the largest header the two
+/// caps above allow, so no valid header is refused and nothing past one is decompressed.
+pub const MAX_BUNDLE_HEADER: u64 = 32 + MAX_ENTRIES * (24 + MAX_ID_LEN);
+/// Uncompressed size a compressed bundle may declare and still be listed: 4 GiB, what the u32
+/// field of versions 1 and 2 holds. Listing decompresses only the header (v1's search for
+/// the end of its stream decompresses into a fixed buffer), so this bounds time, not memory.
+pub const MAX_DECLARED: u64 = 4 << 30;
+/// Bytes a whole decompressed bundle may have (`inspect --extract`, `--disasm`), which are
+/// held in memory. A bundle is one translation unit's code for every target; the largest in
+/// ROCm's libraries are tens of MiB. 256 MiB leaves room for those and keeps the probe inside
+/// 512 MiB of address space. Relative to the header, the cap is the declared size itself: one
+/// byte more is [`Malformed::LargerThanDeclared`].
+pub const MAX_DECOMPRESSED: u64 = 256 << 20;
+/// Bundles plus entries listed per file. A ROCm library has a few hundred bundles of a dozen
+/// entries; a framework's (`libtorch_hip.so`) a few thousand. Past this, a small file of
+/// tiny bundles would make the listing (and its printout) far larger than the file.
+pub const MAX_FILE_ENTRIES: u64 = 1 << 16;
+/// Bytes of entry IDs listed per file: `MAX_FILE_ENTRIES` real IDs of 64 bytes.
+pub const MAX_FILE_ID_BYTES: u64 = MAX_FILE_ENTRIES * 64;
+/// Bytes `inspect --extract` writes in one run. A whole ROCm library's device code is at most
+/// a couple of GiB (Debian's rocSPARSE: 1.3 GB); bundles whose entries repeat the same bytes,
+/// or many small compressed bombs, would otherwise fill the disk.
+pub const MAX_EXTRACTED: u64 = 4 << 30;
+
+/// Bounds on what a file may make the reader do (defaults: the constants above).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Entries per bundle (real ones have a handful to a few dozen).
+    /// Entries per bundle ([`MAX_ENTRIES`]).
     pub max_entries: u64,
-    /// Bytes per entry ID.
+    /// Bytes per entry ID ([`MAX_ID_LEN`]).
     pub max_id_len: u64,
-    /// Bytes of a compressed bundle's header decompressed to list its entries.
+    /// Bytes of a compressed bundle's header decompressed to list its entries
+    /// ([`MAX_BUNDLE_HEADER`]).
     pub max_bundle_header: u64,
-    /// Uncompressed size a compressed bundle may declare.
+    /// Uncompressed size a compressed bundle may declare to be listed ([`MAX_DECLARED`]).
+    pub max_declared: u64,
+    /// Bytes of a bundle decompressed whole ([`MAX_DECOMPRESSED`]).
     pub max_decompressed: u64,
+    /// Bundles plus entries per file ([`MAX_FILE_ENTRIES`]).
+    pub max_file_entries: u64,
+    /// Bytes of entry IDs per file ([`MAX_FILE_ID_BYTES`]).
+    pub max_file_id_bytes: u64,
+    /// Bytes written by one extraction ([`MAX_EXTRACTED`]).
+    pub max_extracted: u64,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Self {
-            max_entries: 65_536,
-            max_id_len: 4096,
-            max_bundle_header: 16 << 20,
-            max_decompressed: 4 << 30,
+            max_entries: MAX_ENTRIES,
+            max_id_len: MAX_ID_LEN,
+            max_bundle_header: MAX_BUNDLE_HEADER,
+            max_declared: MAX_DECLARED,
+            max_decompressed: MAX_DECOMPRESSED,
+            max_file_entries: MAX_FILE_ENTRIES,
+            max_file_id_bytes: MAX_FILE_ID_BYTES,
+            max_extracted: MAX_EXTRACTED,
         }
     }
 }
@@ -137,7 +183,8 @@ pub enum Malformed {
         /// Header size.
         header: u64,
     },
-    /// A declared uncompressed size beyond [`Limits::max_decompressed`].
+    /// A declared uncompressed size beyond [`Limits::max_declared`] (to list) or
+    /// [`Limits::max_decompressed`] (to decompress whole).
     #[error("declares {declared} bytes uncompressed, above the limit of {limit}")]
     DeclaredTooLarge {
         /// Declared size.
@@ -185,6 +232,37 @@ pub enum Malformed {
         stored: u64,
         /// Of the decompressed data.
         computed: u64,
+    },
+    /// More bundles and entries in one file than [`Limits::max_file_entries`].
+    #[error("more than {limit} bundles and entries in one file (the cap on a listing)")]
+    TooManyInFile {
+        /// The limit.
+        limit: u64,
+    },
+    /// More entry ID bytes in one file than [`Limits::max_file_id_bytes`].
+    #[error("more than {limit} bytes of entry IDs in one file (the cap on a listing)")]
+    IdBytesInFile {
+        /// The limit.
+        limit: u64,
+    },
+    /// Device entries of one bundle that add up to more than the bundle holds: they overlap,
+    /// and extracting them would write more than was read.
+    #[error(
+        "the code objects of bundle {bundle} add up to {total} bytes, more than the {size} bytes of the bundle"
+    )]
+    EntriesOverlap {
+        /// 1-based bundle number.
+        bundle: usize,
+        /// Their sizes added.
+        total: u64,
+        /// The bundle's (decompressed) size.
+        size: u64,
+    },
+    /// An extraction past [`Limits::max_extracted`].
+    #[error("extracting would write more than {limit} bytes in this run (the cap on extraction)")]
+    ExtractTooLarge {
+        /// The limit.
+        limit: u64,
     },
     /// An error inside a decompressed bundle.
     #[error("in the decompressed bundle at offset {offset:#x}: {kind}")]
@@ -353,11 +431,13 @@ pub struct Inspection {
 impl Inspection {
     /// The distinct device target IDs, in order of first appearance.
     pub fn targets(&self) -> Vec<String> {
+        // A set beside the list: a file may list tens of thousands of entries.
+        let mut seen = std::collections::HashSet::new();
         let mut out: Vec<String> = Vec::new();
         for e in self.bundles.iter().flat_map(|b| &b.entries) {
             if let (true, Some(t)) = (e.is_device(), &e.target) {
                 let t = t.to_string();
-                if !out.contains(&t) {
+                if seen.insert(t.clone()) {
                     out.push(t);
                 }
             }
@@ -390,12 +470,7 @@ pub fn inspect(path: impl AsRef<Path>) -> Result<Inspection, Error> {
 
 /// Inspects bytes in memory (tests, fuzzing); `label` stands in for the path in errors.
 pub fn inspect_bytes(label: &str, data: &[u8], limits: Limits) -> Result<Inspection, Error> {
-    Reader {
-        data,
-        limits,
-        map: None,
-    }
-    .inspect(Path::new(label))
+    Reader::new(data, limits, None).inspect(Path::new(label))
 }
 
 impl CodeObjectFile {
@@ -420,14 +495,22 @@ impl CodeObjectFile {
             path: path.clone(),
             source,
         };
-        let file = File::open(&path).map_err(io_err)?;
+        // Non-blocking: opening a FIFO for reading blocks until a writer comes, which may be
+        // never. The type is checked on the open file, so a swap after a check cannot fool it.
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
+            .open(&path)
+            .map_err(io_err)?;
         let meta = file.metadata().map_err(io_err)?;
         if meta.is_dir() {
             return Err(io_err(io::Error::from(io::ErrorKind::IsADirectory)));
         }
         if !meta.is_file() {
-            // A FIFO or device has no length to map and might never end.
-            return Err(io_err(io::Error::other("not a regular file")));
+            // A FIFO, socket or device has no length to map and might never end.
+            return Err(io_err(io::Error::other(
+                "not a regular file (a FIFO, socket or device)",
+            )));
         }
         let map = map::Mapped::new(&file).map_err(io_err)?;
         Ok(Self { path, map, limits })
@@ -454,11 +537,7 @@ impl CodeObjectFile {
     }
 
     fn reader(&self) -> Reader<'_> {
-        Reader {
-            data: self.map.bytes(),
-            limits: self.limits,
-            map: Some(&self.map),
-        }
+        Reader::new(self.map.bytes(), self.limits, Some(&self.map))
     }
 
     /// Lists the file's bundles and entries.
@@ -472,6 +551,18 @@ impl CodeObjectFile {
             offset: e.offset,
             kind: e.kind,
         }
+    }
+
+    fn out_of_bounds(&self, bundle: &Bundle, entry: &Entry) -> Error {
+        self.malformed(ParseError::at(
+            bundle.offset,
+            Malformed::EntryOutOfBounds {
+                id: entry.id.clone(),
+                offset: entry.offset,
+                size: entry.size,
+                available: bundle.size,
+            },
+        ))
     }
 
     /// The bundle as stored uncompressed: a slice of the file, or the decompressed bytes of a
@@ -516,17 +607,7 @@ impl CodeObjectFile {
             let end = start.checked_add(usize::try_from(entry.size).ok()?)?;
             (end <= len).then_some(start..end)
         };
-        let out_of_bounds = || {
-            self.malformed(ParseError::at(
-                bundle.offset,
-                Malformed::EntryOutOfBounds {
-                    id: entry.id.clone(),
-                    offset: entry.offset,
-                    size: entry.size,
-                    available: bundle.size,
-                },
-            ))
-        };
+        let out_of_bounds = || self.out_of_bounds(bundle, entry);
         match self.bundle_bytes(bundle)? {
             Cow::Borrowed(bytes) => {
                 let r = range(bytes.len(), bundle.offset).ok_or_else(out_of_bounds)?;
@@ -546,6 +627,10 @@ struct Reader<'a> {
     limits: Limits,
     /// The map `data` comes from, when it does: scanned ranges are released from it.
     map: Option<&'a map::Mapped>,
+    /// Bundles plus entries listed so far, against [`Limits::max_file_entries`].
+    listed: Cell<u64>,
+    /// Entry ID bytes listed so far, against [`Limits::max_file_id_bytes`].
+    id_bytes: Cell<u64>,
 }
 
 /// Bundles in `.hip_fatbin` start at multiples of this, from the section start.
@@ -557,7 +642,38 @@ fn starts_bundle(data: &[u8]) -> bool {
     data.starts_with(bundle::BUNDLE_MAGIC) || data.starts_with(ccob::CCOB_MAGIC)
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    fn new(data: &'a [u8], limits: Limits, map: Option<&'a map::Mapped>) -> Self {
+        Self {
+            data,
+            limits,
+            map,
+            listed: Cell::new(0),
+            id_bytes: Cell::new(0),
+        }
+    }
+
+    /// Counts a bundle and its entries against the per-file caps, before they are kept.
+    fn account<'i>(&self, at: u64, ids: impl Iterator<Item = &'i str>) -> Result<(), ParseError> {
+        let (mut listed, mut bytes) = (self.listed.get() + 1, self.id_bytes.get());
+        for id in ids {
+            listed += 1;
+            bytes += id.len() as u64;
+        }
+        self.listed.set(listed);
+        self.id_bytes.set(bytes);
+        let limits = &self.limits;
+        if listed > limits.max_file_entries {
+            let limit = limits.max_file_entries;
+            return Err(ParseError::at(at, Malformed::TooManyInFile { limit }));
+        }
+        if bytes > limits.max_file_id_bytes {
+            let limit = limits.max_file_id_bytes;
+            return Err(ParseError::at(at, Malformed::IdBytesInFile { limit }));
+        }
+        Ok(())
+    }
+
     /// Drops a range that has been scanned whole from memory.
     fn release(&self, offset: usize, len: usize) {
         if let Some(map) = self.map {
@@ -661,6 +777,7 @@ impl Reader<'_> {
             let name = String::from_utf8_lossy(member.name()).into_owned();
             match elf::code_object_header(bytes).map_err(|e| e.shift(offset))? {
                 Some(header) => {
+                    self.account(offset, std::iter::empty())?;
                     let mut b = standalone(header, size);
                     b.offset = offset;
                     b.entries[0].offset = offset;
@@ -713,7 +830,7 @@ impl Reader<'_> {
                 aligned
             } else {
                 let rest = region_data.get(bundle_end as usize..).unwrap_or_default();
-                bundle_end + rest.iter().take_while(|b| **b == 0).count() as u64
+                bundle_end + self.zeros(rest, (start + bundle_end) as usize)
             };
         }
         Ok(())
@@ -734,6 +851,8 @@ impl Reader<'_> {
         let located = |e: ParseError| e.shift(file_offset);
         let (entries, size, compression, format) = if here.starts_with(ccob::CCOB_MAGIC) {
             let listed = ccob::list(here, &self.limits).map_err(located)?;
+            let ids = listed.bundle.entries.iter().map(|e| e.id.as_str());
+            self.account(file_offset, ids)?;
             let entries = listed
                 .bundle
                 .entries
@@ -755,6 +874,7 @@ impl Reader<'_> {
             )
         } else {
             let raw = bundle::parse(here, here.len() as u64, &self.limits).map_err(located)?;
+            self.account(file_offset, raw.entries.iter().map(|e| e.id.as_str()))?;
             let entries = raw
                 .entries
                 .iter()
@@ -782,6 +902,31 @@ impl Reader<'_> {
             entries,
         });
         Ok(size)
+    }
+
+    /// How many zeros start `data` (at `offset` in the file). Padding may run to the end of a
+    /// huge file: holes of a sparse file are skipped unread, and what has been scanned is
+    /// released, so neither the time on holes nor the resident set grows with the padding.
+    fn zeros(&self, data: &[u8], offset: usize) -> u64 {
+        let mut n = 0;
+        while n < data.len() {
+            let hole_end = self
+                .map
+                .and_then(|m| m.next_data(offset + n))
+                .map_or(0, |d| d.saturating_sub(offset));
+            if hole_end > n {
+                n = hole_end.min(data.len());
+                continue;
+            }
+            let end = (n + SCAN_STEP).min(data.len());
+            let z = leading_zeros(&data[n..end]);
+            self.release(offset + n, z);
+            n += z;
+            if n < end {
+                break;
+            }
+        }
+        n as u64
     }
 
     /// Searches a data section for embedded bundles; what only looks like one is skipped.
@@ -839,6 +984,19 @@ impl Reader<'_> {
         self.release(start + released, size - released.min(size));
         Ok(())
     }
+}
+
+/// How many zeros start `data`, compared a page at a time.
+fn leading_zeros(data: &[u8]) -> usize {
+    const PAGE: [u8; 4096] = [0; 4096];
+    let mut n = 0;
+    for chunk in data.chunks(PAGE.len()) {
+        if chunk != &PAGE[..chunk.len()] {
+            return n + chunk.iter().take_while(|b| **b == 0).count();
+        }
+        n += chunk.len();
+    }
+    n
 }
 
 /// The first offset where a bundle magic starts.
@@ -979,6 +1137,28 @@ mod tests {
             "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack+"
         );
         assert!(i.bundles[0].entries[0].is_device());
+    }
+
+    /// Opening a FIFO (which blocks until a writer comes) or a device is an error naming the
+    /// path, at once: the open runs on a thread that the test stops waiting for after 20 s.
+    #[test]
+    fn a_fifo_or_device_is_an_error_not_a_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo.co");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        for path in [fifo, PathBuf::from("/dev/null")] {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let p = path.clone();
+            std::thread::spawn(move || tx.send(CodeObjectFile::open(&p).map(|_| ())));
+            let result = rx
+                .recv_timeout(std::time::Duration::from_secs(20))
+                .unwrap_or_else(|_| panic!("opening {} hangs", path.display()));
+            let err = result.unwrap_err();
+            assert!(
+                matches!(&err, Error::Io { path: p, .. } if *p == path),
+                "{err:?}"
+            );
+        }
     }
 
     /// A cheap fuzzer: thousands of deterministic mutations of valid inputs never panic.
