@@ -329,7 +329,25 @@ fn a_10_gb_sparse_file_is_not_a_code_object_and_is_not_read() {
         .unwrap();
     let r = inspect(&[], &[&padded]);
     assert_eq!(r.code, 1, "{}", r.stderr);
+    // Mapped pages count in the resident set (the walk once held all 10 GB): measured by
+    // GNU time where it is installed.
+    if !Path::new(GNU_TIME).exists() {
+        eprintln!("skipped the resident-set check: {GNU_TIME} not installed (Debian package time)");
+        return;
+    }
+    let out = StdCommand::new(GNU_TIME)
+        .args(["-f", "%M"])
+        .arg(assert_cmd::cargo::cargo_bin("rocm-probe"))
+        .args(["inspect", "--target", "gfx90a"])
+        .arg(&padded)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let kib: u64 = stderr.lines().last().unwrap().trim().parse().unwrap();
+    assert!(kib < 256 << 10, "{kib} KiB resident");
 }
+
+const GNU_TIME: &str = "/usr/bin/time";
 
 /// A malformed library far over the copy limit is recorded as at most `COPY_LIMIT` bytes that
 /// read back to the same problem.
@@ -371,6 +389,27 @@ fn snapshot_records_a_huge_malformed_library_small() {
         "{size} bytes copied"
     );
     assert_eq!(problem(&snap), before);
+
+    // A good bundle, then past the limit one that declares too many entries: the first bytes
+    // read fine, so a small stand-in is recorded that is still a malformed library.
+    let (dir, _) = fixture_with_rocfft(|lib| {
+        let mut data = hostile::many_entries(1, 8);
+        data.resize(2 << 20, 0);
+        data.extend(hostile::many_entries(2000, 1));
+        std::fs::write(lib, &data).unwrap();
+    });
+    let before = problem(dir.path());
+    let message = before["problem"]["message"].as_str().unwrap();
+    assert!(message.contains("at most 1024"), "{before}");
+    let out = tempfile::tempdir().unwrap();
+    let snap = out.path().join("snap");
+    rocm_probe::snapshot::snapshot(Source::fixture(dir.path()).unwrap(), &snap, false).unwrap();
+    let copied = snap.join(ROCFFT.trim_start_matches('/'));
+    let size = std::fs::metadata(&copied).unwrap().len();
+    assert!(size <= 4096, "{size} bytes copied");
+    let after = problem(&snap);
+    assert_eq!(after["problem"]["path"], before["problem"]["path"]);
+    assert_eq!(after["problem"]["kind"], before["problem"]["kind"]);
 }
 
 /// A code object on its own over the copy limit is recorded as its ELF header, which reads
