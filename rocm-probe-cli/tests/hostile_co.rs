@@ -193,7 +193,7 @@ fn long_ids_stop_at_the_id_cap_in_bounded_memory() {
 #[test]
 fn many_full_bundles_stop_at_the_per_file_cap() {
     // Each bundle within the per-bundle caps (1,024 IDs of 256 bytes, 3 KB compressed), 70 of
-    // them back to back: 71,750 bundles and entries, 18 MB of IDs listed from 200 KB.
+    // them back to back: 18 MB of IDs listed from 200 KB.
     let one = hostile::compressed_many_entries(1024, 256);
     let data = one.repeat(70);
     let dir = tempfile::tempdir().unwrap();
@@ -202,7 +202,21 @@ fn many_full_bundles_stop_at_the_per_file_cap() {
     assert_refused(
         &r,
         &file,
-        "more than 4194304 bytes of entry IDs in one file (the cap on a listing)",
+        "more than 16777216 bytes of entry IDs in one file (the cap on a listing)",
+    );
+}
+
+#[test]
+fn many_small_bundles_stop_at_the_per_file_entry_cap() {
+    // 300 bundles of 1,024 one-byte IDs, back to back: 30 KB listed as 307,500 entries.
+    let data = hostile::compressed_many_entries(1024, 1).repeat(300);
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "small.ccob", &data);
+    let r = inspect(&[], &[&file]);
+    assert_refused(
+        &r,
+        &file,
+        "more than 262144 bundles and entries in one file (the cap on a listing)",
     );
 }
 

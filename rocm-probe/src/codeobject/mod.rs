@@ -60,9 +60,10 @@ pub const MAX_DECLARED: u64 = 4 << 30;
 /// byte more is [`Malformed::LargerThanDeclared`].
 pub const MAX_DECOMPRESSED: u64 = 256 << 20;
 /// Bundles plus entries listed per file. A ROCm library has a few hundred bundles of a dozen
-/// entries; a framework's (`libtorch_hip.so`) a few thousand. Past this, a small file of
-/// tiny bundles would make the listing (and its printout) far larger than the file.
-pub const MAX_FILE_ENTRIES: u64 = 1 << 16;
+/// entries; a framework's (`libtorch_hip.so`) a few thousand bundles of up to twenty: under
+/// 100,000. Past this, a small file of tiny bundles would make the listing (about 400 bytes of
+/// memory and 80 printed per entry) far larger than the file.
+pub const MAX_FILE_ENTRIES: u64 = 1 << 18;
 /// Bytes of entry IDs listed per file: `MAX_FILE_ENTRIES` real IDs of 64 bytes.
 pub const MAX_FILE_ID_BYTES: u64 = MAX_FILE_ENTRIES * 64;
 /// Bytes `inspect --extract` writes in one run. A whole ROCm library's device code is at most
