@@ -15,7 +15,7 @@
 //! the generic version of generic code objects (read from the bodies) are lost, and the last
 //! changes no verdict while every generic family's minimum version is 1. A code object on its
 //! own over the limit is recorded as its ELF header, which is all that is read of it; a
-//! malformed file over the limit as what fails the same way ([`malformed_copy`]).
+//! malformed file over the limit as what fails the same way (see `malformed_copy`).
 
 use std::collections::BTreeMap;
 

@@ -35,6 +35,12 @@ pub const CCOB_MAGIC: &[u8; 4] = b"CCOB";
 /// Decompression works in steps of this many bytes.
 const CHUNK: usize = 64 * 1024;
 
+/// Bytes a stream may produce beyond the uncompressed size its header declares: none. clang
+/// writes the exact size, so one byte more is a lying header or a bomb, and stopping there
+/// bounds the work by the declared size (itself capped by [`MAX_DECLARED`](super::MAX_DECLARED)
+/// and [`MAX_DECOMPRESSED`](super::MAX_DECOMPRESSED)), whatever the stream holds.
+pub const MAX_OVER_DECLARED: u64 = 0;
+
 /// The compression method (`llvm::compression::Format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -245,7 +251,7 @@ impl<'a> Inflater<'a> {
     /// A step that never produces more than the declared size: once it is reached, one more
     /// byte of output is the error.
     fn step(&mut self, buf: &mut [u8]) -> Result<usize, Malformed> {
-        let left = self.declared - self.produced;
+        let left = self.declared.saturating_add(MAX_OVER_DECLARED) - self.produced;
         if left == 0 {
             let mut probe = [0u8; 1];
             if self.raw_step(&mut probe)? > 0 {
@@ -289,7 +295,12 @@ impl<'a> Inflater<'a> {
     }
 
     fn check_total(&self) -> Result<(), Malformed> {
-        if self.produced != self.declared {
+        if self.produced > self.declared {
+            return Err(Malformed::LargerThanDeclared {
+                declared: self.declared,
+            });
+        }
+        if self.produced < self.declared {
             return Err(Malformed::SmallerThanDeclared {
                 declared: self.declared,
                 actual: self.produced,

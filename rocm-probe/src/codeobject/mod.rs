@@ -56,8 +56,8 @@ pub const MAX_DECLARED: u64 = 4 << 30;
 /// Bytes a whole decompressed bundle may have (`inspect --extract`, `--disasm`), which are
 /// held in memory. A bundle is one translation unit's code for every target; the largest in
 /// ROCm's libraries are tens of MiB. 256 MiB leaves room for those and keeps the probe inside
-/// 512 MiB of address space. Relative to the header, the cap is the declared size itself: one
-/// byte more is [`Malformed::LargerThanDeclared`].
+/// 512 MiB of address space. Relative to the header, the cap is the declared size plus
+/// [`ccob::MAX_OVER_DECLARED`] (nothing): one byte more is [`Malformed::LargerThanDeclared`].
 pub const MAX_DECOMPRESSED: u64 = 256 << 20;
 /// Bundles plus entries listed per file. A ROCm library has a few hundred bundles of a dozen
 /// entries; a framework's (`libtorch_hip.so`) a few thousand bundles of up to twenty: under
