@@ -467,3 +467,41 @@ fn snapshot_records_a_huge_code_object_as_its_header() {
     assert_eq!(size, 64);
     assert_eq!(code(&snap), before);
 }
+
+/// Listing many files within one budget: the run stops at the file that passes the cap, with an
+/// error naming it and the cap. (`inspect FILE…` holds every listing until it prints them.)
+#[test]
+fn a_run_over_many_files_stops_at_the_run_listing_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = hostile::compressed_many_entries(1000, 1);
+    let mut budget = codeobject::ListingBudget::new(5000, 1 << 20);
+    let mut listed = 0;
+    let mut failed = None;
+    for i in 0..6 {
+        let path = write(dir.path(), &format!("many-{i}.ccob"), &bytes);
+        match CodeObjectFile::open(&path)
+            .unwrap()
+            .inspect_within(&mut budget)
+        {
+            Ok(i) => listed += i.bundles[0].entries.len(),
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    assert_eq!(listed, 4000);
+    let err = failed.expect("the fifth file passes the cap");
+    assert!(
+        matches!(
+            &err,
+            codeobject::Error::Malformed { path, kind: Malformed::TooManyInRun { limit: 5000 }, .. }
+                if path.ends_with("many-4.ccob")
+        ),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("more than 5000 bundles and entries in all the files")
+    );
+}

@@ -66,6 +66,12 @@ pub const MAX_DECOMPRESSED: u64 = 256 << 20;
 pub const MAX_FILE_ENTRIES: u64 = 1 << 18;
 /// Bytes of entry IDs listed per file: `MAX_FILE_ENTRIES` real IDs of 64 bytes.
 pub const MAX_FILE_ID_BYTES: u64 = MAX_FILE_ENTRIES * 64;
+/// Bundles plus entries listed by one run over several files ([`ListingBudget`]): the run holds
+/// every listing until it prints them. A whole ROCm install (`inspect /opt/rocm/lib/*.so`) lists
+/// a few hundred thousand; at about 400 bytes each this holds at most some 200 MB.
+pub const MAX_RUN_ENTRIES: u64 = 1 << 19;
+/// Bytes of entry IDs listed by one run: `MAX_RUN_ENTRIES` real IDs of 64 bytes.
+pub const MAX_RUN_ID_BYTES: u64 = MAX_RUN_ENTRIES * 64;
 /// Bytes `inspect --extract` writes in one run. A whole ROCm library's device code is at most
 /// a couple of GiB (Debian's rocSPARSE: 1.3 GB); bundles whose entries repeat the same bytes,
 /// or many small compressed bombs, would otherwise fill the disk.
@@ -105,6 +111,51 @@ impl Default for Limits {
             max_file_id_bytes: MAX_FILE_ID_BYTES,
             max_extracted: MAX_EXTRACTED,
         }
+    }
+}
+
+/// What a run over several files may still list ([`CodeObjectFile::inspect_within`]): the
+/// per-file caps of [`Limits`] bound one listing, this bounds their sum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListingBudget {
+    max_entries: u64,
+    max_id_bytes: u64,
+    entries: u64,
+    id_bytes: u64,
+}
+
+impl ListingBudget {
+    /// A run's budget of `max_entries` bundles plus entries and `max_id_bytes` of entry IDs.
+    pub fn new(max_entries: u64, max_id_bytes: u64) -> Self {
+        Self {
+            max_entries,
+            max_id_bytes,
+            entries: 0,
+            id_bytes: 0,
+        }
+    }
+
+    /// Takes `entries` and `id_bytes`, or says which cap refuses them.
+    fn take(&mut self, entries: u64, id_bytes: u64) -> Result<(), Malformed> {
+        self.entries += entries;
+        self.id_bytes += id_bytes;
+        if self.entries > self.max_entries {
+            return Err(Malformed::TooManyInRun {
+                limit: self.max_entries,
+            });
+        }
+        if self.id_bytes > self.max_id_bytes {
+            return Err(Malformed::IdBytesInRun {
+                limit: self.max_id_bytes,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Default for ListingBudget {
+    fn default() -> Self {
+        Self::new(MAX_RUN_ENTRIES, MAX_RUN_ID_BYTES)
     }
 }
 
@@ -243,6 +294,22 @@ pub enum Malformed {
     /// More entry ID bytes in one file than [`Limits::max_file_id_bytes`].
     #[error("more than {limit} bytes of entry IDs in one file (the cap on a listing)")]
     IdBytesInFile {
+        /// The limit.
+        limit: u64,
+    },
+    /// More bundles and entries in one run than its [`ListingBudget`] allows.
+    #[error(
+        "more than {limit} bundles and entries in all the files of this run (the cap on a run's listing)"
+    )]
+    TooManyInRun {
+        /// The limit.
+        limit: u64,
+    },
+    /// More entry ID bytes in one run than its [`ListingBudget`] allows.
+    #[error(
+        "more than {limit} bytes of entry IDs in all the files of this run (the cap on a run's listing)"
+    )]
+    IdBytesInRun {
         /// The limit.
         limit: u64,
     },
@@ -546,6 +613,18 @@ impl CodeObjectFile {
         self.reader().inspect(&self.path)
     }
 
+    /// [`inspect`](Self::inspect) drawing on a budget shared by the files of one run, for a
+    /// caller that keeps every listing (as `inspect FILE…` does until it prints them).
+    pub fn inspect_within(&self, budget: &mut ListingBudget) -> Result<Inspection, Error> {
+        let reader = self.reader();
+        reader.run.set(Some(*budget));
+        let result = reader.inspect(&self.path);
+        if let Some(spent) = reader.run.get() {
+            *budget = spent;
+        }
+        result
+    }
+
     fn malformed(&self, e: ParseError) -> Error {
         Error::Malformed {
             path: self.path.clone(),
@@ -632,6 +711,8 @@ struct Reader<'a> {
     listed: Cell<u64>,
     /// Entry ID bytes listed so far, against [`Limits::max_file_id_bytes`].
     id_bytes: Cell<u64>,
+    /// The run's budget, when the caller shares one across files.
+    run: Cell<Option<ListingBudget>>,
 }
 
 /// Bundles in `.hip_fatbin` start at multiples of this, from the section start.
@@ -651,18 +732,25 @@ impl<'a> Reader<'a> {
             map,
             listed: Cell::new(0),
             id_bytes: Cell::new(0),
+            run: Cell::new(None),
         }
     }
 
     /// Counts a bundle and its entries against the per-file caps, before they are kept.
     fn account<'i>(&self, at: u64, ids: impl Iterator<Item = &'i str>) -> Result<(), ParseError> {
-        let (mut listed, mut bytes) = (self.listed.get() + 1, self.id_bytes.get());
+        let (mut count, mut id_bytes) = (1, 0);
         for id in ids {
-            listed += 1;
-            bytes += id.len() as u64;
+            count += 1;
+            id_bytes += id.len() as u64;
         }
+        let (listed, bytes) = (self.listed.get() + count, self.id_bytes.get() + id_bytes);
         self.listed.set(listed);
         self.id_bytes.set(bytes);
+        if let Some(mut run) = self.run.get() {
+            let taken = run.take(count, id_bytes);
+            self.run.set(Some(run));
+            taken.map_err(|kind| ParseError::at(at, kind))?;
+        }
         let limits = &self.limits;
         if listed > limits.max_file_entries {
             let limit = limits.max_file_entries;
