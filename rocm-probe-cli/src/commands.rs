@@ -473,6 +473,8 @@ fn inspect(
         && opened.len() > 1
         && total > 256 << 20;
     let mut inspections = Vec::with_capacity(opened.len());
+    // Every listing is held until it is printed: one budget for the whole run, not per file.
+    let mut listing = codeobject::ListingBudget::default();
     for (i, file) in opened.iter().enumerate() {
         if progress {
             stdio::progress(format_args!(
@@ -482,15 +484,16 @@ fn inspect(
                 file.path().display()
             ));
         }
-        inspections.push(file.inspect()?);
+        inspections.push(file.inspect_within(&mut listing)?);
     }
     if progress {
         stdio::progress("\r\x1b[K");
     }
     if let Some(dir) = extract {
         extract_dir(dir).map_err(|e| anyhow::anyhow!("--extract {}: {e}", dir.display()))?;
+        let mut budget = codeobject::extract::Budget::default();
         for (file, inspection) in opened.iter().zip(&inspections) {
-            for x in codeobject::extract::extract(file, inspection, dir)? {
+            for x in codeobject::extract::extract_within(file, inspection, dir, &mut budget)? {
                 stdio::warn(format_args!(
                     "wrote {} ({} bytes, bundle {}, {})",
                     x.path.display(),
