@@ -156,65 +156,7 @@ fn repeated_keys() -> Vec<u8> {
     v
 }
 
-/// An uncompressed offload bundle holding `ids` (empty code objects).
-fn bundle(ids: &[Vec<u8>]) -> Vec<u8> {
-    let mut header_len = 24 + 8;
-    for id in ids {
-        header_len += 24 + id.len();
-    }
-    let mut out = b"__CLANG_OFFLOAD_BUNDLE__".to_vec();
-    out.extend((ids.len() as u64).to_le_bytes());
-    for id in ids {
-        out.extend((header_len as u64).to_le_bytes());
-        out.extend(0u64.to_le_bytes());
-        out.extend((id.len() as u64).to_le_bytes());
-        out.extend(id);
-    }
-    out
-}
-
-/// A compressed (CCOB v3, zstd) bundle of `bundle`.
-fn ccob(bundle: &[u8]) -> Vec<u8> {
-    rocm_probe::codeobject::ccob::encode(bundle, 3, rocm_probe::codeobject::Method::Zstd, 19)
-        .unwrap()
-}
-
-/// A CCOB v3 file whose zstd payload decompresses to a one-entry bundle followed by `zeros`
-/// zero bytes, built from RLE blocks by hand (4 bytes per 128 KiB), declaring that size.
-fn zstd_bomb(zeros: u64) -> Vec<u8> {
-    let id = b"hipv4-amdgcn-amd-amdhsa--gfx90a".to_vec();
-    let head_len = 24 + 8 + 24 + id.len() as u64;
-    let mut head = b"__CLANG_OFFLOAD_BUNDLE__".to_vec();
-    head.extend(1u64.to_le_bytes());
-    head.extend(head_len.to_le_bytes());
-    head.extend(zeros.to_le_bytes());
-    head.extend((id.len() as u64).to_le_bytes());
-    head.extend(&id);
-    // Frame: magic, descriptor (no content size, no checksum), window 128 KiB.
-    let mut frame = 0xFD2F_B528u32.to_le_bytes().to_vec();
-    frame.extend([0x00, 7 << 3]);
-    let block = |frame: &mut Vec<u8>, kind: u32, size: u32, last: bool| {
-        let h = (size << 3) | (kind << 1) | u32::from(last);
-        frame.extend(&h.to_le_bytes()[..3]);
-    };
-    block(&mut frame, 0, head.len() as u32, zeros == 0);
-    frame.extend(&head);
-    let mut left = zeros;
-    while left > 0 {
-        let n = left.min(128 << 10);
-        left -= n;
-        block(&mut frame, 1, n as u32, left == 0);
-        frame.push(0);
-    }
-    let mut out = b"CCOB".to_vec();
-    out.extend(3u16.to_le_bytes());
-    out.extend(1u16.to_le_bytes());
-    out.extend((32 + frame.len() as u64).to_le_bytes());
-    out.extend((head_len + zeros).to_le_bytes());
-    out.extend(0u64.to_le_bytes());
-    out.extend(frame);
-    out
-}
+use rocm_probe::codeobject::hostile;
 
 fn cases() -> Vec<Case> {
     vec![
@@ -458,10 +400,8 @@ fn cases() -> Vec<Case> {
         Case {
             name: "inspect-ccob-65536-one-byte-ids",
             setup: |s| {
-                let ids: Vec<Vec<u8>> = (0..65_536u32)
-                    .map(|i| vec![b'a' + (i % 26) as u8])
-                    .collect();
-                std::fs::write(s.join("x.co"), ccob(&bundle(&ids))).unwrap();
+                std::fs::write(s.join("x.co"), hostile::compressed_many_entries(65_536, 1))
+                    .unwrap();
             },
             args: &["inspect", "{S}/x.co", "--target", "gfx90a"],
             ..DEFAULT
@@ -469,10 +409,7 @@ fn cases() -> Vec<Case> {
         Case {
             name: "inspect-forty-ccobs-of-4-kib-ids",
             setup: |s| {
-                let ids: Vec<Vec<u8>> = (0..4_000u32)
-                    .map(|i| format!("{i:04}{}", "x".repeat(4092)).into_bytes())
-                    .collect();
-                let file = ccob(&bundle(&ids));
+                let file = hostile::compressed_many_entries(4_000, 4096);
                 for n in 0..40 {
                     std::fs::write(s.join(format!("x{n:02}.co")), &file).unwrap();
                 }
@@ -527,7 +464,7 @@ fn cases() -> Vec<Case> {
         Case {
             name: "inspect-extract-4-gib-bomb",
             setup: |s| {
-                std::fs::write(s.join("bomb.co"), zstd_bomb(4 << 30)).unwrap();
+                std::fs::write(s.join("bomb.co"), hostile::declared_bomb(4 << 30)).unwrap();
                 std::fs::create_dir(s.join("out")).unwrap();
             },
             args: &[
