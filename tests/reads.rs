@@ -1,4 +1,4 @@
-//! DESIGN §9: a run reads each file at most once (`generation_id`, read before and after the
+//! ARCHITECTURE.md §9: a run reads each file at most once (`generation_id`, read before and after the
 //! scan, excepted), and lists each directory at most once.
 
 use std::collections::BTreeMap;

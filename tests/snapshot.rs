@@ -1,4 +1,4 @@
-//! Round trip (DESIGN §4): with `--no-redact`, the report of `snapshot(X)` equals the report of
+//! Round trip (ARCHITECTURE.md §4a): with `--no-redact`, the report of `snapshot(X)` equals the report of
 //! X, for every fixture — and so do the agents and targets, which read a subset.
 
 use rocm_probe::report::Options;

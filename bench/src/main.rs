@@ -2,8 +2,8 @@
 //!
 //! Measures, in one run, the whole passive report of a fixture against its read floor: the
 //! time to merely open and read the same files once and list the same directories, with
-//! nothing else (DESIGN §9: the report must stay within 2x). Both run warm (page cache), each
-//! the median of ITERATIONS runs.
+//! nothing else (ARCHITECTURE.md §9: the report must stay within 2x). Both run warm (page
+//! cache), each the median of ITERATIONS runs.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -12,7 +12,7 @@ use rocm_probe::record::Record;
 use rocm_probe::report::Options;
 use rocm_probe::{Report, Source};
 
-/// DESIGN §9 budget: report time / read-floor time.
+/// ARCHITECTURE.md §9 budget: report time / read-floor time.
 const BUDGET: f64 = 2.0;
 
 fn median(mut v: Vec<Duration>) -> Duration {

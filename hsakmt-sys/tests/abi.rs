@@ -2,10 +2,10 @@
 //! (and a few offsets) of the structs passed to the kernel or to libhsakmt.
 //!
 //! The expected request numbers were computed by gcc from Debian's
-//! `/usr/include/linux/kfd_ioctl.h` (linux-libc-dev 6.1, KFD interface 1.11) and agree with
-//! `shared/reference/kfd-facts.md` §3 except `CREATE_QUEUE`: the facts table lists
-//! `0xc0604b02` (96 bytes, from a newer header whose `kfd_ioctl_create_queue_args` gained
-//! fields); the 1.11 struct is 88 bytes, `0xc0584b02`. The kernel accepts the shorter size.
+//! `/usr/include/linux/kfd_ioctl.h` (linux-libc-dev 6.1, KFD interface 1.11) and agree with the
+//! kernel's current `include/uapi/linux/kfd_ioctl.h` except `CREATE_QUEUE`: there it is
+//! `0xc0604b02` (96 bytes: `kfd_ioctl_create_queue_args` gained fields); the 1.11 struct is 88
+//! bytes, `0xc0584b02`. The kernel accepts the shorter size.
 
 use std::collections::BTreeSet;
 use std::mem::{offset_of, size_of};

@@ -1,5 +1,5 @@
 //! `inspect --disasm`: the ISA of the code object a GPU would load, through `llvm-objdump` — the
-//! one place the probe runs another program, because the user asked for it (DESIGN §3).
+//! one place the probe runs another program, because the user asked for it (ARCHITECTURE.md §4).
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -222,7 +222,7 @@ fn rx7900xtx_has_no_code_object_and_exits_1() {
     );
 }
 
-/// DESIGN §6: with XNACK unknown (no `noretry` parameter), the verdict assumes the kernel's
+/// ARCHITECTURE.md §6: with XNACK unknown (no `noretry` parameter), the verdict assumes the kernel's
 /// default for the GPU — off for gfx90a — and says so.
 #[test]
 fn unknown_xnack_assumes_the_kernel_default_and_says_so() {

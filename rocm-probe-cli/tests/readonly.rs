@@ -1,4 +1,4 @@
-//! Read-only guarantee (DESIGN §2, "passive mode opens no device and loads no library"): the
+//! Read-only guarantee (ARCHITECTURE.md §4, "passive mode opens no device and loads no library"): the
 //! passive report, traced with `strace -f`, writes nothing but its stdout and stderr, opens
 //! nothing for writing, opens no device node and executes nothing — on a fixture and on this
 //! machine.

@@ -303,7 +303,7 @@ impl Inventory {
     }
 
     /// The exit code of commands that list GPUs: 0 with at least one GPU agent, 1 without
-    /// (DESIGN §5: no GPU is a failure of layer 1).
+    /// (ARCHITECTURE.md §5: no GPU is a failure of layer 1).
     pub fn exit_code(&self) -> u8 {
         if self.gpu_agents().next().is_some() {
             0

@@ -1,4 +1,4 @@
-//! `fixture.toml`: what a fixture directory cannot hold as files (DESIGN §4).
+//! `fixture.toml`: what a fixture directory cannot hold as files (ARCHITECTURE.md §4a).
 
 use std::collections::BTreeMap;
 use std::fmt;

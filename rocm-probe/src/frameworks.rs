@@ -628,7 +628,7 @@ impl Collector<'_> {
             let names = if system {
                 // Other layers list the system library directories (LLVM under /usr/lib, a
                 // distribution's ROCm in /usr/lib64); a run lists each directory once
-                // (DESIGN §9), so the Python versions are probed by name instead.
+                // (ARCHITECTURE.md §9), so the Python versions are probed by name instead.
                 SYSTEM_PYTHON_MINORS
                     .map(|m| format!("python3.{m}"))
                     .filter(|n| self.root.exists(&format!("{lib_dir}/{n}")))

@@ -55,7 +55,7 @@ pub const DEFAULT_LIB_DIRS: [&str; 6] = [
     "/lib",
     "/usr/lib",
 ];
-/// Paths whose presence in a fixture means the installs were captured (DESIGN §4: no `opt` and no
+/// Paths whose presence in a fixture means the installs were captured (ARCHITECTURE.md §4a: no `opt` and no
 /// library directory means "not captured"). `/usr/lib` itself is not one of them: a fixture may
 /// hold Python packages under `usr/lib/python3` without any library directory.
 pub const CAPTURE_MARKERS: [&str; 4] = [OPT, "/usr/lib/x86_64-linux-gnu", "/usr/lib64", LD_SO_CONF];

@@ -1,5 +1,5 @@
 //! The report: findings grouped by layer, each layer's verdict, the root cause and the exit code
-//! (DESIGN §5).
+//! (ARCHITECTURE.md §5).
 
 use serde::Serialize;
 
@@ -32,7 +32,7 @@ impl Profile {
         }
     }
 
-    /// DESIGN §5's auto-detection.
+    /// ARCHITECTURE.md §5's auto-detection.
     pub fn detect(inventory: Option<&Inventory>) -> Self {
         let Some(inv) = inventory else {
             return Profile::Workstation;
@@ -294,7 +294,7 @@ impl Report {
         u8::from(self.findings.iter().any(|f| f.status > worst))
     }
 
-    /// DESIGN §5: 0 without a failure, 1 with one (or with a warning under `--strict`).
+    /// ARCHITECTURE.md §5: 0 without a failure, 1 with one (or with a warning under `--strict`).
     pub fn exit_code(&self, strict: bool) -> u8 {
         let worst = self.findings.iter().map(|f| f.status).max();
         match worst {

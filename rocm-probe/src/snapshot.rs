@@ -1,7 +1,7 @@
 //! `snapshot`: writes a fixture holding exactly what a report read — the files with the bytes
 //! that were read, the directory listings, symlinks and existence probes, and a `fixture.toml`
 //! with the identity, the environment variables looked up and the device nodes — so that the
-//! report of the snapshot equals the report of the machine (DESIGN §4).
+//! report of the snapshot equals the report of the machine (ARCHITECTURE.md §4a).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{File, OpenOptions};

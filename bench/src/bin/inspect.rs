@@ -1,7 +1,7 @@
 //! `cargo build --release -p rocm-probe-cli && cargo run --release -p rocm-probe-bench --bin inspect [-- FILE [ITERATIONS]]`
 //!
-//! DESIGN §9: `rocm-probe inspect` of a 1.3 GB fat-binary library at least 10x faster than
-//! `roc-obj-ls`, with peak RSS under 64 MiB. Both run as processes on the same file, warm
+//! ARCHITECTURE.md §9: `rocm-probe inspect` of a 1.3 GB fat-binary library at least 10x
+//! faster than `roc-obj-ls`, with peak RSS under 64 MiB. Both run as processes on the same file, warm
 //! (page cache), in the same run; each time is the median of ITERATIONS runs. The peak RSS is
 //! `inspect`'s `ru_maxrss` (`getrusage(RUSAGE_CHILDREN)` in a fresh process that ran only it),
 //! the largest of three runs. Also checks that both list the same set of targets.
@@ -17,7 +17,7 @@ use nix::sys::resource::{UsageWho, getrusage};
 
 const DEFAULT_FILE: &str = "/usr/lib/x86_64-linux-gnu/librocsparse.so.0";
 const ROC_OBJ_LS: &str = "/usr/bin/roc-obj-ls";
-/// DESIGN §9 budgets.
+/// ARCHITECTURE.md §9 budgets.
 const SPEEDUP: f64 = 10.0;
 const RSS_MIB: f64 = 64.0;
 /// A target for the verdict, so that `inspect` does all its work without reading this

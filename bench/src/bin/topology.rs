@@ -1,6 +1,6 @@
 //! `cargo run --release -p rocm-probe-bench --bin topology [-- ITERATIONS [MAX_NODES]]`
 //!
-//! Three measurements, each printed with its ratio (DESIGN §9):
+//! Three measurements, each printed with its ratio (ARCHITECTURE.md §9):
 //! 1. `rocm-probe targets` vs Debian's `rocm_agent_enumerator` on the same KFD tree, both run as
 //!    processes inside the same private mount namespace with the fixture's `kfd/` mounted at
 //!    `/sys/class/kfd` (as the oracle test does);

@@ -16,7 +16,7 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// The binary with a hermetic environment (DESIGN §8) and a kill after a generous bound, so a
+/// The binary with a hermetic environment (ARCHITECTURE.md §8) and a kill after a generous bound, so a
 /// hang fails the test instead of stalling the run.
 pub fn probe() -> Command {
     let mut cmd = Command::cargo_bin("rocm-probe").unwrap();

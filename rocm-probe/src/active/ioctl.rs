@@ -1,6 +1,6 @@
 //! The `/dev/kfd` ioctls the active probe uses: one safe function per ioctl, each taking a
 //! borrowed file descriptor (drm-ffi's pattern). Only ioctls that change no device state and
-//! need no VM are here (kfd-facts §3): `GET_VERSION`, `GET_PROCESS_APERTURES_NEW`,
+//! need no VM are here (`kfd_ioctl.h`): `GET_VERSION`, `GET_PROCESS_APERTURES_NEW`,
 //! `AVAILABLE_MEMORY`, `GET_CLOCK_COUNTERS`.
 //!
 //! Opening `/dev/kfd` creates a KFD process for the caller (visible as

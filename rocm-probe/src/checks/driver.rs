@@ -93,7 +93,7 @@ fn kfd_unreadable(r: &crate::topology::KfdUnreadable) -> Finding {
         .remedy(msg!("driver.kfd-unreadable-remedy", path = r.path))
 }
 
-/// Platform tuning that matters on multi-GPU nodes (DESIGN §5 profiles): warnings on cluster
+/// Platform tuning that matters on multi-GPU nodes (ARCHITECTURE.md §5 profiles): warnings on cluster
 /// nodes, information elsewhere. Only with GPUs in KFD.
 fn tuning(f: &Facts, profile: Profile, out: &mut Vec<Finding>) {
     if f.inventory

@@ -1,7 +1,7 @@
 //! Whether a code object loads on a GPU, per ROCr's `Isa::IsCompatible` (newest, with
 //! generic targets) and LLVM's target-ID rules; and the verdict per GPU for a whole file.
 //!
-//! The rules (kfd-facts.md §2.1):
+//! The rules (ROCr `isa.cpp` `Isa::IsCompatible`; LLVM AMDGPUUsage "Target ID"):
 //! - processor: a non-generic code object needs the GPU's processor exactly; a generic one
 //!   needs the GPU's processor to be in its family and the code object's generic version to be
 //!   at least the one in which that processor joined the family;
@@ -11,7 +11,7 @@
 //! A GPU's setting is always on or off, never any: `sramecc` from the KFD capability bit,
 //! `xnack` from the process XNACK mode. Where the probe cannot know one, the verdict assumes
 //! a value and says so ([`Assumption`]): XNACK as the kernel sets it by default for that GPU
-//! (DESIGN §6; [`crate::target::process_xnack`] with `noretry=-1`, after the kernel's
+//! (ARCHITECTURE.md §6; [`crate::target::process_xnack`] with `noretry=-1`, after the kernel's
 //! `amdgpu_gmc_noretry_set` and `kfd_process_xnack_mode`).
 
 use crate::msg;

@@ -4,7 +4,7 @@
 //! Source: LLVM AMDGPUUsage "ELF Code Object" (the `EF_AMDGPU_*` values and their meaning per
 //! code-object version) and ROCr `amd_hsa_elf.h`; the v3 reading follows comgr's
 //! `getElfIsaNameFromElfHeader` (a feature bit clear means "off" where the processor has the
-//! feature). `../shared/reference/kfd-facts.md` §7.4 lists the values.
+//! feature).
 
 use object::Endianness;
 use object::elf;

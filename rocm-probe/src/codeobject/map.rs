@@ -1,5 +1,5 @@
 //! The memory map of a file being inspected: the one module of the code-object reader that
-//! needs `unsafe` (DESIGN §3: "the memory map of large binaries").
+//! needs `unsafe` (ARCHITECTURE.md §4: "the memory map of large binaries").
 //!
 //! A fat-binary library is over a gigabyte; its bundle headers are a few kilobytes spread
 //! through it. Mapping the file and reading only those ranges touches a few pages instead of

@@ -3,7 +3,7 @@
 //!
 //! Sources: LLVM AMDGPUUsage "Target ID", "AMDGPU Generic Processors" and "ELF Header"; ROCr
 //! `isa.cpp` (the ISA table with each processor's generic family and the minimum generic
-//! version it needs). `../shared/reference/kfd-facts.md` §2.1, §2.3 and §7.2 summarise them.
+//! version it needs).
 
 use std::fmt;
 

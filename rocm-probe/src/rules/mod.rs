@@ -1,4 +1,4 @@
-//! The registry of finding ids, one table per layer (DESIGN §5: every id is declared once, with
+//! The registry of finding ids, one table per layer (ARCHITECTURE.md §5: every id is declared once, with
 //! its layer, default status and `explain` text).
 
 pub mod compiler;
