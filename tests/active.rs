@@ -374,6 +374,6 @@ fn an_unknown_active_key_is_an_error_naming_it() {
     );
     let source = Source::fixture(dir.path()).unwrap();
     let active = source.fixture_config().unwrap().active.clone().unwrap();
-    assert_eq!(active.kfd_open.as_deref(), Some("ok"));
+    assert_eq!(active.kfd_open, Some(rocm_probe::active::KfdOpen::Ok));
     assert_eq!(active.rocr.unwrap().agents.unwrap()[0].node, Some(2));
 }

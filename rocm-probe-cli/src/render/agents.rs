@@ -188,7 +188,7 @@ fn machine(inv: &Inventory, out: &mut dyn Write) -> io::Result<()> {
 pub fn rocr_text(r: &rocm_probe::active::RocrResult, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "ROCr (--active)")?;
     if let Some(e) = &r.load_error {
-        return writeln!(out, "  not loaded: {}", escape::text(e));
+        return writeln!(out, "  not loaded: {}", escape::text(&e.to_string()));
     }
     if let Some(lib) = &r.library {
         writeln!(out, "  library:  {}", escape::text(lib))?;

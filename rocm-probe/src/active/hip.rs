@@ -42,9 +42,10 @@ fn find(installs: &InstallFacts) -> Option<PathBuf> {
 pub fn probe(installs: &InstallFacts, path: Option<&Path>) -> HipResult {
     let mut result = HipResult::default();
     let Some(path) = path.map(Path::to_owned).or_else(|| find(installs)) else {
-        result.load_error = Some(
-            "not installed: no libamdhip64.so in the loader's search path or an install".to_owned(),
-        );
+        result.load_error = Some(super::LoadError::NotInstalledAnywhere {
+            library: "libamdhip64.so".to_owned(),
+            or_install: true,
+        });
         return result;
     };
     let lib = match hsakmt_sys::load_hip_from(&path) {
@@ -114,8 +115,10 @@ mod tests {
             Some(Path::new("/nonexistent/libamdhip64.so.6")),
         );
         assert_eq!(
-            r.load_error.as_deref(),
-            Some("not installed: /nonexistent/libamdhip64.so.6")
+            r.load_error,
+            Some(super::super::LoadError::NotInstalledAt(
+                "/nonexistent/libamdhip64.so.6".into()
+            ))
         );
         assert_eq!(r.count_status, None);
     }

@@ -26,11 +26,11 @@ pub fn probe(path: &str, gpu_ids: &[u32]) -> ActiveFacts {
     let fd = match ioctl::open(path) {
         Ok(fd) => fd,
         Err(e) => {
-            facts.kfd_open = Some(errno_name(e));
+            facts.kfd_open = Some(super::KfdOpen::Errno(errno_name(e)));
             return facts;
         }
     };
-    facts.kfd_open = Some("ok".to_owned());
+    facts.kfd_open = Some(super::KfdOpen::Ok);
     let fd = fd.as_fd();
     let mut errors = Vec::new();
     match ioctl::get_version(fd) {
@@ -87,7 +87,10 @@ mod tests {
     #[test]
     fn a_missing_device_is_reported_by_errno_name_and_nothing_else_runs() {
         let f = probe("/nonexistent/kfd", &[1234]);
-        assert_eq!(f.kfd_open.as_deref(), Some("ENOENT"));
+        assert_eq!(
+            f.kfd_open,
+            Some(super::super::KfdOpen::Errno("ENOENT".into()))
+        );
         assert_eq!(f.kfd_version, None);
         assert_eq!(f.kfd_gpus, None);
     }
@@ -97,7 +100,7 @@ mod tests {
     #[test]
     fn ioctls_on_a_non_kfd_device_are_listed_as_errors() {
         let f = probe("/dev/null", &[7]);
-        assert_eq!(f.kfd_open.as_deref(), Some("ok"));
+        assert_eq!(f.kfd_open, Some(super::super::KfdOpen::Ok));
         assert_eq!(f.kfd_version, None);
         let errors = f.kfd_errors.unwrap();
         assert!(

@@ -18,6 +18,7 @@ pub mod dispatch;
 pub mod hip;
 pub mod ioctl;
 pub mod kfd;
+pub mod outcome;
 pub mod rocr;
 pub mod status;
 pub mod thunk;
@@ -26,6 +27,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
+
+pub use outcome::{DispatchOutcome, KfdOpen, LoadError};
 
 use crate::install::InstallFacts;
 use crate::topology::Topology;
@@ -51,7 +54,7 @@ pub struct ActiveOptions {
 #[serde(deny_unknown_fields)]
 pub struct ActiveFacts {
     /// Opening `/dev/kfd` read-write: `"ok"` or the errno name (`"EACCES"`, `"ENOENT"`).
-    pub kfd_open: Option<String>,
+    pub kfd_open: Option<KfdOpen>,
     /// `GET_VERSION`: the KFD ioctl interface `[major, minor]`.
     pub kfd_version: Option<[u32; 2]>,
     /// `GET_PROCESS_APERTURES_NEW`: the `gpu_id`s this process can use.
@@ -79,7 +82,7 @@ pub struct ThunkResult {
     /// The file loaded.
     pub library: Option<String>,
     /// Why it could not be loaded (`not installed: <path>`, or the loader's message).
-    pub load_error: Option<String>,
+    pub load_error: Option<LoadError>,
     /// ROCr's release, when libhsakmt is built into it (ROCm ≥ 4.3 in AMD's packages, ≥ 6.3
     /// everywhere): then there is no shared libhsakmt to load and layer 4 carries the proof.
     pub built_into_rocr: Option<String>,
@@ -112,7 +115,7 @@ pub struct RocrResult {
     /// The file loaded.
     pub library: Option<String>,
     /// Why it could not be loaded.
-    pub load_error: Option<String>,
+    pub load_error: Option<LoadError>,
     /// `hsa_init`'s status name.
     pub init: Option<String>,
     /// `HSA_SYSTEM_INFO_VERSION_MAJOR/MINOR` `[major, minor]`: what rocminfo prints as
@@ -148,7 +151,7 @@ pub struct HipResult {
     /// The file loaded.
     pub library: Option<String>,
     /// Why it could not be loaded.
-    pub load_error: Option<String>,
+    pub load_error: Option<LoadError>,
     /// `hipGetDeviceCount`'s error name.
     pub count_status: Option<String>,
     /// The device count, when the call succeeded.
@@ -171,7 +174,7 @@ pub struct DispatchResult {
     pub agent: String,
     /// `"ok"`, `"timeout"`, or the status name of the step that failed (`hsa_queue_create:
     /// HSA_STATUS_ERROR_OUT_OF_RESOURCES`).
-    pub result: String,
+    pub result: DispatchOutcome,
     /// Doorbell to completion signal, when it completed.
     pub microseconds: Option<u64>,
 }
@@ -197,11 +200,11 @@ impl ActiveFacts {
     }
 }
 
-/// `not installed: <path>` when the file does not exist, else the loader's message.
-pub(crate) fn load_error(path: &std::path::Path, e: &libloading::Error) -> String {
+/// Not installed when the file does not exist, else the loader's message.
+pub(crate) fn load_error(path: &std::path::Path, e: &libloading::Error) -> LoadError {
     if !path.exists() {
-        format!("not installed: {}", path.display())
+        LoadError::NotInstalledAt(path.display().to_string())
     } else {
-        e.to_string()
+        LoadError::Other(e.to_string())
     }
 }

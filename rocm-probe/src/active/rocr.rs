@@ -22,7 +22,7 @@ use hsakmt_sys::hsa::{
 
 use super::dispatch::{QueueSlot, publish};
 use super::status::hsa_name;
-use super::{ActiveOptions, DispatchResult, RocrAgent, RocrResult};
+use super::{ActiveOptions, DispatchOutcome, DispatchResult, RocrAgent, RocrResult};
 use crate::install::{InstallFacts, ROCR_SONAME};
 
 /// More agents than any machine has (64 partitions and their CPUs fit easily).
@@ -52,9 +52,10 @@ pub fn probe(
 ) -> (RocrResult, Option<Vec<DispatchResult>>) {
     let mut result = RocrResult::default();
     let Some(path) = options.hsa_runtime_lib.clone().or_else(|| find(installs)) else {
-        result.load_error = Some(format!(
-            "not installed: no {ROCR_SONAME} in the loader's search path or an install"
-        ));
+        result.load_error = Some(super::LoadError::NotInstalledAnywhere {
+            library: ROCR_SONAME.to_owned(),
+            or_install: true,
+        });
         return (result, None);
     };
     let lib = match hsakmt_sys::load_hsa_from(&path) {
@@ -66,7 +67,9 @@ pub fn probe(
     };
     result.library = Some(path.display().to_string());
     let (Ok(init), Ok(shut_down)) = (&lib.hsa_init, &lib.hsa_shut_down) else {
-        result.load_error = Some("hsa_init or hsa_shut_down missing from the library".to_owned());
+        result.load_error = Some(super::LoadError::Other(
+            "hsa_init or hsa_shut_down missing from the library".to_owned(),
+        ));
         return (result, None);
     };
     // SAFETY: hsa_init takes no arguments (hsa.h).
@@ -229,7 +232,7 @@ fn dispatch(
     let mut out = DispatchResult {
         node: a.node,
         agent: a.name.clone(),
-        result: String::new(),
+        result: DispatchOutcome::Ok,
         microseconds: None,
     };
     let needed = (
@@ -253,7 +256,9 @@ fn dispatch(
         Ok(wait),
     ) = needed
     else {
-        out.result = "queue or signal functions missing from the library".to_owned();
+        out.result = DispatchOutcome::Failed(
+            "queue or signal functions missing from the library".to_owned(),
+        );
         return out;
     };
     let mut min_size: u32 = 0;
@@ -283,14 +288,14 @@ fn dispatch(
         )
     };
     if status != HSA_STATUS_SUCCESS || queue.is_null() {
-        out.result = format!("hsa_queue_create: {}", hsa_name(status));
+        out.result = DispatchOutcome::Failed(format!("hsa_queue_create: {}", hsa_name(status)));
         return out;
     }
     let mut signal = hsa_signal_t { handle: 0 };
     // SAFETY: initial value 1, no consumer list (any agent may wait), a live out-pointer.
     let status = unsafe { sig_create(1, 0, std::ptr::null(), &raw mut signal) };
     if status != HSA_STATUS_SUCCESS {
-        out.result = format!("hsa_signal_create: {}", hsa_name(status));
+        out.result = DispatchOutcome::Failed(format!("hsa_signal_create: {}", hsa_name(status)));
         // SAFETY: `queue` was created above and nothing was submitted to it.
         unsafe { destroy(queue) };
         return out;
@@ -338,10 +343,10 @@ fn dispatch(
         }
     }
     if done {
-        out.result = "ok".to_owned();
+        out.result = DispatchOutcome::Ok;
         out.microseconds = Some(start.elapsed().as_micros() as u64);
     } else {
-        out.result = "timeout".to_owned();
+        out.result = DispatchOutcome::Timeout;
     }
     // The queue first (it may still reference the signal), then the signal. On a GPU that
     // timed out, tearing the queue down is what the process's exit would do anyway; the driver
@@ -366,8 +371,10 @@ mod tests {
         };
         let (r, d) = probe(&InstallFacts::default(), &options);
         assert_eq!(
-            r.load_error.as_deref(),
-            Some("not installed: /nonexistent/libhsa-runtime64.so.1")
+            r.load_error,
+            Some(super::super::LoadError::NotInstalledAt(
+                "/nonexistent/libhsa-runtime64.so.1".into()
+            ))
         );
         assert_eq!((r.init, d), (None, None));
     }
@@ -375,7 +382,7 @@ mod tests {
     #[test]
     fn no_install_is_not_installed() {
         let (r, _) = probe(&InstallFacts::default(), &ActiveOptions::default());
-        assert!(r.load_error.unwrap().starts_with("not installed:"));
+        assert!(r.load_error.unwrap().is_not_installed());
     }
 
     #[test]

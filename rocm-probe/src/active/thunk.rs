@@ -60,9 +60,10 @@ pub fn probe(installs: &InstallFacts, path: Option<&Path>) -> ThunkResult {
                 if let Some(i) = installs.effective().filter(|i| i.libs.rocr.is_some()) {
                     result.built_into_rocr = Some(i.describe());
                 } else {
-                    result.load_error = Some(format!(
-                        "not installed: no {HSAKMT_SONAME} in the loader's search path"
-                    ));
+                    result.load_error = Some(super::LoadError::NotInstalledAnywhere {
+                        library: HSAKMT_SONAME.to_owned(),
+                        or_install: false,
+                    });
                 }
                 return result;
             }
@@ -161,8 +162,10 @@ mod tests {
             Some(Path::new("/nonexistent/libhsakmt.so.1")),
         );
         assert_eq!(
-            r.load_error.as_deref(),
-            Some("not installed: /nonexistent/libhsakmt.so.1")
+            r.load_error,
+            Some(super::super::LoadError::NotInstalledAt(
+                "/nonexistent/libhsakmt.so.1".into()
+            ))
         );
         assert_eq!(r.open, None);
     }

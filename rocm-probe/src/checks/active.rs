@@ -3,14 +3,14 @@
 //! [`ActiveFacts`] and the topology. Without active results they say nothing.
 
 use crate::active::status::{hip_meaning, hsa_meaning, hsakmt_meaning};
-use crate::active::{DispatchResult, RocrResult, ThunkResult};
+use crate::active::{DispatchOutcome, DispatchResult, KfdOpen, LoadError, RocrResult, ThunkResult};
 use crate::facts::{Facts, KFD_DEVICE};
 use crate::finding::{
     DISPATCH_FAILED, DISPATCH_OK, Evidence, Finding, HIP_ANSWERS, HIP_FAILED, HIP_NOT_INSTALLED,
     HSAKMT_ANSWERS, HSAKMT_FAILED, HSAKMT_LOAD_FAILED, HSAKMT_NODE_MISMATCH, HSAKMT_NOT_INSTALLED,
     KFD_ANSWERS, KFD_CLOCK_STUCK, KFD_GPUS_HIDDEN, KFD_INTERFACE_OLD, KFD_IOCTL_FAILED,
     KFD_OPEN_FAILED, ROCR_AGENT_MISSING, ROCR_ANSWERS, ROCR_INIT_FAILED, ROCR_LOAD_FAILED,
-    ROCR_NOT_INSTALLED, Status,
+    ROCR_NOT_INSTALLED, Rule, Status,
 };
 use crate::i18n;
 use crate::msg;
@@ -54,16 +54,16 @@ pub fn driver(f: &Facts) -> Vec<Finding> {
             "{SOURCE}:{}",
             msg!("active.source-open", device = KFD_DEVICE)
         ),
-        open.clone(),
+        open.to_string(),
     );
-    if open != "ok" {
+    if let KfdOpen::Errno(errno) = open {
         out.push(
             KFD_OPEN_FAILED
                 .finding(msg!(
                     "active.kfd-open-failed",
                     device = KFD_DEVICE,
-                    errno = open,
-                    meaning = open_meaning(open)
+                    errno,
+                    meaning = open_meaning(errno)
                 ))
                 .with(device)
                 .remedy(msg!("active.kfd-open-failed-remedy")),
@@ -224,21 +224,18 @@ pub fn thunk(f: &Facts) -> Vec<Finding> {
         return out;
     }
     if let Some(e) = &t.load_error {
-        let rule = if e.starts_with("not installed") {
-            HSAKMT_NOT_INSTALLED
+        let rule = if e.is_not_installed() {
+            &HSAKMT_NOT_INSTALLED
         } else {
-            HSAKMT_LOAD_FAILED
+            &HSAKMT_LOAD_FAILED
         };
-        out.push(
-            rule.finding(msg!("active.hsakmt-load-error", error = load_error_text(e)))
-                .with(Evidence::new(
-                    format!(
-                        "{SOURCE}:{}",
-                        msg!("active.source-load", library = "libhsakmt")
-                    ),
-                    load_error_text(e),
-                )),
-        );
+        let text = load_error_text(e);
+        out.push(load_failure(
+            rule,
+            "libhsakmt",
+            msg!("active.hsakmt-load-error", error = text),
+            text,
+        ));
         return out;
     }
     let library = t.library.clone().unwrap_or_default();
@@ -352,42 +349,44 @@ pub fn runtime(f: &Facts) -> Vec<Finding> {
     out
 }
 
-/// A recorded load error in the report's language. The record is English, as `active` writes it
-/// and fixtures keep it: `not installed: PATH`, `not installed: no SONAME in the loader's search
-/// path[ or an install]`, or the dynamic loader's own message (shown as it is).
-fn load_error_text(e: &str) -> String {
-    let Some(rest) = e.strip_prefix("not installed: ") else {
-        return e.to_owned();
-    };
-    let nowhere = rest
-        .strip_prefix("no ")
-        .and_then(|r| r.split_once(" in the loader's search path"));
-    match nowhere {
-        Some((library, "")) => msg!("active.not-installed-nowhere", library),
-        Some((library, " or an install")) => {
-            msg!("active.not-installed-nowhere-or-install", library)
-        }
-        _ => msg!("active.not-installed-path", path = rest),
+/// A recorded load error in the report's language (the loader's own message as it is).
+fn load_error_text(e: &LoadError) -> String {
+    match e {
+        LoadError::NotInstalledAt(path) => msg!("active.not-installed-path", path),
+        LoadError::NotInstalledAnywhere {
+            library,
+            or_install: false,
+        } => msg!("active.not-installed-nowhere", library),
+        LoadError::NotInstalledAnywhere {
+            library,
+            or_install: true,
+        } => msg!("active.not-installed-nowhere-or-install", library),
+        LoadError::Other(message) => message.clone(),
     }
+}
+
+/// A library of layers 3–4 that did not load: the finding with the load attempt as evidence.
+fn load_failure(rule: &Rule, library: &str, summary: String, text: String) -> Finding {
+    rule.finding(summary).with(Evidence::new(
+        format!("{SOURCE}:{}", msg!("active.source-load", library)),
+        text,
+    ))
 }
 
 fn rocr(f: &Facts, r: &RocrResult, out: &mut Vec<Finding>) {
     if let Some(e) = &r.load_error {
-        let rule = if e.starts_with("not installed") {
-            ROCR_NOT_INSTALLED
+        let rule = if e.is_not_installed() {
+            &ROCR_NOT_INSTALLED
         } else {
-            ROCR_LOAD_FAILED
+            &ROCR_LOAD_FAILED
         };
-        out.push(
-            rule.finding(msg!("active.rocr-load-error", error = load_error_text(e)))
-                .with(Evidence::new(
-                    format!(
-                        "{SOURCE}:{}",
-                        msg!("active.source-load", library = "libhsa-runtime64")
-                    ),
-                    load_error_text(e),
-                )),
-        );
+        let text = load_error_text(e);
+        out.push(load_failure(
+            rule,
+            "libhsa-runtime64",
+            msg!("active.rocr-load-error", error = text),
+            text,
+        ));
         return;
     }
     let library = r.library.clone().unwrap_or_default();
@@ -505,21 +504,18 @@ fn rocr(f: &Facts, r: &RocrResult, out: &mut Vec<Finding>) {
 
 fn hip(h: &crate::active::HipResult, out: &mut Vec<Finding>) {
     if let Some(e) = &h.load_error {
-        let rule = if e.starts_with("not installed") {
-            HIP_NOT_INSTALLED
+        let rule = if e.is_not_installed() {
+            &HIP_NOT_INSTALLED
         } else {
-            HIP_FAILED
+            &HIP_FAILED
         };
-        out.push(
-            rule.finding(msg!("active.hip-load-error", error = load_error_text(e)))
-                .with(Evidence::new(
-                    format!(
-                        "{SOURCE}:{}",
-                        msg!("active.source-load", library = "libamdhip64")
-                    ),
-                    load_error_text(e),
-                )),
-        );
+        let text = load_error_text(e);
+        out.push(load_failure(
+            rule,
+            "libamdhip64",
+            msg!("active.hip-load-error", error = text),
+            text,
+        ));
         return;
     }
     let library = h.library.clone().unwrap_or_default();
@@ -565,10 +561,10 @@ fn hip(h: &crate::active::HipResult, out: &mut Vec<Finding>) {
 }
 
 /// A dispatch result in the report's language: the record keeps `ok`, `timeout` or a status name.
-fn result_text(result: &str) -> String {
+fn result_text(result: &DispatchOutcome) -> String {
     match result {
-        "timeout" => msg!("active.dispatch-timeout-word"),
-        other => other.to_owned(),
+        DispatchOutcome::Timeout => msg!("active.dispatch-timeout-word"),
+        other => other.to_string(),
     }
 }
 
@@ -597,7 +593,10 @@ fn dispatch(results: &[DispatchResult], out: &mut Vec<Finding>) {
             },
         )
     };
-    let failed: Vec<&DispatchResult> = results.iter().filter(|d| d.result != "ok").collect();
+    let failed: Vec<&DispatchResult> = results
+        .iter()
+        .filter(|d| d.result != DispatchOutcome::Ok)
+        .collect();
     if failed.is_empty() {
         let times: Vec<u64> = results.iter().filter_map(|d| d.microseconds).collect();
         let range = match (times.iter().min(), times.iter().max()) {
