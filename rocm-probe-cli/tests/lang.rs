@@ -504,3 +504,51 @@ fn english_errors_and_diagnostics_are_unchanged() {
         "{snapshot}"
     );
 }
+
+/// `diff`'s own words around the values: the header naming the two reports and the mark of a
+/// value one report lacks. English as before; Chinese without them. The values and paths of
+/// the differences are data and stay as they are.
+#[test]
+fn diff_headers_in_both_languages() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = |name: &str| {
+        let r = run(probe()
+            .args(["--lang", "en", "--root"])
+            .arg(fixture(name))
+            .args(["report", "--json"]));
+        let path = dir.path().join(format!("{name}.json"));
+        std::fs::write(&path, r.stdout).unwrap();
+        path
+    };
+    let (a, b) = (report("apu-phoenix-780m"), report("mi300x-cpx-8gpu"));
+    let diff = |lang: &str| {
+        let r = run(probe().args(["--lang", lang, "diff"]).arg(&a).arg(&b));
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        r.stdout
+    };
+    let en = diff("en");
+    let lines: Vec<&str> = en.lines().collect();
+    assert!(
+        lines[0].starts_with(&format!("a: {} (fingerprint ", a.display())),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].starts_with(&format!("b: {} (fingerprint ", b.display())),
+        "{}",
+        lines[1]
+    );
+    assert!(en.contains("  (absent)"), "{en}");
+    let zh = diff("zh");
+    let lines: Vec<&str> = zh.lines().collect();
+    assert!(
+        lines[0].starts_with(&format!("a：{}（指纹 ", a.display())),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        !zh.contains("fingerprint") && !zh.contains("(absent)"),
+        "{zh}"
+    );
+    assert!(zh.contains("（无）"), "{zh}");
+}
