@@ -552,3 +552,47 @@ fn diff_headers_in_both_languages() {
     );
     assert!(zh.contains("（无）"), "{zh}");
 }
+
+/// A malformed library is evidence in a report (layer 5): its error is in the report's
+/// language. The fixture is a copy whose rocFFT is an offload bundle cut off after its magic.
+#[test]
+fn a_malformed_library_is_reported_in_the_reports_language() {
+    let dir = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("cp")
+        .args(["-a", "--no-target-directory"])
+        .arg(fixture("library-xnack-plus-only"))
+        .arg(dir.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let lib = dir.path().join("opt/rocm-6.2.0/lib/librocfft.so.0.1.60200");
+    std::fs::remove_file(&lib).unwrap();
+    std::fs::write(&lib, b"__CLANG_OFFLOAD_BUNDLE__").unwrap();
+    let report = |lang: &str| {
+        let r = run(probe()
+            .args(["--lang", lang, "--color", "never", "--root"])
+            .arg(dir.path())
+            .args(["report", "-v"]));
+        assert!(r.code <= 1, "{}", r.stderr);
+        r.stdout
+    };
+    let en = report("en");
+    assert!(
+        en.contains(
+            "/opt/rocm-6.2.0/lib/librocfft.so.0.1.60200: at offset 0x18: truncated entry count: \
+             needs 32 bytes, 24 present\n"
+        ),
+        "{en}"
+    );
+    let zh = report("zh");
+    assert!(
+        zh.contains("/opt/rocm-6.2.0/lib/librocfft.so.0.1.60200: 偏移 0x18 处：条目数被截断"),
+        "{zh}"
+    );
+    let allowed = allowlist();
+    let leaks: Vec<String> = prose_words(&zh)
+        .into_iter()
+        .filter(|w| !allowed.contains(w))
+        .collect();
+    assert!(leaks.is_empty(), "{leaks:?}\n{zh}");
+}
