@@ -138,6 +138,38 @@ mod tests {
     use super::*;
     use crate::i18n::{Lang, scoped};
 
+    /// Every name a parser gives a truncated structure (`what: "…"`, `u64_at(…, "…")`) has its
+    /// Chinese: a new one without a message would show English in a Chinese report.
+    #[test]
+    fn every_truncated_part_has_a_message() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/codeobject");
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            // This file names the patterns it looks for.
+            if path.ends_with("prose.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(path).unwrap();
+            for line in text.lines().map(str::trim) {
+                let literal = if let Some(rest) = line.strip_prefix("what: \"") {
+                    rest.split('"').next()
+                } else if line.contains("u64_at(data") {
+                    line.split('"').nth(1)
+                } else {
+                    None
+                };
+                names.extend(literal.map(str::to_owned));
+            }
+        }
+        assert!(names.len() >= 10, "{names:?}");
+        for name in names {
+            let zh = scoped(Lang::Zh, || part(&name));
+            let cjk = zh.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
+            assert!(cjk, "{name}: {zh}");
+        }
+    }
+
     /// Every variant has its sentence in both languages, the English one as it always was.
     #[test]
     fn errors_read_in_the_current_language() {
