@@ -4,10 +4,11 @@ use std::io::Write;
 
 use anyhow::Result;
 use rocm_probe::finding::{rule, rules};
+use rocm_probe::i18n::os_error;
 use rocm_probe::output::Document;
 use rocm_probe::report::{Options, Profile};
 use rocm_probe::topology::TOPOLOGY_DIR;
-use rocm_probe::{AgentFacts, Inventory, ReadError, Report, Source};
+use rocm_probe::{AgentFacts, Inventory, ReadError, Report, Source, msg};
 
 use crate::args::{ActiveArgs, Args, ColorChoice, Command, Format, ProfileArg, ReportArgs};
 use crate::render;
@@ -107,15 +108,22 @@ fn check(
             }
         };
         rocm_probe::atomic::write(path, e.to_toml(&origin).as_bytes())
-            .map_err(|err| anyhow::anyhow!("--write-expect {}: {err}", path.display()))?;
-        writeln!(out, "wrote {}", path.display())?;
+            .map_err(|err| option_error("--write-expect", path, &err))?;
+        writeln!(out, "{}", msg!("cli.wrote", path = path.display()))?;
         return Ok(OK);
     }
     let Some(path) = expect else {
-        anyhow::bail!("check needs --expect FILE or --write-expect FILE");
+        anyhow::bail!(msg!("cli.check-needs-expect"));
     };
-    let text = rocm_probe::input::read_text(path, rocm_probe::input::InputKind::Expect)
-        .map_err(|err| anyhow::anyhow!("--expect: {err}"))?;
+    let text = rocm_probe::input::read_text(path, rocm_probe::input::InputKind::Expect).map_err(
+        |err| {
+            anyhow::anyhow!(msg!(
+                "cli.option-error",
+                option = "--expect",
+                error = os_error(&err)
+            ))
+        },
+    )?;
     let e = rocm_probe::expect::Expectations::parse(&text, &path.display().to_string())?;
     report(source, args, Some(e), color, out)
 }
@@ -162,7 +170,7 @@ fn report(
     if let Some(path) = &args.textfile {
         let text = rocm_probe::prometheus::render(&report, &facts, duration);
         rocm_probe::prometheus::write_atomic(path, &text)
-            .map_err(|e| anyhow::anyhow!("--textfile {}: {e}", path.display()))?;
+            .map_err(|e| option_error("--textfile", path, &e))?;
     }
     if let Some(path) = &args.nfd_features {
         // A huge --nfd-expiry means "never": capped instead of overflowing the clock.
@@ -172,7 +180,7 @@ fn report(
             .unwrap_or(now + std::time::Duration::from_secs(100 * 365 * 86_400));
         let text = rocm_probe::nfd::features(&report, &facts, expires);
         rocm_probe::nfd::write_atomic(path, &text)
-            .map_err(|e| anyhow::anyhow!("--nfd-features {}: {e}", path.display()))?;
+            .map_err(|e| option_error("--nfd-features", path, &e))?;
     }
     if args.summary {
         writeln!(out, "{}", report.summary(usize::from(args.summary_width)))?;
@@ -205,7 +213,7 @@ fn report(
     }
     if let Some(path) = &args.output {
         rocm_probe::atomic::write_output(path, &buffer)
-            .map_err(|e| anyhow::anyhow!("--output {}: {e}", path.display()))?;
+            .map_err(|e| option_error("--output", path, &e))?;
     }
     Ok(exit(&report))
 }
@@ -216,22 +224,22 @@ fn snapshot(
     redact: bool,
     out: &mut dyn Write,
 ) -> Result<u8> {
-    let summary = rocm_probe::snapshot::snapshot(source, dir, redact)
-        .map_err(|e| anyhow::anyhow!("snapshot into {}: {e}", dir.display()))?;
-    writeln!(
-        out,
-        "wrote {} files and {} symlinks to {}{}",
-        summary.files,
-        summary.links,
-        dir.display(),
-        if redact {
-            " (redacted; --no-redact keeps everything)"
-        } else {
-            ""
-        }
-    )?;
-    for failed in &summary.failed {
-        stdio::warn(format_args!("not copied (unreadable): {failed}"));
+    let summary = rocm_probe::snapshot::snapshot(source, dir, redact).map_err(|e| {
+        anyhow::anyhow!(msg!(
+            "cli.snapshot-into",
+            dir = dir.display(),
+            error = os_error(&e)
+        ))
+    })?;
+    let (files, links, dir) = (summary.files, summary.links, dir.display());
+    let wrote = if redact {
+        msg!("cli.snapshot-wrote-redacted", files, links, dir)
+    } else {
+        msg!("cli.snapshot-wrote", files, links, dir)
+    };
+    writeln!(out, "{wrote}")?;
+    for entry in &summary.failed {
+        stdio::warn(msg!("cli.not-copied", entry));
     }
     Ok(OK)
 }
@@ -239,7 +247,13 @@ fn snapshot(
 fn diff(a: &std::path::Path, b: &std::path::Path, json: bool, out: &mut dyn Write) -> Result<u8> {
     let read = |p: &std::path::Path| -> Result<serde_json::Value> {
         let text = rocm_probe::input::read_text(p, rocm_probe::input::InputKind::Report)?;
-        serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: not JSON: {e}", p.display()))
+        serde_json::from_str(&text).map_err(|e| {
+            anyhow::anyhow!(msg!(
+                "cli.not-json",
+                path = p.display(),
+                error = json_error(&e)
+            ))
+        })
     };
     let (va, vb) = (read(a)?, read(b)?);
     let d = rocm_probe::diff::diff(&va, &vb)?;
@@ -251,19 +265,18 @@ fn diff(a: &std::path::Path, b: &std::path::Path, json: bool, out: &mut dyn Writ
         use rocm_probe::escape::text as esc;
         let fp = |f: &Option<String>| f.as_deref().map_or_else(|| "-".to_owned(), esc);
         if !d.differences.is_empty() {
-            writeln!(
-                out,
-                "a: {} (fingerprint {})\nb: {} (fingerprint {})",
-                esc(&a.display().to_string()),
-                fp(&d.fingerprints[0]),
-                esc(&b.display().to_string()),
-                fp(&d.fingerprints[1])
-            )?;
+            for (side, path, fingerprint) in
+                [("a", a, &d.fingerprints[0]), ("b", b, &d.fingerprints[1])]
+            {
+                let path = esc(&path.display().to_string());
+                let fingerprint = fp(fingerprint);
+                writeln!(out, "{}", msg!("cli.diff-side", side, path, fingerprint))?;
+            }
         }
         let paths: Vec<String> = d.differences.iter().map(|x| esc(&x.path)).collect();
         let width = paths.iter().map(String::len).max().unwrap_or(0);
         for (x, path) in d.differences.iter().zip(&paths) {
-            let v = |s: &Option<String>| s.as_deref().map_or_else(|| "(absent)".to_owned(), esc);
+            let v = |s: &Option<String>| s.as_deref().map_or_else(|| msg!("cli.diff-absent"), esc);
             writeln!(
                 out,
                 "{:<9} {:<width$}  {}  |  {}",
@@ -296,7 +309,7 @@ fn explain(id: Option<&str>, lang: rocm_probe::i18n::Lang, out: &mut dyn Write) 
         return Ok(OK);
     };
     let Some(r) = rule(id) else {
-        anyhow::bail!("unknown finding id {id:?}; `rocm-probe explain` lists them");
+        anyhow::bail!(msg!("cli.unknown-finding", id = format!("{id:?}")));
     };
     writeln!(out, "{} — {}", r.id, i18n::rule_title(r, lang))?;
     let n = r.layer.number().to_string();
@@ -367,9 +380,7 @@ fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write)
     }
     let code = inventory.exit_code();
     if code != OK {
-        stdio::warn(format_args!(
-            "no GPU node in the KFD topology ({TOPOLOGY_DIR})"
-        ));
+        stdio::warn(msg!("cli.no-gpu-node", dir = TOPOLOGY_DIR));
     }
     Ok(code)
 }
@@ -400,7 +411,7 @@ fn ps(source: &Source, json: bool, out: &mut dyn Write) -> Result<u8> {
     };
     let ps = rocm_probe::process::Processes::collect_for(source, &topology).unwrap_or_default();
     for line in rocm_probe::problem::warnings(&ps.problems) {
-        stdio::warn(format_args!("warning: {line}"));
+        stdio::warn(msg!("cli.warning", text = line));
     }
     if json {
         serde_json::to_writer_pretty(&mut *out, &Document::new(source, &ps))?;
@@ -420,9 +431,7 @@ fn targets(source: &Source, full: bool, out: &mut dyn Write) -> Result<u8> {
     warn_problems(&inventory);
     let lines = inventory.targets(full);
     if lines.is_empty() {
-        stdio::warn(format_args!(
-            "no GPU node in the KFD topology ({TOPOLOGY_DIR})"
-        ));
+        stdio::warn(msg!("cli.no-gpu-node", dir = TOPOLOGY_DIR));
         return Ok(NOT_FOUND);
     }
     for line in lines {
@@ -449,10 +458,10 @@ fn inspect(
                 let gpus = Gpu::from_inventory(&inventory);
                 let why = gpus
                     .is_empty()
-                    .then(|| format!("no GPU node in the KFD topology ({TOPOLOGY_DIR})"));
+                    .then(|| msg!("cli.no-gpu-node", dir = TOPOLOGY_DIR));
                 (gpus, why)
             }
-            Err(e) => (Vec::new(), Some(format!("no KFD: {e}"))),
+            Err(error) => (Vec::new(), Some(msg!("cli.no-kfd", error))),
         }
     } else {
         let gpus = targets
@@ -477,12 +486,13 @@ fn inspect(
     let mut listing = codeobject::ListingBudget::default();
     for (i, file) in opened.iter().enumerate() {
         if progress {
-            stdio::progress(format_args!(
-                "\r\x1b[Kinspecting {}/{}: {}",
-                i + 1,
-                opened.len(),
-                file.path().display()
-            ));
+            let line = msg!(
+                "cli.inspecting",
+                n = i + 1,
+                total = opened.len(),
+                path = file.path().display()
+            );
+            stdio::progress(format_args!("\r\x1b[K{line}"));
         }
         inspections.push(file.inspect_within(&mut listing)?);
     }
@@ -490,23 +500,23 @@ fn inspect(
         stdio::progress("\r\x1b[K");
     }
     if let Some(dir) = extract {
-        extract_dir(dir).map_err(|e| anyhow::anyhow!("--extract {}: {e}", dir.display()))?;
+        extract_dir(dir).map_err(|e| option_error("--extract", dir, &e))?;
         let mut budget = codeobject::extract::Budget::default();
         for (file, inspection) in opened.iter().zip(&inspections) {
             for x in codeobject::extract::extract_within(file, inspection, dir, &mut budget)? {
-                stdio::warn(format_args!(
-                    "wrote {} ({} bytes, bundle {}, {})",
-                    x.path.display(),
-                    x.size,
-                    x.bundle,
-                    x.target
+                stdio::warn(msg!(
+                    "cli.extracted",
+                    path = x.path.display(),
+                    size = x.size,
+                    bundle = x.bundle,
+                    target = &x.target
                 ));
             }
         }
     }
     if disasm {
         let Some(gpu) = gpus.first() else {
-            anyhow::bail!("--disasm needs a GPU: give --target TARGET_ID on a machine without one");
+            anyhow::bail!(msg!("cli.disasm-needs-gpu"));
         };
         return crate::disasm::disassemble(&opened, &inspections, gpu, source, out);
     }
@@ -518,9 +528,7 @@ fn inspect(
         render::inspect::text(&report, out)?;
     }
     if let Some(why) = &report.no_gpus {
-        stdio::warn(format_args!(
-            "{why}: no verdicts (--target gives them for a target ID)"
-        ));
+        stdio::warn(msg!("cli.no-verdicts", why));
     }
     Ok(report.exit_code())
 }
@@ -529,17 +537,43 @@ fn inspect(
 /// an error of the probe.
 fn no_kfd(err: &ReadError) -> Result<u8> {
     let why = if err.is_not_found() {
-        "the amdgpu driver is not loaded, or this container does not expose /sys/class/kfd"
+        msg!("cli.kfd-not-loaded")
     } else {
-        "the topology is not readable"
+        msg!("cli.topology-unreadable")
     };
-    stdio::warn(format_args!("no KFD: {err} ({why})"));
+    stdio::warn(msg!("cli.no-kfd-why", error = err, why));
     Ok(NOT_FOUND)
 }
 
 fn warn_problems(inventory: &Inventory) {
     for line in rocm_probe::problem::warnings(&inventory.problems) {
-        stdio::warn(format_args!("warning: {line}"));
+        stdio::warn(msg!("cli.warning", text = line));
+    }
+}
+
+/// An option's file could not be used: `--output PATH: why`.
+fn option_error(option: &str, path: &std::path::Path, e: &std::io::Error) -> anyhow::Error {
+    anyhow::anyhow!(msg!(
+        "cli.option-path-error",
+        option,
+        path = path.display(),
+        error = os_error(e)
+    ))
+}
+
+/// Why a file is not JSON: serde_json's own words in English; in Chinese its kind of error and
+/// where.
+fn json_error(e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    if rocm_probe::i18n::current() == rocm_probe::i18n::Lang::En {
+        return e.to_string();
+    }
+    let (line, column) = (e.line(), e.column());
+    match e.classify() {
+        Category::Syntax => msg!("cli.json-syntax", line, column),
+        Category::Eof => msg!("cli.json-eof", line, column),
+        Category::Data => msg!("cli.json-data", line, column),
+        Category::Io => e.to_string(),
     }
 }
 

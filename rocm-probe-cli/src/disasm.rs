@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use anyhow::{Result, bail};
-use rocm_probe::Source;
 use rocm_probe::codeobject::{CodeObjectFile, Gpu, Inspection, extract};
+use rocm_probe::{Source, msg};
 
 /// `llvm-objdump` on PATH, in a ROCm install (`/opt/rocm*/lib/llvm/bin`), or the newest
 /// `/usr/lib/llvm-N/bin` (Debian).
@@ -58,10 +58,7 @@ pub fn disassemble(
     out: &mut dyn Write,
 ) -> Result<u8> {
     let Some(objdump) = find_objdump() else {
-        bail!(
-            "--disasm needs llvm-objdump (on PATH, in /opt/rocm*/lib/llvm/bin or \
-             /usr/lib/llvm-*/bin; Debian: apt install llvm)"
-        );
+        bail!(msg!("cli.disasm-needs-objdump"));
     };
     // A private directory (mkdtemp, mode 0700, unpredictable name) removed when dropped: a
     // predictable name in /tmp could be created first by another user, and root would then
@@ -76,9 +73,12 @@ pub fn disassemble(
         else {
             writeln!(
                 out,
-                "{}: no code object loads on {}",
-                file.path().display(),
-                gpu.target_id
+                "{}",
+                msg!(
+                    "cli.disasm-none-loads",
+                    path = file.path().display(),
+                    target = &gpu.target_id
+                )
             )?;
             code = 1;
             continue;
@@ -91,20 +91,30 @@ pub fn disassemble(
             .arg(format!("--mcpu={processor}"))
             .arg(&co)
             .output()
-            .map_err(|e| anyhow::anyhow!("{}: {e}", objdump.display()))?;
+            .map_err(|e| {
+                anyhow::anyhow!(msg!(
+                    "cli.program-error",
+                    program = objdump.display(),
+                    error = rocm_probe::i18n::os_error(&e)
+                ))
+            })?;
         writeln!(
             out,
-            "# {} — code object {target} for {} ({}):",
-            file.path().display(),
-            gpu.target_id,
-            objdump.display()
+            "{}",
+            msg!(
+                "cli.disasm-header",
+                path = file.path().display(),
+                target,
+                gpu = &gpu.target_id,
+                objdump = objdump.display()
+            )
         )?;
         if !run.status.success() {
-            bail!(
-                "{} failed: {}",
-                objdump.display(),
-                String::from_utf8_lossy(&run.stderr).trim()
-            );
+            bail!(msg!(
+                "cli.program-failed",
+                program = objdump.display(),
+                error = String::from_utf8_lossy(&run.stderr).trim()
+            ));
         }
         out.write_all(&run.stdout)?;
     }

@@ -9,7 +9,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use common::{fixture, probe, run};
+use common::{Run, fixture, probe, run};
 
 /// The committed allowlist: one word per line, `#` comments.
 fn allowlist() -> BTreeSet<String> {
@@ -236,4 +236,363 @@ fn the_allowlist_is_no_dictionary() {
             "{common} is prose, not an identifier"
         );
     }
+}
+
+/// Where the error-path runs write: malformed code objects, a file that is not JSON, a
+/// directory given for a file, the snapshot's target.
+struct ErrorInputs {
+    dir: tempfile::TempDir,
+}
+
+impl ErrorInputs {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let write =
+            |name: &str, bytes: &[u8]| std::fs::write(dir.path().join(name), bytes).unwrap();
+        // The magic and nothing else: the entry count is cut off.
+        write("truncated.bin", b"__CLANG_OFFLOAD_BUNDLE__");
+        write("garbage.bin", b"0123456789abcdef");
+        write(
+            "overlap.ccob",
+            &rocm_probe::codeobject::hostile::overlapping_entries(64, 1 << 20),
+        );
+        write("report.txt", b"not a report");
+        std::fs::create_dir(dir.path().join("a-directory")).unwrap();
+        Self { dir }
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).display().to_string()
+    }
+
+    /// Each run: a name, the arguments after `--lang L`, and the exit code it must give.
+    fn runs(&self, lang: &str) -> Vec<(&'static str, Vec<String>, i32)> {
+        let big = fixture("mi300x-cpx-8gpu").display().to_string();
+        let fixture = fixture("apu-phoenix-780m").display().to_string();
+        let snapshot = self.path(&format!("snapshot-{lang}"));
+        let s = |v: &[&str]| v.iter().map(|&a| a.to_owned()).collect::<Vec<_>>();
+        vec![
+            (
+                "--root /nonexistent",
+                s(&["--root", "/nonexistent", "report"]),
+                2,
+            ),
+            (
+                "inspect truncated",
+                s(&["inspect", &self.path("truncated.bin")]),
+                2,
+            ),
+            (
+                "inspect garbage",
+                s(&["inspect", &self.path("garbage.bin")]),
+                2,
+            ),
+            (
+                "inspect --extract overlapping",
+                s(&[
+                    "inspect",
+                    "--target",
+                    "gfx90a",
+                    "--extract",
+                    &self.path("out"),
+                    &self.path("overlap.ccob"),
+                ]),
+                2,
+            ),
+            (
+                "inspect missing",
+                s(&["inspect", &self.path("missing.co")]),
+                2,
+            ),
+            (
+                "inspect --target bogus",
+                s(&[
+                    "inspect",
+                    "--target",
+                    "gfx90a:feat1+",
+                    &self.path("garbage.bin"),
+                ]),
+                2,
+            ),
+            (
+                "check --expect missing",
+                s(&["check", "--expect", &self.path("missing.toml")]),
+                2,
+            ),
+            (
+                "check --expect directory",
+                s(&["check", "--expect", &self.path("a-directory")]),
+                2,
+            ),
+            (
+                "diff not JSON",
+                s(&["diff", &self.path("report.txt"), &self.path("report.txt")]),
+                2,
+            ),
+            (
+                "--textfile directory",
+                s(&[
+                    "--root",
+                    &fixture,
+                    "report",
+                    "--textfile",
+                    &self.path("a-directory"),
+                ]),
+                2,
+            ),
+            (
+                "snapshot",
+                s(&["--root", &fixture, "snapshot", &snapshot]),
+                0,
+            ),
+            ("explain unknown", s(&["explain", "no.such-id"]), 2),
+            // The 4,100 files of this capture take longer than a millisecond (tests/fleet.rs).
+            (
+                "deadline",
+                s(&["--root", &big, "--deadline", "0.001", "report"]),
+                2,
+            ),
+            (
+                "agents without KFD",
+                s(&["--root", &self.path("a-directory"), "agents"]),
+                1,
+            ),
+        ]
+    }
+}
+
+/// The command's own errors and diagnostics — and the library's errors it shows — are Chinese
+/// prose with `--lang zh`: each run says something in Chinese and no English word outside the
+/// allowlist.
+#[test]
+fn chinese_errors_and_diagnostics_have_no_english_prose() {
+    let allowed = allowlist();
+    let inputs = ErrorInputs::new();
+    let mut leaks = Vec::new();
+    for (name, args, code) in inputs.runs("zh") {
+        let r = run(probe().args(["--lang", "zh"]).args(&args));
+        assert_eq!(r.code, code, "{name}: {}", r.stderr);
+        let said = r.stdout.clone() + &r.stderr;
+        // The paths of the temporary directory are identifiers, not prose.
+        let said = said.replace(&inputs.path(""), "/t/");
+        assert!(has_cjk(&said), "{name}: no Chinese: {said}");
+        for w in prose_words(&said) {
+            if !allowed.contains(&w) {
+                leaks.push(format!("{name}: {w}: {said}"));
+            }
+        }
+    }
+    assert!(
+        leaks.is_empty(),
+        "English in Chinese errors:\n{}",
+        leaks.join("\n")
+    );
+}
+
+/// The same runs in English say exactly what they said before the messages moved into the
+/// catalogue.
+#[test]
+fn english_errors_and_diagnostics_are_unchanged() {
+    let inputs = ErrorInputs::new();
+    let said: BTreeMap<&str, Run> = inputs
+        .runs("en")
+        .into_iter()
+        .map(|(name, args, code)| {
+            let r = run(probe().args(["--lang", "en"]).args(&args));
+            assert_eq!(r.code, code, "{name}: {}", r.stderr);
+            assert!(
+                !has_cjk(&r.stderr) && !has_cjk(&r.stdout),
+                "{name}: {}",
+                r.stderr
+            );
+            (name, r)
+        })
+        .collect();
+    let p = |name: &str| inputs.path(name);
+    let expected = [
+        (
+            "--root /nonexistent",
+            "rocm-probe: /nonexistent: cannot use as a fixture: No such file or directory (os error 2)\n".to_owned(),
+        ),
+        (
+            "inspect truncated",
+            format!(
+                "rocm-probe: {}: at offset 0x18: truncated entry count: needs 32 bytes, 24 present\n",
+                p("truncated.bin")
+            ),
+        ),
+        (
+            "inspect garbage",
+            format!(
+                "rocm-probe: {}: at offset 0x0: not an ELF file, offload bundle, compressed offload bundle or static archive\n",
+                p("garbage.bin")
+            ),
+        ),
+        (
+            "inspect missing",
+            format!(
+                "rocm-probe: cannot read {}: No such file or directory (os error 2)\n",
+                p("missing.co")
+            ),
+        ),
+        (
+            "inspect --target bogus",
+            "rocm-probe: \"gfx90a:feat1+\" is not a target ID: unknown feature \"feat1\"\n".to_owned(),
+        ),
+        (
+            "check --expect missing",
+            format!(
+                "rocm-probe: --expect: {}: No such file or directory (os error 2)\n",
+                p("missing.toml")
+            ),
+        ),
+        (
+            "check --expect directory",
+            format!(
+                "rocm-probe: --expect: {}: refused: it is a directory\n",
+                p("a-directory")
+            ),
+        ),
+        (
+            "diff not JSON",
+            format!(
+                "rocm-probe: {}: not JSON: expected ident at line 1 column 2\n",
+                p("report.txt")
+            ),
+        ),
+        (
+            "--textfile directory",
+            format!(
+                "rocm-probe: --textfile {0}: {0}: refused: it is a directory\n",
+                p("a-directory")
+            ),
+        ),
+        (
+            "deadline",
+            "rocm-probe: deadline of 0.001 s exceeded; the run was stopped\n".to_owned(),
+        ),
+        (
+            "explain unknown",
+            "rocm-probe: unknown finding id \"no.such-id\"; `rocm-probe explain` lists them\n"
+                .to_owned(),
+        ),
+        (
+            "agents without KFD",
+            "rocm-probe: no KFD: /sys/class/kfd/kfd/topology/nodes: not found (the amdgpu driver \
+             is not loaded, or this container does not expose /sys/class/kfd)\n"
+                .to_owned(),
+        ),
+    ];
+    for (name, stderr) in expected {
+        assert_eq!(said[name].stderr, stderr, "{name}");
+    }
+    assert_eq!(
+        said["inspect --extract overlapping"].stderr,
+        format!(
+            "rocm-probe: {}: at offset 0x0: the code objects of bundle 1 add up to 66879872 \
+             bytes, more than the 1048576 bytes of the bundle\n",
+            p("overlap.ccob")
+        )
+    );
+    let snapshot = &said["snapshot"].stdout;
+    let wrote = format!(
+        " symlinks to {} (redacted; --no-redact keeps everything)\n",
+        p("snapshot-en")
+    );
+    assert!(
+        snapshot.starts_with("wrote ") && snapshot.ends_with(&wrote),
+        "{snapshot}"
+    );
+}
+
+/// `diff`'s own words around the values: the header naming the two reports and the mark of a
+/// value one report lacks. English as before; Chinese without them. The values and paths of
+/// the differences are data and stay as they are.
+#[test]
+fn diff_headers_in_both_languages() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = |name: &str| {
+        let r = run(probe()
+            .args(["--lang", "en", "--root"])
+            .arg(fixture(name))
+            .args(["report", "--json"]));
+        let path = dir.path().join(format!("{name}.json"));
+        std::fs::write(&path, r.stdout).unwrap();
+        path
+    };
+    let (a, b) = (report("apu-phoenix-780m"), report("mi300x-cpx-8gpu"));
+    let diff = |lang: &str| {
+        let r = run(probe().args(["--lang", lang, "diff"]).arg(&a).arg(&b));
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        r.stdout
+    };
+    let en = diff("en");
+    let lines: Vec<&str> = en.lines().collect();
+    assert!(
+        lines[0].starts_with(&format!("a: {} (fingerprint ", a.display())),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].starts_with(&format!("b: {} (fingerprint ", b.display())),
+        "{}",
+        lines[1]
+    );
+    assert!(en.contains("  (absent)"), "{en}");
+    let zh = diff("zh");
+    let lines: Vec<&str> = zh.lines().collect();
+    assert!(
+        lines[0].starts_with(&format!("a：{}（指纹 ", a.display())),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        !zh.contains("fingerprint") && !zh.contains("(absent)"),
+        "{zh}"
+    );
+    assert!(zh.contains("（无）"), "{zh}");
+}
+
+/// A malformed library is evidence in a report (layer 5): its error is in the report's
+/// language. The fixture is a copy whose rocFFT is an offload bundle cut off after its magic.
+#[test]
+fn a_malformed_library_is_reported_in_the_reports_language() {
+    let dir = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("cp")
+        .args(["-a", "--no-target-directory"])
+        .arg(fixture("library-xnack-plus-only"))
+        .arg(dir.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let lib = dir.path().join("opt/rocm-6.2.0/lib/librocfft.so.0.1.60200");
+    std::fs::remove_file(&lib).unwrap();
+    std::fs::write(&lib, b"__CLANG_OFFLOAD_BUNDLE__").unwrap();
+    let report = |lang: &str| {
+        let r = run(probe()
+            .args(["--lang", lang, "--color", "never", "--root"])
+            .arg(dir.path())
+            .args(["report", "-v"]));
+        assert!(r.code <= 1, "{}", r.stderr);
+        r.stdout
+    };
+    let en = report("en");
+    assert!(
+        en.contains(
+            "/opt/rocm-6.2.0/lib/librocfft.so.0.1.60200: at offset 0x18: truncated entry count: \
+             needs 32 bytes, 24 present\n"
+        ),
+        "{en}"
+    );
+    let zh = report("zh");
+    assert!(
+        zh.contains("/opt/rocm-6.2.0/lib/librocfft.so.0.1.60200: 偏移 0x18 处：条目数被截断"),
+        "{zh}"
+    );
+    let allowed = allowlist();
+    let leaks: Vec<String> = prose_words(&zh)
+        .into_iter()
+        .filter(|w| !allowed.contains(w))
+        .collect();
+    assert!(leaks.is_empty(), "{leaks:?}\n{zh}");
 }

@@ -146,10 +146,12 @@ fn problem(abs: &str, e: &codeobject::Error) -> Unread {
     // The error names the real path (inside a fixture directory); the problem names the
     // path the machine has.
     let message = match e {
-        codeobject::Error::Io { source, .. } => source.to_string(),
-        codeobject::Error::Malformed { offset, kind, .. } => {
-            format!("at offset {offset:#x}: {kind}")
-        }
+        codeobject::Error::Io { source, .. } => crate::i18n::os_error(source),
+        codeobject::Error::Malformed { offset, kind, .. } => crate::msg!(
+            "codeobject-error.problem-at-offset",
+            offset = format!("{offset:#x}"),
+            kind
+        ),
     };
     Unread::Problem {
         problem: Problem {

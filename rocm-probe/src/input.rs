@@ -34,7 +34,12 @@ impl InputKind {
 
 /// Reads `path` whole as `kind`, or says why not, naming the path.
 pub fn read(path: &Path, kind: InputKind) -> io::Result<Vec<u8>> {
-    let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    let named = |e: io::Error| {
+        io::Error::new(
+            e.kind(),
+            format!("{}: {}", path.display(), crate::i18n::os_error(&e)),
+        )
+    };
     // O_NONBLOCK: opening a FIFO for reading must not wait for a writer.
     let file = OpenOptions::new()
         .read(true)

@@ -47,8 +47,13 @@ impl Source {
         let dir = dir.as_ref();
         match std::fs::metadata(dir) {
             Ok(meta) if meta.is_dir() => {}
-            Ok(_) => return Err(fixture_dir_error(dir, "not a directory")),
-            Err(e) => return Err(fixture_dir_error(dir, &e.to_string())),
+            Ok(_) => {
+                return Err(fixture_dir_error(
+                    dir,
+                    &crate::msg!("io.kind.not-a-directory"),
+                ));
+            }
+            Err(e) => return Err(fixture_dir_error(dir, &crate::i18n::os_error(&e))),
         }
         let root = SysRoot::fixture(dir);
         let config = FixtureConfig::load(&root)?;
@@ -102,6 +107,6 @@ fn fixture_dir_error(dir: &Path, message: &str) -> FixtureError {
         file: dir.to_owned(),
         line: None,
         key: None,
-        message: format!("cannot use as a fixture: {message}"),
+        message: crate::msg!("io.not-a-fixture", why = message),
     }
 }

@@ -242,7 +242,7 @@ impl<'a> Inflater<'a> {
             return Err(if self.read >= self.input.len() {
                 Malformed::CompressedTruncated
             } else {
-                self.corrupt("the decompressor made no progress")
+                self.corrupt(crate::msg!("codeobject-error.no-progress"))
             });
         }
         Ok(written)

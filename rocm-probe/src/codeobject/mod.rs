@@ -22,6 +22,7 @@ pub mod elf;
 pub mod extract;
 pub mod hostile;
 mod map;
+mod prose;
 pub mod target_id;
 
 use std::borrow::Cow;
@@ -160,23 +161,18 @@ impl Default for ListingBudget {
 }
 
 /// What is wrong with a file's contents.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Malformed {
     /// Not an ELF file, offload bundle or archive.
-    #[error("not an ELF file, offload bundle, compressed offload bundle or static archive")]
     NotRecognized,
     /// Expected an ELF file.
-    #[error("not an ELF file")]
     NotElf,
     /// The ELF structure is broken.
-    #[error("malformed ELF file: {0}")]
     BadElf(String),
     /// The archive structure is broken.
-    #[error("malformed static archive: {0}")]
     BadArchive(String),
     /// The data ends before a structure does.
-    #[error("truncated {what}: needs {need} bytes, {have} present")]
     Truncated {
         /// What was being read.
         what: &'static str,
@@ -186,10 +182,8 @@ pub enum Malformed {
         have: u64,
     },
     /// Expected a bundle's magic.
-    #[error("not an offload bundle (no __CLANG_OFFLOAD_BUNDLE__ magic)")]
     NotABundle,
     /// An entry count beyond [`Limits::max_entries`].
-    #[error("bundle declares {count} entries (at most {limit} accepted)")]
     TooManyEntries {
         /// Declared count.
         count: u64,
@@ -197,7 +191,6 @@ pub enum Malformed {
         limit: u64,
     },
     /// An entry ID length beyond [`Limits::max_id_len`].
-    #[error("entry ID of {len} bytes (at most {limit} accepted)")]
     IdTooLong {
         /// Declared length.
         len: u64,
@@ -205,12 +198,8 @@ pub enum Malformed {
         limit: u64,
     },
     /// An entry ID that is not UTF-8.
-    #[error("entry ID is not UTF-8")]
     IdNotUtf8,
     /// An entry beyond the bundle's data.
-    #[error(
-        "entry {id:?} at offset {offset} with size {size} ends past the {available} bytes of its bundle"
-    )]
     EntryOutOfBounds {
         /// Entry ID.
         id: String,
@@ -222,13 +211,10 @@ pub enum Malformed {
         available: u64,
     },
     /// A compressed-bundle version other than 1–3.
-    #[error("unknown compressed bundle version {0} (known: 1, 2, 3)")]
     UnknownVersion(u16),
     /// A compression method other than zlib or zstd.
-    #[error("unknown compression method {0} (known: 0 zlib, 1 zstd)")]
     UnknownMethod(u16),
     /// A total size smaller than the header itself.
-    #[error("total size {total} is smaller than the {header}-byte header")]
     TotalSizeTooSmall {
         /// Declared total.
         total: u64,
@@ -237,7 +223,6 @@ pub enum Malformed {
     },
     /// A declared uncompressed size beyond [`Limits::max_declared`] (to list) or
     /// [`Limits::max_decompressed`] (to decompress whole).
-    #[error("declares {declared} bytes uncompressed, above the limit of {limit}")]
     DeclaredTooLarge {
         /// Declared size.
         declared: u64,
@@ -245,7 +230,6 @@ pub enum Malformed {
         limit: u64,
     },
     /// A bundle header beyond [`Limits::max_bundle_header`].
-    #[error("bundle header of {size} bytes, above the limit of {limit}")]
     HeaderTooLarge {
         /// Header size.
         size: u64,
@@ -253,13 +237,11 @@ pub enum Malformed {
         limit: u64,
     },
     /// More output than the header declares: a lying size or a decompression bomb.
-    #[error("decompresses to more than the {declared} bytes its header declares")]
     LargerThanDeclared {
         /// Declared size.
         declared: u64,
     },
     /// Less output than the header declares.
-    #[error("decompresses to {actual} bytes, its header declares {declared}")]
     SmallerThanDeclared {
         /// Declared size.
         declared: u64,
@@ -267,10 +249,8 @@ pub enum Malformed {
         actual: u64,
     },
     /// The compressed stream ends early.
-    #[error("compressed data ends before the compressed stream does")]
     CompressedTruncated,
     /// The decompressor refused the data.
-    #[error("corrupt {method} data: {message}")]
     Decompress {
         /// zlib or zstd.
         method: &'static str,
@@ -278,7 +258,6 @@ pub enum Malformed {
         message: String,
     },
     /// The hash in the header does not match the data.
-    #[error("hash mismatch: header has {stored:#018x}, data hashes to {computed:#018x}")]
     HashMismatch {
         /// From the header.
         stored: u64,
@@ -286,38 +265,27 @@ pub enum Malformed {
         computed: u64,
     },
     /// More bundles and entries in one file than [`Limits::max_file_entries`].
-    #[error("more than {limit} bundles and entries in one file (the cap on a listing)")]
     TooManyInFile {
         /// The limit.
         limit: u64,
     },
     /// More entry ID bytes in one file than [`Limits::max_file_id_bytes`].
-    #[error("more than {limit} bytes of entry IDs in one file (the cap on a listing)")]
     IdBytesInFile {
         /// The limit.
         limit: u64,
     },
     /// More bundles and entries in one run than its [`ListingBudget`] allows.
-    #[error(
-        "more than {limit} bundles and entries in all the files of this run (the cap on a run's listing)"
-    )]
     TooManyInRun {
         /// The limit.
         limit: u64,
     },
     /// More entry ID bytes in one run than its [`ListingBudget`] allows.
-    #[error(
-        "more than {limit} bytes of entry IDs in all the files of this run (the cap on a run's listing)"
-    )]
     IdBytesInRun {
         /// The limit.
         limit: u64,
     },
     /// Device entries of one bundle that add up to more than the bundle holds: they overlap,
     /// and extracting them would write more than was read.
-    #[error(
-        "the code objects of bundle {bundle} add up to {total} bytes, more than the {size} bytes of the bundle"
-    )]
     EntriesOverlap {
         /// 1-based bundle number.
         bundle: usize,
@@ -327,13 +295,11 @@ pub enum Malformed {
         size: u64,
     },
     /// An extraction past [`Limits::max_extracted`].
-    #[error("extracting would write more than {limit} bytes in this run (the cap on extraction)")]
     ExtractTooLarge {
         /// The limit.
         limit: u64,
     },
     /// An error inside a decompressed bundle.
-    #[error("in the decompressed bundle at offset {offset:#x}: {kind}")]
     InDecompressed {
         /// Offset in the decompressed bundle.
         offset: u64,
@@ -366,11 +332,10 @@ impl ParseError {
 }
 
 /// Why a file could not be inspected.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
     /// The file could not be opened, read or mapped.
-    #[error("cannot read {}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
@@ -378,7 +343,6 @@ pub enum Error {
         source: io::Error,
     },
     /// The file's contents are malformed.
-    #[error("{}: at offset {offset:#x}: {kind}", path.display())]
     Malformed {
         /// The file.
         path: PathBuf,
@@ -576,9 +540,9 @@ impl CodeObjectFile {
         }
         if !meta.is_file() {
             // A FIFO, socket or device has no length to map and might never end.
-            return Err(io_err(io::Error::other(
-                "not a regular file (a FIFO, socket or device)",
-            )));
+            return Err(io_err(io::Error::other(crate::msg!(
+                "codeobject-error.not-regular"
+            ))));
         }
         let map = map::Mapped::new(&file).map_err(io_err)?;
         Ok(Self { path, map, limits })

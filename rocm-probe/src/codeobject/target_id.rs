@@ -9,6 +9,7 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
+use crate::msg;
 use crate::target::GfxVersion;
 
 /// How a code object was built for one target feature (`xnack` or `sramecc`).
@@ -230,7 +231,11 @@ pub struct TargetIdError {
 
 impl fmt::Display for TargetIdError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?} is not a target ID: {}", self.input, self.reason)
+        f.write_str(&msg!(
+            "codeobject-error.target.not-a-target-id",
+            input = format!("{:?}", self.input),
+            reason = &self.reason
+        ))
     }
 }
 
@@ -247,8 +252,12 @@ impl TargetId {
         };
         let mut parts = input.split(':');
         let name = parts.next().unwrap_or_default();
-        let processor = Processor::parse(name)
-            .ok_or_else(|| err(format!("unknown processor name {name:?}")))?;
+        let processor = Processor::parse(name).ok_or_else(|| {
+            err(msg!(
+                "codeobject-error.target.unknown-processor",
+                name = format!("{name:?}")
+            ))
+        })?;
         let mut id = Self {
             processor,
             sramecc: FeatureSetting::Any,
@@ -258,18 +267,32 @@ impl TargetId {
             let (name, setting) = match feature.as_bytes().last() {
                 Some(b'+') => (&feature[..feature.len() - 1], FeatureSetting::On),
                 Some(b'-') => (&feature[..feature.len() - 1], FeatureSetting::Off),
-                _ => return Err(err(format!("feature {feature:?} lacks a + or -"))),
+                _ => {
+                    return Err(err(msg!(
+                        "codeobject-error.target.no-sign",
+                        feature = format!("{feature:?}")
+                    )));
+                }
             };
             let (slot, supported) = match name {
                 "sramecc" => (&mut id.sramecc, id.processor.supports_sramecc()),
                 "xnack" => (&mut id.xnack, id.processor.supports_xnack()),
-                _ => return Err(err(format!("unknown feature {name:?}"))),
+                _ => {
+                    return Err(err(msg!(
+                        "codeobject-error.target.unknown-feature",
+                        name = format!("{name:?}")
+                    )));
+                }
             };
             if !supported {
-                return Err(err(format!("{} has no {name} feature", id.processor)));
+                return Err(err(msg!(
+                    "codeobject-error.target.feature-unsupported",
+                    processor = id.processor,
+                    name
+                )));
             }
             if *slot != FeatureSetting::Any {
-                return Err(err(format!("{name} given twice")));
+                return Err(err(msg!("codeobject-error.target.given-twice", name)));
             }
             *slot = setting;
         }

@@ -153,6 +153,53 @@ fn fill(key: &str, template: &str, args: &[(&str, &dyn Display)]) -> String {
     out
 }
 
+/// A system error in the current language: in English the system's own message, as `{e}`
+/// prints it; in Chinese the catalogue's, for the errors a probe meets (a missing file, a
+/// refused permission …), with the error number kept. Others stay as the system says them.
+pub fn os_error(e: &std::io::Error) -> String {
+    if current() == Lang::En {
+        return e.to_string();
+    }
+    let translated = match e.raw_os_error() {
+        Some(code) => errno_text(code),
+        None if e.get_ref().is_none() => kind_text(e.kind()),
+        None => None,
+    };
+    translated.unwrap_or_else(|| e.to_string())
+}
+
+fn errno_text(code: i32) -> Option<String> {
+    Some(match code {
+        libc::ENOENT => crate::msg!("io.os.enoent", code),
+        libc::EACCES => crate::msg!("io.os.eacces", code),
+        libc::EPERM => crate::msg!("io.os.eperm", code),
+        libc::ENOTDIR => crate::msg!("io.os.enotdir", code),
+        libc::EISDIR => crate::msg!("io.os.eisdir", code),
+        libc::ELOOP => crate::msg!("io.os.eloop", code),
+        libc::EEXIST => crate::msg!("io.os.eexist", code),
+        libc::ENOSPC => crate::msg!("io.os.enospc", code),
+        libc::EROFS => crate::msg!("io.os.erofs", code),
+        libc::EIO => crate::msg!("io.os.eio", code),
+        libc::ENAMETOOLONG => crate::msg!("io.os.enametoolong", code),
+        libc::ENXIO => crate::msg!("io.os.enxio", code),
+        libc::ENODEV => crate::msg!("io.os.enodev", code),
+        libc::EINVAL => crate::msg!("io.os.einval", code),
+        _ => return None,
+    })
+}
+
+/// An error made from a kind alone (`io::Error::from(ErrorKind::IsADirectory)`).
+fn kind_text(kind: std::io::ErrorKind) -> Option<String> {
+    use std::io::ErrorKind as K;
+    Some(match kind {
+        K::IsADirectory => crate::msg!("io.kind.is-a-directory"),
+        K::NotADirectory => crate::msg!("io.kind.not-a-directory"),
+        K::NotFound => crate::msg!("io.kind.not-found"),
+        K::PermissionDenied => crate::msg!("io.kind.permission-denied"),
+        _ => return None,
+    })
+}
+
 /// A list in the current language: `a, b, c` in English, `a、b、c` in Chinese.
 pub fn list<T: Display>(items: impl IntoIterator<Item = T>) -> String {
     let sep = match current() {
@@ -457,6 +504,21 @@ mod tests {
         assert_eq!(current(), Lang::En, "restored after the scope");
         assert_eq!(scoped(Lang::Zh, || list(["a", "b"])), "a、b");
         assert_eq!(fill("k", "{{literal}} {x}", &[("x", &1)]), "{literal} 1");
+    }
+
+    /// English keeps the system's words; Chinese has its own, the error number kept.
+    #[test]
+    fn system_errors_in_both_languages() {
+        let enoent = std::io::Error::from_raw_os_error(libc::ENOENT);
+        assert_eq!(os_error(&enoent), enoent.to_string());
+        assert_eq!(
+            scoped(Lang::Zh, || os_error(&enoent)),
+            "文件或目录不存在（系统错误 2）"
+        );
+        let dir = std::io::Error::from(std::io::ErrorKind::IsADirectory);
+        assert_eq!(scoped(Lang::Zh, || os_error(&dir)), "是目录");
+        let own = std::io::Error::other("已是中文");
+        assert_eq!(scoped(Lang::Zh, || os_error(&own)), "已是中文");
     }
 
     #[test]
