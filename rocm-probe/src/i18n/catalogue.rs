@@ -154,3 +154,75 @@ fn has_prose_word(template: &str) -> bool {
         .split(|c: char| !c.is_ascii_alphabetic())
         .any(|w| w.len() >= 4 && w.chars().all(|c| c.is_ascii_lowercase()))
 }
+
+/// A rule's Chinese title and explanation (`zh/{a,b,c}.toml`, keyed by rule id).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleText {
+    /// The finding id.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// Its explanation.
+    pub explain: String,
+}
+
+/// Parses one `zh/*.toml` rule file: tables named by rule id, each with exactly a non-empty
+/// `title` and `explain` in Chinese.
+pub fn parse_rules(name: &str, text: &str) -> Result<Vec<RuleText>, String> {
+    let table: toml::Table = text.parse().map_err(|e| format!("{name}: {e}"))?;
+    let mut out = Vec::with_capacity(table.len());
+    for (id, entry) in table {
+        let Some(entry) = entry.as_table() else {
+            return Err(format!("{name}: {id} is not a table"));
+        };
+        let text = |key: &str| -> Result<String, String> {
+            let v = entry
+                .get(key)
+                .and_then(toml::Value::as_str)
+                .ok_or_else(|| format!("{name}: {id} has no {key} string"))?;
+            if !is_cjk_text(v) {
+                return Err(format!("{name}: {id}.{key} is not Chinese"));
+            }
+            Ok(v.to_owned())
+        };
+        if let Some(other) = entry.keys().find(|k| *k != "title" && *k != "explain") {
+            return Err(format!("{name}: {id} has an unknown key {other}"));
+        }
+        out.push(RuleText {
+            title: text("title")?,
+            explain: text("explain")?,
+            id,
+        });
+    }
+    Ok(out)
+}
+
+/// One table of `zh/layers.toml`: its name and its (key, Chinese) pairs.
+pub type FrameSection = (String, Vec<(String, String)>);
+
+/// The words around the findings (`zh/layers.toml`): `[layers]`, `[status]` and `[ui]`, each a
+/// table of strings, nothing else.
+pub fn parse_frame(name: &str, text: &str) -> Result<Vec<FrameSection>, String> {
+    let table: toml::Table = text.parse().map_err(|e| format!("{name}: {e}"))?;
+    let mut out = Vec::new();
+    for section in ["layers", "status", "ui"] {
+        let Some(t) = table.get(section).and_then(toml::Value::as_table) else {
+            return Err(format!("{name}: no [{section}] table"));
+        };
+        let mut entries = Vec::with_capacity(t.len());
+        for (k, v) in t {
+            let Some(v) = v.as_str().filter(|v| is_cjk_text(v)) else {
+                return Err(format!("{name}: {section}.{k} is not a Chinese string"));
+            };
+            entries.push((k.clone(), v.to_owned()));
+        }
+        out.push((section.to_owned(), entries));
+    }
+    if let Some(other) = table
+        .keys()
+        .find(|k| !["layers", "status", "ui"].contains(&k.as_str()))
+    {
+        return Err(format!("{name}: unknown table [{other}]"));
+    }
+    Ok(out)
+}

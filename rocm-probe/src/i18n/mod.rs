@@ -23,11 +23,7 @@
 //! catalogue holds one nothing names.
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
 use std::fmt::{Display, Write as _};
-use std::sync::LazyLock;
-
-use serde::Deserialize;
 
 use crate::finding::{Layer, Rule, Status};
 
@@ -235,55 +231,28 @@ macro_rules! msg {
     };
 }
 
-#[derive(Debug, Deserialize)]
-struct Entry {
-    title: String,
-    explain: String,
+include!(concat!(env!("OUT_DIR"), "/zh.rs"));
+
+/// The Chinese of `key` in a compiled table (sorted by key).
+fn zh<const N: usize>(
+    table: &'static [(&'static str, &'static str); N],
+    key: &str,
+) -> Option<&'static str> {
+    let i = table.binary_search_by(|(k, _)| (*k).cmp(key)).ok()?;
+    Some(table[i].1)
 }
 
-#[derive(Debug, Default, Deserialize)]
-struct Frame {
-    #[serde(default)]
-    layers: BTreeMap<String, String>,
-    #[serde(default)]
-    status: BTreeMap<String, String>,
-    #[serde(default)]
-    ui: BTreeMap<String, String>,
+/// A rule's Chinese title and explanation.
+fn zh_rule(id: &str) -> Option<(&'static str, &'static str)> {
+    let i = ZH_RULES.binary_search_by(|(k, _, _)| (*k).cmp(id)).ok()?;
+    Some((ZH_RULES[i].1, ZH_RULES[i].2))
 }
-
-/// The Chinese catalogue, parsed once.
-struct Catalogue {
-    rules: BTreeMap<String, Entry>,
-    frame: Frame,
-}
-
-const ZH_RULE_FILES: [&str; 3] = [
-    include_str!("zh/a.toml"),
-    include_str!("zh/b.toml"),
-    include_str!("zh/c.toml"),
-];
-
-static ZH: LazyLock<Catalogue> = LazyLock::new(|| {
-    let mut rules = BTreeMap::new();
-    for text in ZH_RULE_FILES {
-        // The files are part of the build and checked by tests; a broken one leaves its
-        // entries out (English is shown) rather than stopping the probe.
-        if let Ok(part) = toml::from_str::<BTreeMap<String, Entry>>(text) {
-            rules.extend(part);
-        }
-    }
-    let frame = toml::from_str(include_str!("zh/layers.toml")).unwrap_or_default();
-    Catalogue { rules, frame }
-});
 
 /// A rule's title in `lang` (English when the catalogue lacks it).
 pub fn rule_title(rule: &Rule, lang: Lang) -> &'static str {
     match lang {
         Lang::En => rule.title,
-        Lang::Zh => ZH
-            .rules
-            .get(rule.id)
-            .map_or(rule.title, |e| e.title.as_str()),
+        Lang::Zh => zh_rule(rule.id).map_or(rule.title, |(title, _)| title),
     }
 }
 
@@ -291,10 +260,7 @@ pub fn rule_title(rule: &Rule, lang: Lang) -> &'static str {
 pub fn rule_explain(rule: &Rule, lang: Lang) -> &'static str {
     match lang {
         Lang::En => rule.explain,
-        Lang::Zh => ZH
-            .rules
-            .get(rule.id)
-            .map_or(rule.explain, |e| e.explain.as_str()),
+        Lang::Zh => zh_rule(rule.id).map_or(rule.explain, |(_, explain)| explain),
     }
 }
 
@@ -302,11 +268,7 @@ pub fn rule_explain(rule: &Rule, lang: Lang) -> &'static str {
 pub fn layer_title(layer: Layer, lang: Lang) -> &'static str {
     match lang {
         Lang::En => layer.title(),
-        Lang::Zh => ZH
-            .frame
-            .layers
-            .get(layer.id())
-            .map_or(layer.title(), String::as_str),
+        Lang::Zh => zh(&ZH_LAYERS, layer.id()).unwrap_or(layer.title()),
     }
 }
 
@@ -330,11 +292,7 @@ pub fn status_word(status: Status, lang: Lang) -> &'static str {
     };
     match lang {
         Lang::En => status.word(),
-        Lang::Zh => ZH
-            .frame
-            .status
-            .get(key)
-            .map_or(status.word(), String::as_str),
+        Lang::Zh => zh(&ZH_STATUS, key).unwrap_or(status.word()),
     }
 }
 
@@ -342,7 +300,7 @@ pub fn status_word(status: Status, lang: Lang) -> &'static str {
 pub fn ui(key: &str, lang: Lang, english: &'static str, args: &[(&str, &str)]) -> String {
     let template = match lang {
         Lang::En => english,
-        Lang::Zh => ZH.frame.ui.get(key).map_or(english, String::as_str),
+        Lang::Zh => zh(&ZH_UI, key).unwrap_or(english),
     };
     let mut out = template.to_owned();
     for (k, v) in args {
@@ -356,13 +314,26 @@ mod tests {
     use super::*;
     use crate::finding::rules;
 
+    /// The build script refuses a broken Chinese file: the same checks, fed broken files.
     #[test]
-    fn every_catalogue_file_parses() {
-        for (i, text) in ZH_RULE_FILES.iter().enumerate() {
-            toml::from_str::<BTreeMap<String, Entry>>(text)
-                .unwrap_or_else(|e| panic!("zh file {i}: {e}"));
+    fn a_broken_chinese_file_is_refused() {
+        use super::catalogue::{parse_frame, parse_rules};
+        let good = "[\"a.b\"]\ntitle = \"标题\"\nexplain = \"说明\"\n";
+        assert_eq!(parse_rules("t", good).unwrap().len(), 1);
+        for bad in [
+            "[\"a.b\"]\ntitle = \"标题\"\n",
+            "[\"a.b\"]\ntitle = \"title\"\nexplain = \"说明\"\n",
+            "[\"a.b\"]\ntitle = \"标题\"\nexplain = \"说明\"\nextra = \"多\"\n",
+            "[\"a.b\"\ntitle = ",
+            "x = 1\n",
+        ] {
+            assert!(parse_rules("t", bad).is_err(), "{bad}");
         }
-        toml::from_str::<Frame>(include_str!("zh/layers.toml")).unwrap();
+        let frame = "[layers]\nhardware = \"硬件\"\n[status]\npass = \"通过\"\n[ui]\n";
+        assert!(parse_frame("t", frame).is_ok());
+        assert!(parse_frame("t", "[layers]\n[status]\n").is_err());
+        assert!(parse_frame("t", &format!("{frame}[other]\n")).is_err());
+        assert!(parse_frame("t", "[layers]\nhardware = \"hardware\"\n[status]\n[ui]\n").is_err());
     }
 
     /// Every rule, layer and status has its Chinese text, and the catalogue has nothing else.
@@ -370,25 +341,26 @@ mod tests {
     fn every_message_exists_in_both_languages() {
         let mut missing = Vec::new();
         for r in rules() {
-            match ZH.rules.get(r.id) {
-                Some(e) if !e.title.trim().is_empty() && !e.explain.trim().is_empty() => {}
+            match zh_rule(r.id) {
+                Some((title, explain))
+                    if !title.trim().is_empty() && !explain.trim().is_empty() => {}
                 _ => missing.push(r.id),
             }
             assert!(!r.title.is_empty() && !r.explain.is_empty(), "{}", r.id);
         }
         assert!(missing.is_empty(), "no Chinese text for {missing:?}");
         let ids: Vec<&str> = rules().iter().map(|r| r.id).collect();
-        let unknown: Vec<&String> = ZH
-            .rules
-            .keys()
-            .filter(|k| !ids.contains(&k.as_str()))
+        let unknown: Vec<&str> = ZH_RULES
+            .iter()
+            .map(|(id, _, _)| *id)
+            .filter(|k| !ids.contains(k))
             .collect();
         assert!(unknown.is_empty(), "catalogue ids no rule has: {unknown:?}");
         for l in Layer::ALL {
-            assert!(ZH.frame.layers.contains_key(l.id()), "{l}");
+            assert!(zh(&ZH_LAYERS, l.id()).is_some(), "{l}");
         }
         for s in ["skip", "pass", "info", "warn", "fail"] {
-            assert!(ZH.frame.status.contains_key(s), "{s}");
+            assert!(zh(&ZH_STATUS, s).is_some(), "{s}");
         }
     }
 
@@ -402,7 +374,7 @@ mod tests {
                 "{}",
                 r.id
             );
-            if ZH.rules.contains_key(r.id) {
+            if zh_rule(r.id).is_some() {
                 assert!(cjk(rule_title(r, Lang::Zh)), "{}: title", r.id);
                 assert!(cjk(rule_explain(r, Lang::Zh)), "{}: explain", r.id);
             }
