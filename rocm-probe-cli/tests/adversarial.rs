@@ -85,28 +85,17 @@ const DEFAULT: Case = Case {
     env: &[],
 };
 
-fn copy_dir(from: &Path, to: &Path) {
-    let ok = Command::new("cp")
-        .args(["-a", "--no-target-directory"])
-        .arg(from)
-        .arg(to)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "cp {} {}", from.display(), to.display());
-}
-
 /// `S/f`: a copy of the malformed corpus's clean base (one CPU node, one GPU node).
 fn base(s: &Path) -> PathBuf {
     let f = s.join("f");
-    copy_dir(&repo_fixture("malformed/base"), &f);
+    common::copy_tree(&repo_fixture("malformed/base"), &f);
     f
 }
 
 /// `S/f`: a copy of a named repository fixture.
 fn named(s: &Path, name: &str) -> PathBuf {
     let f = s.join("f");
-    copy_dir(&repo_fixture(name), &f);
+    common::copy_tree(&repo_fixture(name), &f);
     f
 }
 
@@ -253,7 +242,7 @@ fn cases() -> Vec<Case> {
                 let nodes = base(s).join(NODES);
                 let keys = repeated_keys();
                 for n in 2..13 {
-                    copy_dir(&nodes.join("1"), &nodes.join(n.to_string()));
+                    common::copy_tree(&nodes.join("1"), &nodes.join(n.to_string()));
                     std::fs::write(nodes.join(n.to_string()).join("properties"), &keys).unwrap();
                 }
             },
@@ -264,7 +253,7 @@ fn cases() -> Vec<Case> {
             name: "node-dir-with-newline",
             setup: |s| {
                 let nodes = base(s).join(NODES);
-                copy_dir(&nodes.join("1"), &nodes.join("2\nFAIL injected"));
+                common::copy_tree(&nodes.join("1"), &nodes.join("2\nFAIL injected"));
             },
             args: &["--root", "{S}/f", "-v", "--color", "never"],
             ..DEFAULT
@@ -848,7 +837,7 @@ fn every_adversarial_case_is_bounded_and_answers_0_1_or_2() {
     // Nobody's cases must reach their sandbox.
     std::fs::set_permissions(top.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     // A shared clean fixture one level above each sandbox, for the cases that only write.
-    copy_dir(
+    common::copy_tree(
         &repo_fixture("kfd-permission-denied"),
         &top.path().join("f"),
     );

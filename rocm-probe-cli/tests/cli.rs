@@ -57,7 +57,7 @@ fn targets_name_gives_full_target_ids_in_both_spellings() {
 #[test]
 fn hsa_xnack_in_the_fixture_environment_turns_xnack_on_for_mi210() {
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&fixture("mi210-xgmi-8gpu"), dir.path());
+    common::copy_tree(&fixture("mi210-xgmi-8gpu"), dir.path());
     let toml = dir.path().join("fixture.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
     std::fs::write(&toml, format!("{text}\n[env]\nHSA_XNACK = \"1\"\n")).unwrap();
@@ -248,20 +248,10 @@ fn closed_stdout_is_not_an_error() {
 
 // ---- malformed input: a clear message naming the path, never a panic (exit 101) or a hang.
 
-fn copy_tree(from: &Path, to: &Path) {
-    let status = std::process::Command::new("cp")
-        .args(["-a", "--no-target-directory"])
-        .arg(from)
-        .arg(to)
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
 /// A copy of the phoenix fixture with one change applied.
 fn broken(change: impl FnOnce(&Path)) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&fixture("apu-phoenix-780m"), dir.path());
+    common::copy_tree(&fixture("apu-phoenix-780m"), dir.path());
     change(&dir.path().join("sys/class/kfd/kfd/topology/nodes"));
     dir
 }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{fixture, probe, run};
+use common::{copy_fixture, fixture, probe, run};
 
 fn is_root() -> bool {
     nix::unistd::Uid::effective().is_root()
@@ -168,21 +168,6 @@ fn the_lock_file_is_never_clobbered() {
             .parse::<u32>()
             .is_ok()
     );
-}
-
-/// A copy of `name` in a temporary directory.
-fn copy_fixture(name: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let to = dir.path().join(name);
-    let ok = Command::new("cp")
-        .args(["-a", "--no-target-directory"])
-        .arg(fixture(name))
-        .arg(&to)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
-    (dir, to)
 }
 
 fn mkfifo(path: &Path) {
@@ -420,14 +405,7 @@ fn warnings_on_stderr_are_escaped_and_grouped() {
     let (_keep, f) = copy_fixture("malformed");
     let f = f.join("base");
     let nodes = f.join("sys/class/kfd/kfd/topology/nodes");
-    let ok = Command::new("cp")
-        .args(["-a"])
-        .arg(nodes.join("1"))
-        .arg(nodes.join("2\nFAIL injected \u{1b}[2J"))
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
+    common::copy_tree(&nodes.join("1"), &nodes.join("2\nFAIL injected \u{1b}[2J"));
     // A megabyte of repeated keys: one file with a count, not sixty thousand lines.
     let mut props = String::new();
     let mut i = 0;

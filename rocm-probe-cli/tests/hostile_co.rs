@@ -111,13 +111,7 @@ fn a_fifo_to_inspect_is_an_error_not_a_hang() {
 /// `change` makes at the given path; `[expect]` dropped, since it is no longer that scenario.
 fn fixture_with_rocfft(change: impl FnOnce(&Path)) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let status = StdCommand::new("cp")
-        .args(["-a", "--no-target-directory"])
-        .arg(fixture("library-xnack-plus-only"))
-        .arg(dir.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
+    common::copy_tree(&fixture("library-xnack-plus-only"), dir.path());
     let toml = dir.path().join("fixture.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
     let cut = text.find("[expect]").unwrap_or(text.len());

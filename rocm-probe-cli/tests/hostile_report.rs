@@ -2,6 +2,9 @@
 //! escaped for each medium whatever bytes the machine's files hold, and the right diagnosis
 //! when the KFD tree cannot be read.
 
+mod common;
+
+use common::copy_fixture;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -10,21 +13,6 @@ const TOPOLOGY: &str = "sys/class/kfd/kfd/topology";
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
-}
-
-/// A copy of `fixtures/<name>` in a fresh temporary directory.
-fn copy_fixture(name: &str) -> (tempfile::TempDir, PathBuf) {
-    let scratch = tempfile::tempdir().unwrap();
-    let dir = scratch.path().join("root");
-    let ok = Command::new("cp")
-        .args(["-a", "--no-target-directory"])
-        .arg(fixtures().join(name))
-        .arg(&dir)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
-    (scratch, dir)
 }
 
 /// Runs the CLI on `root` with `args`; stdout and stderr, killed after a generous bound.
@@ -197,14 +185,7 @@ fn hostile_fixture() -> (tempfile::TempDir, PathBuf) {
         .replace("AMD Instinct MI300X", evil);
     std::fs::write(&ids, text).unwrap();
     let nodes = root.join(TOPOLOGY).join("nodes");
-    let ok = Command::new("cp")
-        .arg("-a")
-        .arg(nodes.join("1"))
-        .arg(nodes.join(format!("2\n{INJECTED}")))
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
+    common::copy_tree(&nodes.join("1"), &nodes.join(format!("2\n{INJECTED}")));
     std::fs::write(
         root.join("proc/5151/comm"),
         format!("bad\x1b]0;title\x07\r{INJECTED}\n"),

@@ -552,7 +552,7 @@ fn failing_reports_show_the_root_cause_its_remedy_and_the_gpu_it_names() {
 fn marketing_names_are_escaped_and_chinese_renders() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");
-    copy_tree(&fixture("apu-phoenix-780m"), &root);
+    common::copy_tree(&fixture("apu-phoenix-780m"), &root);
     let ids = root.join("usr/share/libdrm/amdgpu.ids");
     let name = r#"AMD Radeon 780M <b>图形处理器</b> & "Graphics" 'x'"#;
     let text: String = std::fs::read_to_string(&ids)
@@ -699,22 +699,6 @@ fn chinese_page_in_chinese_with_the_same_markup() {
         };
         assert_eq!(hooks(&html), hooks(&en.html), "{name}: markup differs");
         screenshot(&file, &format!("{name}-zh"), colours);
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let (src, dst) = (e.path(), to.join(e.file_name()));
-        let t = e.file_type().unwrap();
-        if t.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(&src).unwrap(), &dst).unwrap();
-        } else if t.is_dir() {
-            copy_tree(&src, &dst);
-        } else {
-            std::fs::copy(&src, &dst).unwrap();
-        }
     }
 }
 

@@ -227,19 +227,11 @@ fn rx7900xtx_has_no_code_object_and_exits_1() {
 #[test]
 fn unknown_xnack_assumes_the_kernel_default_and_says_so() {
     let Some(bin) = hip_program() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let ok = StdCommand::new("cp")
-        .args(["-a", "--no-target-directory"])
-        .arg(fixture("mi210-xgmi-8gpu"))
-        .arg(dir.path())
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
-    std::fs::remove_file(dir.path().join("sys/module/amdgpu/parameters/noretry")).unwrap();
+    let (_keep, dir) = common::copy_fixture("mi210-xgmi-8gpu");
+    std::fs::remove_file(dir.join("sys/module/amdgpu/parameters/noretry")).unwrap();
     let r = run(probe()
         .arg("--root")
-        .arg(dir.path())
+        .arg(&dir)
         .args(["inspect", "--json"])
         .arg(bin));
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -255,11 +247,7 @@ fn unknown_xnack_assumes_the_kernel_default_and_says_so() {
             .contains("amdgpu_gmc_noretry_set")
     );
     assert_eq!(doc["files"][0]["verdicts"][0]["verdict"]["status"], "loads");
-    let r = run(probe()
-        .arg("--root")
-        .arg(dir.path())
-        .arg("inspect")
-        .arg(bin));
+    let r = run(probe().arg("--root").arg(&dir).arg("inspect").arg(bin));
     assert!(
         r.stdout.contains("  assumed xnack: XNACK mode not known"),
         "{}",

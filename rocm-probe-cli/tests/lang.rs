@@ -557,21 +557,14 @@ fn diff_headers_in_both_languages() {
 /// language. The fixture is a copy whose rocFFT is an offload bundle cut off after its magic.
 #[test]
 fn a_malformed_library_is_reported_in_the_reports_language() {
-    let dir = tempfile::tempdir().unwrap();
-    let status = std::process::Command::new("cp")
-        .args(["-a", "--no-target-directory"])
-        .arg(fixture("library-xnack-plus-only"))
-        .arg(dir.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let lib = dir.path().join("opt/rocm-6.2.0/lib/librocfft.so.0.1.60200");
+    let (_keep, dir) = common::copy_fixture("library-xnack-plus-only");
+    let lib = dir.join("opt/rocm-6.2.0/lib/librocfft.so.0.1.60200");
     std::fs::remove_file(&lib).unwrap();
     std::fs::write(&lib, b"__CLANG_OFFLOAD_BUNDLE__").unwrap();
     let report = |lang: &str| {
         let r = run(probe()
             .args(["--lang", lang, "--color", "never", "--root"])
-            .arg(dir.path())
+            .arg(&dir)
             .args(["report", "-v"]));
         assert!(r.code <= 1, "{}", r.stderr);
         r.stdout

@@ -4,6 +4,8 @@
 //! cannot hold (a FIFO, a device node, a 100 MB file, mode 000) is made at test time, and the
 //! permission cases run as `nobody`, since tests run as root.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -33,17 +35,6 @@ const LIMIT_AS: &str = "--as=268435456";
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/malformed")
-}
-
-fn copy(from: &Path, to: &Path) {
-    let ok = Command::new("cp")
-        .args(["-a", "--no-target-directory"])
-        .arg(from)
-        .arg(to)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
 }
 
 fn run(cmd: &mut Command) -> (i32, String) {
@@ -134,11 +125,11 @@ fn every_malformed_case_is_named_without_panic_hang_or_blowup() {
         let dir = scratch.path().join(&case.name);
         let as_nobody = match &case.generate {
             None => {
-                copy(&corpus().join(&case.name), &dir);
+                common::copy_tree(&corpus().join(&case.name), &dir);
                 false
             }
             Some(kind) => {
-                copy(&corpus().join("base"), &dir);
+                common::copy_tree(&corpus().join("base"), &dir);
                 let target = dir.join(TOPOLOGY).join(case.target.as_deref().unwrap());
                 assert!(
                     Command::new("chmod")

@@ -28,16 +28,6 @@ fn planted() -> Vec<&'static str> {
     ]
 }
 
-fn copy(from: &Path, to: &Path) {
-    let status = std::process::Command::new("cp")
-        .arg("-a")
-        .arg(from)
-        .arg(to)
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
 fn write(root: &Path, rel: &str, text: &str) {
     let path = root.join(rel);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -48,12 +38,12 @@ fn write(root: &Path, rel: &str, text: &str) {
 fn plant() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("m");
-    copy(&fixture("igpu-beside-dgpu"), &root);
+    common::copy_tree(&fixture("igpu-beside-dgpu"), &root);
     // A virtualenv under the user's home, in a directory named after the host (one per host
     // on a shared home), that VIRTUAL_ENV names.
     let venv = format!("home/{USER}/{HOST}/tf");
     std::fs::create_dir_all(root.join(&venv).parent().unwrap()).unwrap();
-    copy(
+    common::copy_tree(
         &fixture("tensorflow-present").join("home/probe/venvs/tf"),
         &root.join(&venv),
     );

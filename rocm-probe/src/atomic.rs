@@ -53,25 +53,41 @@ impl Refusal {
     }
 }
 
+impl Refusal {
+    /// Why a file of type `t` is not what a regular file is expected to be; `None` for a
+    /// regular file.
+    fn of(t: std::fs::FileType) -> Option<Self> {
+        if t.is_file() {
+            None
+        } else if t.is_symlink() {
+            Some(Self::Symlink)
+        } else if t.is_dir() {
+            Some(Self::Directory)
+        } else if t.is_fifo() {
+            Some(Self::Fifo)
+        } else if t.is_socket() {
+            Some(Self::Socket)
+        } else {
+            Some(Self::Device)
+        }
+    }
+}
+
+/// The error that refuses `path`, a file of type `t` where a regular file belongs (the
+/// probe's own readers of named inputs and its lock use it too). `None` for a regular file.
+pub(crate) fn refused(path: &Path, t: std::fs::FileType) -> Option<io::Error> {
+    Refusal::of(t).map(|r| r.error(path))
+}
+
 fn classify(path: &Path) -> io::Result<Target> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Target::Absent),
         Err(e) => return Err(e),
     };
-    let t = meta.file_type();
-    Ok(if t.is_file() {
-        Target::Regular(meta)
-    } else if t.is_symlink() {
-        Target::Refused(Refusal::Symlink)
-    } else if t.is_dir() {
-        Target::Refused(Refusal::Directory)
-    } else if t.is_fifo() {
-        Target::Refused(Refusal::Fifo)
-    } else if t.is_socket() {
-        Target::Refused(Refusal::Socket)
-    } else {
-        Target::Refused(Refusal::Device)
+    Ok(match Refusal::of(meta.file_type()) {
+        None => Target::Regular(meta),
+        Some(r) => Target::Refused(r),
     })
 }
 

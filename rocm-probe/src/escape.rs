@@ -119,38 +119,34 @@ pub fn markdown(s: &str) -> String {
 /// otherwise start one of DOT's own escapes such as `\n`), hostile characters visible, their
 /// backslash escaped in turn.
 pub fn dot(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            c if is_hostile(c) => {
-                let mut v = String::new();
-                visible(c, &mut v);
-                out.push_str(&v.replace('\\', "\\\\"));
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    quoted(s, |_| None)
 }
 
 /// For a Prometheus label value inside double quotes: the text format's three escapes (`\\`,
 /// `\"`, `\n`); other hostile characters as visible text, their backslash escaped in turn so
 /// the value still parses.
 pub fn prometheus_label(s: &str) -> String {
+    quoted(s, |c| (c == '\n').then_some("\\n"))
+}
+
+/// A double-quoted string of a format whose own escapes start with a backslash: `\` and `"`
+/// escaped, `own` claims the characters the format escapes itself, every other hostile
+/// character made visible with its backslash doubled.
+fn quoted(s: &str, own: impl Fn(char) -> Option<&'static str>) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
             '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            c if is_hostile(c) => {
-                let mut v = String::new();
-                visible(c, &mut v);
-                out.push_str(&v.replace('\\', "\\\\"));
-            }
-            c => out.push(c),
+            c => match own(c) {
+                Some(rep) => out.push_str(rep),
+                None if is_hostile(c) => {
+                    let mut v = String::new();
+                    visible(c, &mut v);
+                    out.push_str(&v.replace('\\', "\\\\"));
+                }
+                None => out.push(c),
+            },
         }
     }
     out

@@ -6,7 +6,7 @@
 
 use std::fs::OpenOptions;
 use std::io::{self, Read};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use crate::msg;
@@ -47,21 +47,8 @@ pub fn read(path: &Path, kind: InputKind) -> io::Result<Vec<u8>> {
         .open(path)
         .map_err(named)?;
     let meta = file.metadata().map_err(named)?;
-    let t = meta.file_type();
-    if !t.is_file() {
-        let what = if t.is_dir() {
-            msg!("io.refused-directory")
-        } else if t.is_fifo() {
-            msg!("io.refused-fifo")
-        } else if t.is_socket() {
-            msg!("io.refused-socket")
-        } else {
-            msg!("io.refused-device")
-        };
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            msg!("io.refused", path = path.display(), what = what),
-        ));
+    if let Some(refused) = crate::atomic::refused(path, meta.file_type()) {
+        return Err(refused);
     }
     let cap = kind.cap();
     if meta.len() > cap {

@@ -105,23 +105,8 @@ fn open(path: &Path) -> std::io::Result<(File, bool)> {
 }
 
 fn refused(path: &Path, meta: &std::fs::Metadata) -> std::io::Error {
-    use std::os::unix::fs::FileTypeExt;
-    let t = meta.file_type();
-    let what = if t.is_symlink() {
-        crate::msg!("io.refused-symlink")
-    } else if t.is_dir() {
-        crate::msg!("io.refused-directory")
-    } else if t.is_fifo() {
-        crate::msg!("io.refused-fifo")
-    } else if t.is_socket() {
-        crate::msg!("io.refused-socket")
-    } else {
-        crate::msg!("io.refused-device")
-    };
-    std::io::Error::new(
-        std::io::ErrorKind::InvalidInput,
-        crate::msg!("io.refused", path = path.display(), what = what),
-    )
+    crate::atomic::refused(path, meta.file_type())
+        .unwrap_or_else(|| std::io::Error::from(std::io::ErrorKind::InvalidInput))
 }
 
 /// The pid holding a `flock` on the file `(dev, ino)`, from `/proc/locks`

@@ -42,3 +42,24 @@ pub fn run(cmd: &mut Command) -> Run {
         stderr: String::from_utf8(out.stderr).unwrap(),
     }
 }
+
+/// `cp -a --no-target-directory FROM TO`: a tree copied with its symlinks, modes and special
+/// files, into `to` (created, or merged into when it exists).
+pub fn copy_tree(from: &Path, to: &Path) {
+    let ok = std::process::Command::new("cp")
+        .args(["-a", "--no-target-directory"])
+        .arg(from)
+        .arg(to)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "cp -a {} {}", from.display(), to.display());
+}
+
+/// A copy of `fixtures/<name>` in a fresh temporary directory, alive as long as the `TempDir`.
+pub fn copy_fixture(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join(name.replace('/', "-"));
+    copy_tree(&fixture(name), &dir);
+    (scratch, dir)
+}
