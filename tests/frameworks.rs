@@ -450,3 +450,47 @@ fn non_rocm_builds_on_a_gpu_machine() {
     assert_eq!(r.exit_code(false), 0);
     assert_eq!(r.exit_code(true), 1);
 }
+
+/// Which framework a layer-7 finding is about is data, not prose: every note, warning or failure
+/// of a framework in any fixture names it and its site directory, and the framework's workload
+/// verdict counts exactly those (issue: a verdict once matched summaries by substring).
+#[test]
+fn framework_findings_name_their_framework_and_site_as_data() {
+    use rocm_probe::finding::Subject;
+    let mut checked = 0;
+    for (name, dir) in rocm_probe_tests::fixtures() {
+        let Ok(source) = Source::fixture(&dir) else {
+            continue;
+        };
+        let r = Report::collect(&source, Options::default());
+        let sites: Vec<String> = Facts::collect(&source)
+            .frameworks
+            .sites
+            .iter()
+            .map(|s| s.path.clone())
+            .collect();
+        for f in r.findings.iter().filter(|f| {
+            f.layer == Layer::Frameworks
+                && f.status >= Status::Info
+                && !["frameworks.unreadable", "frameworks.none"].contains(&f.id)
+        }) {
+            match &f.subject {
+                Some(Subject::Framework { site, .. }) => {
+                    assert!(sites.contains(site), "{name}: {} names {site}", f.id);
+                    checked += 1;
+                }
+                other => panic!("{name}: {} is about {other:?}", f.id),
+            }
+        }
+        for v in r.findings.iter().filter(|f| f.id == "workloads.framework") {
+            let Some(Subject::Framework { name: fw, site }) = &v.subject else {
+                panic!("{name}: a framework verdict without its framework");
+            };
+            assert!(sites.contains(site), "{name}: {fw} at {site}");
+        }
+    }
+    assert!(
+        checked >= 3,
+        "only {checked} framework findings in the fixtures"
+    );
+}

@@ -36,7 +36,7 @@ use crate::agent::Inventory;
 use crate::facts::Facts;
 use crate::finding::{
     EXPECT_AMDGPU, EXPECT_FRAMEWORKS, EXPECT_GPUS, EXPECT_KERNEL, EXPECT_LIBRARIES, EXPECT_PCIE,
-    EXPECT_ROCM, Evidence, Finding, Layer, Status,
+    EXPECT_ROCM, Evidence, Finding, Layer, Status, Subject,
 };
 
 /// A node-conformance file.
@@ -478,7 +478,8 @@ impl Expectations {
         for fw in &self.require.frameworks {
             if !ready.iter().any(|r| r.eq_ignore_ascii_case(fw)) {
                 let found = below.iter().any(|f| {
-                    f.id == "workloads.framework" && f.subject.as_deref() == Some(fw.as_str())
+                    f.id == "workloads.framework"
+                        && f.subject.as_ref().map(Subject::name) == Some(fw.as_str())
                 });
                 unmet.push(if found {
                     msg!("expect.framework-not-ready", framework = fw)
@@ -615,7 +616,7 @@ fn libraries_with_kernels(facts: &Facts, findings: &[Finding]) -> Vec<String> {
                     "libraries.miopen-no-kdb-for-target" => name == "MIOpen",
                     "libraries.no-code-object-for-target"
                     | "libraries.code-object-needs-feature-change" => {
-                        f.subject.as_deref() == Some(name)
+                        f.subject.as_ref().map(Subject::name) == Some(name)
                     }
                     _ => false,
                 }
@@ -640,7 +641,8 @@ fn ready_frameworks(findings: &[Finding]) -> Vec<String> {
         .filter(|f| f.id == "workloads.framework" && f.status < Status::Fail)
     {
         for name in ["PyTorch", "JAX", "TensorFlow", "vLLM", "ONNX Runtime"] {
-            if f.subject.as_deref() == Some(name) && !out.iter().any(|o| o == name) {
+            if f.subject.as_ref().map(Subject::name) == Some(name) && !out.iter().any(|o| o == name)
+            {
                 out.push(name.to_owned());
             }
         }

@@ -179,10 +179,51 @@ pub struct Finding {
     pub remedy: Option<String>,
     /// The id of the lower finding this one follows from.
     pub caused_by: Option<&'static str>,
-    /// The one named thing the finding is about (a library, a framework), for code that picks
-    /// findings out: the summary is prose in the report's language and must not be parsed.
-    #[serde(skip)]
-    pub subject: Option<String>,
+    /// The one named thing the finding is about (a library, a framework in a site directory),
+    /// for code that picks findings out: the summary is prose in the report's language and is
+    /// never parsed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subject: Option<Subject>,
+}
+
+/// What a finding is about, as data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Subject {
+    /// A ROCm library, by its name (`rocBLAS`).
+    Library {
+        /// The library's name.
+        name: String,
+    },
+    /// A framework (`PyTorch`), in the Python site directory it was found in.
+    Framework {
+        /// The framework's name.
+        name: String,
+        /// The site directory (`/usr/lib/python3/dist-packages`).
+        site: String,
+    },
+}
+
+impl Subject {
+    /// A library.
+    pub fn library(name: impl Into<String>) -> Self {
+        Self::Library { name: name.into() }
+    }
+
+    /// A framework in a site directory.
+    pub fn framework(name: impl Into<String>, site: impl Into<String>) -> Self {
+        Self::Framework {
+            name: name.into(),
+            site: site.into(),
+        }
+    }
+
+    /// The library's or framework's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Library { name } | Self::Framework { name, .. } => name,
+        }
+    }
 }
 
 impl Finding {
@@ -205,8 +246,8 @@ impl Finding {
     }
 
     /// Names what the finding is about (see [`Finding::subject`]).
-    pub fn about(mut self, subject: impl Into<String>) -> Self {
-        self.subject = Some(subject.into());
+    pub fn about(mut self, subject: Subject) -> Self {
+        self.subject = Some(subject);
         self
     }
 

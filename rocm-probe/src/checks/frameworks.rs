@@ -14,8 +14,8 @@ use crate::finding::{
     FRAMEWORK_CODE_OBJECT_NEEDS_FEATURE_CHANGE, FRAMEWORK_FILES_MALFORMED,
     FRAMEWORK_NO_CODE_OBJECT_FOR_TARGET, FRAMEWORKS_FOUND, FRAMEWORKS_NONE,
     FRAMEWORKS_NOT_CAPTURED, FRAMEWORKS_UNREADABLE, Finding, JAX_NO_ROCM_PLUGIN,
-    JAX_PLUGIN_MISMATCH, ONNXRUNTIME_NO_ROCM_PROVIDER, TENSORFLOW_NOT_ROCM, TENSORFLOW_UNVALIDATED,
-    TORCH_CPU_BUILD, TORCH_CUDA_BUILD,
+    JAX_PLUGIN_MISMATCH, ONNXRUNTIME_NO_ROCM_PROVIDER, Subject, TENSORFLOW_NOT_ROCM,
+    TENSORFLOW_UNVALIDATED, TORCH_CPU_BUILD, TORCH_CUDA_BUILD,
 };
 use crate::frameworks::{
     Build, Bundled, DEBIAN_DIST_PACKAGES, FrameworkFacts, Jax, OnnxRuntime, RocmSdk, SiteDir,
@@ -73,35 +73,54 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
             system,
         };
         if let Some(t) = &site.torch {
-            torch(&ctx, t, &mut out);
-            if let (Some(b), Some(targets)) = (&t.bundled, &targets) {
-                bundled_rocblas(
-                    &ctx,
-                    "PyTorch",
-                    b,
-                    targets,
-                    override_evidence.as_ref(),
-                    &mut out,
-                );
-            }
+            about(PYTORCH, site, &mut out, |out| {
+                torch(&ctx, t, out);
+                if let (Some(b), Some(targets)) = (&t.bundled, &targets) {
+                    bundled_rocblas(&ctx, PYTORCH, b, targets, override_evidence.as_ref(), out);
+                }
+            });
         }
         if let Some(sdk) = &site.rocm_sdk {
-            rocm_sdk(&ctx, sdk, &mut out);
+            about(ROCM_SDK, site, &mut out, |out| rocm_sdk(&ctx, sdk, out));
         }
         if let Some(tf) = &site.tensorflow {
-            tensorflow(&ctx, tf, &mut out);
+            about("TensorFlow", site, &mut out, |out| {
+                tensorflow(&ctx, tf, out)
+            });
         }
         if let Some(jax) = &site.jax {
-            jax_checks(&ctx, jax, &mut out);
+            about("JAX", site, &mut out, |out| jax_checks(&ctx, jax, out));
         }
         if let Some(ort) = &site.onnxruntime {
-            onnxruntime(&ctx, ort, &mut out);
+            about("ONNX Runtime", site, &mut out, |out| {
+                onnxruntime(&ctx, ort, out)
+            });
         }
     }
     if fw.sites.is_empty() {
         none(fw, &mut out);
     }
     out
+}
+
+/// The subject of findings about TheRock's `rocm-sdk` wheels (the ROCm that TheRock's PyTorch
+/// wheels load).
+const ROCM_SDK: &str = "TheRock";
+/// The subject of PyTorch's findings (the name `workloads` looks for).
+const PYTORCH: &str = "PyTorch";
+
+/// Runs `checks`, and marks every finding it adds as about the framework `name` of `site`.
+fn about(
+    name: &str,
+    site: &SiteDir,
+    out: &mut Vec<Finding>,
+    checks: impl FnOnce(&mut Vec<Finding>),
+) {
+    let start = out.len();
+    checks(out);
+    for f in &mut out[start..] {
+        f.subject = Some(Subject::framework(name, &site.path));
+    }
 }
 
 /// The GPU code of every library a site's frameworks bundle, on the GPUs.
@@ -115,37 +134,50 @@ fn code_objects(
         .torch
         .iter()
         .filter_map(|t| {
-            let what = format!("PyTorch {}", version_or_unknown(t.version.as_deref()));
-            t.bundled.as_ref().map(|b| (what, b))
+            let what = format!("{PYTORCH} {}", version_or_unknown(t.version.as_deref()));
+            t.bundled.as_ref().map(|b| (PYTORCH, what, b))
         })
         .chain(site.rocm_sdk.iter().flat_map(|r| {
             r.bundled
                 .iter()
-                .map(|b| (msg!("frameworks.rocm-sdk-wheels"), b))
+                .map(|b| (ROCM_SDK, msg!("frameworks.rocm-sdk-wheels"), b))
         }));
-    for (what, b) in bundles {
-        for code in &b.code {
-            let file = code.path.rsplit('/').next().unwrap_or(&code.path);
-            out.extend(super::libraries::fat_binary_findings(
-                code,
-                &msg!("frameworks.file-of", file, what),
-                gpus,
-                override_evidence,
-                [
-                    FRAMEWORK_NO_CODE_OBJECT_FOR_TARGET,
-                    FRAMEWORK_CODE_OBJECT_NEEDS_FEATURE_CHANGE,
-                ],
-                &msg!("frameworks.no-code-object-remedy"),
-            ));
-        }
-        if !b.code_problems.is_empty() {
-            let problems: Vec<&crate::problem::Problem> = b.code_problems.iter().collect();
-            out.extend(super::hardware::problems(
-                &problems,
-                &msg!("frameworks.problem-files"),
-                [FRAMEWORKS_UNREADABLE, FRAMEWORK_FILES_MALFORMED],
-            ));
-        }
+    for (name, what, b) in bundles {
+        about(name, site, out, |out| {
+            bundle_code(b, &what, gpus, override_evidence, out)
+        });
+    }
+}
+
+/// The code-object findings of one framework's bundled libraries.
+fn bundle_code(
+    b: &crate::frameworks::Bundled,
+    what: &str,
+    gpus: &[crate::codeobject::compat::Gpu],
+    override_evidence: Option<&Evidence>,
+    out: &mut Vec<Finding>,
+) {
+    for code in &b.code {
+        let file = code.path.rsplit('/').next().unwrap_or(&code.path);
+        out.extend(super::libraries::fat_binary_findings(
+            code,
+            &msg!("frameworks.file-of", file, what),
+            gpus,
+            override_evidence,
+            [
+                FRAMEWORK_NO_CODE_OBJECT_FOR_TARGET,
+                FRAMEWORK_CODE_OBJECT_NEEDS_FEATURE_CHANGE,
+            ],
+            &msg!("frameworks.no-code-object-remedy"),
+        ));
+    }
+    if !b.code_problems.is_empty() {
+        let problems: Vec<&crate::problem::Problem> = b.code_problems.iter().collect();
+        out.extend(super::hardware::problems(
+            &problems,
+            &msg!("frameworks.problem-files"),
+            [FRAMEWORKS_UNREADABLE, FRAMEWORK_FILES_MALFORMED],
+        ));
     }
 }
 

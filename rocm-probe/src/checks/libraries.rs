@@ -15,7 +15,7 @@ use crate::finding::{
     CODE_OBJECT_NEEDS_FEATURE_CHANGE, COVERAGE, Evidence, Finding, HIP_WRAPPER_WITHOUT_BACKEND,
     HIPBLASLT_NO_KERNELS_FOR_TARGET, LIBRARIES_NOT_CAPTURED, LIBRARY_FILES_MALFORMED,
     LIBRARY_FILES_UNREADABLE, MIOPEN_NO_KDB_FOR_TARGET, NO_CODE_OBJECT_FOR_TARGET,
-    ROCBLAS_NO_KERNELS_FOR_TARGET, Rule, Status,
+    ROCBLAS_NO_KERNELS_FOR_TARGET, Rule, Status, Subject,
 };
 use crate::libraries::{InstallLibraries, KernelDir, LibraryFacts, WRAPPERS};
 use crate::problem::Problem;
@@ -69,7 +69,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
                             &msg!("libraries.no-code-object-remedy"),
                         )
                         .into_iter()
-                        .map(|finding| finding.about(&lib.name)),
+                        .map(|finding| finding.about(Subject::library(&lib.name))),
                     );
                 }
             }

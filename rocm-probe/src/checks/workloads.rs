@@ -10,7 +10,7 @@ use crate::agent::Inventory;
 use crate::facts::Facts;
 use crate::finding::{
     COMPUTE, Evidence, FRAMEWORK_READY, Finding, HIVE_INCOMPLETE, LLM_FIT, Layer, MULTI_GPU,
-    NO_P2P, NO_RCCL, Status,
+    NO_P2P, NO_RCCL, Status, Subject,
 };
 use crate::i18n;
 use crate::msg;
@@ -46,9 +46,9 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     out
 }
 
-/// One verdict per framework found: single-GPU compute, then the layer-7 findings about it (a
-/// finding is about a framework when its summary names it and its evidence lies in the
-/// framework's site directory). vLLM runs on the PyTorch beside it, so PyTorch's count too.
+/// One verdict per framework found: single-GPU compute, then the layer-7 findings about it (their
+/// subject names the framework and its site directory). vLLM runs on the PyTorch beside it, so
+/// PyTorch's count too.
 fn frameworks(f: &Facts, below: &[Finding], compute: &Finding, out: &mut Vec<Finding>) {
     let compute_deciding: Vec<&Finding> = if compute.status >= Status::Warn {
         vec![compute]
@@ -100,10 +100,11 @@ fn frameworks(f: &Facts, below: &[Finding], compute: &Finding, out: &mut Vec<Fin
             let about: Vec<&Finding> = below
                 .iter()
                 .filter(|x| x.layer == Layer::Frameworks && x.status >= Status::Warn)
-                .filter(|x| names.iter().any(|n| x.summary.contains(n)))
-                .filter(|x| {
-                    x.summary.contains(&site.path)
-                        || x.evidence.iter().any(|e| e.source.starts_with(&site.path))
+                .filter(|x| match &x.subject {
+                    Some(Subject::Framework { name, site: s }) => {
+                        s == &site.path && names.contains(&name.as_str())
+                    }
+                    _ => false,
                 })
                 .collect();
             let mut deciding = compute_deciding.clone();
@@ -113,7 +114,10 @@ fn frameworks(f: &Facts, below: &[Finding], compute: &Finding, out: &mut Vec<Fin
                 framework = label.trim_end(),
                 path = site.path
             );
-            out.push(verdict(FRAMEWORK_READY, &label, &deciding).about(names[0]));
+            out.push(
+                verdict(FRAMEWORK_READY, &label, &deciding)
+                    .about(Subject::framework(names[0], &site.path)),
+            );
         }
     }
 }
