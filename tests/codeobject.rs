@@ -28,18 +28,6 @@ const DEVICES: [&str; 3] = [
     "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-",
 ];
 
-fn have(path: &str, package: &str) -> bool {
-    if Path::new(path).exists() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{path} missing: CI installs Debian's {package}"
-    );
-    eprintln!("skipped: {path} not installed (Debian package {package})");
-    false
-}
-
 /// Compiles the program and writes its three code objects to `dir`; returns their paths in
 /// the order of [`DEVICES`].
 fn code_objects(dir: &Path) -> Vec<(String, PathBuf, Vec<u8>)> {
@@ -180,7 +168,8 @@ fn by_hand(
 
 #[test]
 fn compressed_bundles_read_back_with_the_same_targets_and_bytes() {
-    if !have(HIPCC, "hipcc") || !have(BUNDLER, "clang-tools-19") {
+    if !rocm_probe_tests::have(HIPCC, "hipcc") || !rocm_probe_tests::have(BUNDLER, "clang-tools-19")
+    {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -254,7 +243,8 @@ fn compressed_bundles_read_back_with_the_same_targets_and_bytes() {
 
 #[test]
 fn corrupt_truncated_lying_and_bomb_bundles_are_errors() {
-    if !have(HIPCC, "hipcc") || !have(BUNDLER, "clang-tools-19") {
+    if !rocm_probe_tests::have(HIPCC, "hipcc") || !rocm_probe_tests::have(BUNDLER, "clang-tools-19")
+    {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

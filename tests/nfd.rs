@@ -318,7 +318,7 @@ fn the_file_is_replaced_atomically_with_nothing_visible_left_beside_it() {
     );
     for _ in 0..2 {
         let text = nfd::features(&report, &facts, SystemTime::now() + Duration::from_secs(60));
-        nfd::write_atomic(&path, &text).unwrap();
+        rocm_probe::atomic::write(&path, text.as_bytes()).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
     }
     let names: Vec<String> = std::fs::read_dir(dir.path())

@@ -32,20 +32,6 @@ const CHECKED: [&str; 6] = [
     "kfd-missing",
 ];
 
-/// Whether `path` exists; if not, fails under CI (which installs `package`) and otherwise
-/// says the test is skipped.
-fn have(path: &str, package: &str) -> bool {
-    if Path::new(path).exists() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{path} missing: CI installs Debian's {package}"
-    );
-    eprintln!("skipped: {path} not installed (Debian package {package})");
-    false
-}
-
 /// The textfile of the fixture at `dir`, with a fixed duration.
 fn textfile_of(dir: &Path) -> String {
     let facts = Facts::collect(&Source::fixture(dir).expect("fixture.toml parses"));
@@ -546,7 +532,7 @@ fn promtool(text: &str) -> (bool, String) {
 
 #[test]
 fn promtool_accepts_the_textfiles() {
-    if !have(PROMTOOL, "prometheus") {
+    if !rocm_probe_tests::have(PROMTOOL, "prometheus") {
         return;
     }
     // The linter is live: it rejects a counter without `_total`.
@@ -672,13 +658,13 @@ fn assert_served(body: &str, text: &str, name: &str) {
 
 #[test]
 fn node_exporter_serves_the_textfile() {
-    if !have(NODE_EXPORTER, "prometheus-node-exporter") {
+    if !rocm_probe_tests::have(NODE_EXPORTER, "prometheus-node-exporter") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rocm-probe.prom");
     let first = textfile("ras-uncorrectable");
-    rocm_probe::prometheus::write_atomic(&path, &first).unwrap();
+    rocm_probe::atomic::write(&path, first.as_bytes()).unwrap();
 
     let port = free_port();
     let mut exporter = Exporter(
@@ -707,7 +693,7 @@ fn node_exporter_serves_the_textfile() {
     // temporary file is gone.
     for name in ["mi300x-cpx-8gpu", "rx7900xtx"] {
         let text = textfile(name);
-        rocm_probe::prometheus::write_atomic(&path, &text).unwrap();
+        rocm_probe::atomic::write(&path, text.as_bytes()).unwrap();
         let body = scrape(&mut exporter, port);
         assert_served(&body, &text, name);
         let files: Vec<_> = std::fs::read_dir(dir.path())
@@ -719,7 +705,7 @@ fn node_exporter_serves_the_textfile() {
     // The odd marketing name survives node_exporter's parser and its own escaping.
     let tmp = odd_fixture();
     let text = textfile_of(tmp.path());
-    rocm_probe::prometheus::write_atomic(&path, &text).unwrap();
+    rocm_probe::atomic::write(&path, text.as_bytes()).unwrap();
     let body = scrape(&mut exporter, port);
     assert_served(&body, &text, "rx7900xtx with an odd name");
 

@@ -169,7 +169,7 @@ fn report(
     let duration = started.elapsed();
     if let Some(path) = &args.textfile {
         let text = rocm_probe::prometheus::render(&report, &facts, duration);
-        rocm_probe::prometheus::write_atomic(path, &text)
+        rocm_probe::atomic::write(path, text.as_bytes())
             .map_err(|e| option_error("--textfile", path, &e))?;
     }
     if let Some(path) = &args.nfd_features {
@@ -179,7 +179,7 @@ fn report(
             .checked_add(std::time::Duration::from_secs(args.nfd_expiry))
             .unwrap_or(now + std::time::Duration::from_secs(100 * 365 * 86_400));
         let text = rocm_probe::nfd::features(&report, &facts, expires);
-        rocm_probe::nfd::write_atomic(path, &text)
+        rocm_probe::atomic::write(path, text.as_bytes())
             .map_err(|e| option_error("--nfd-features", path, &e))?;
     }
     if args.summary {

@@ -25,26 +25,12 @@ const ROCSPARSE: &str = "/usr/lib/x86_64-linux-gnu/librocsparse.so.0";
 /// The offload archs of the test program, as given to hipcc.
 const ARCHS: [&str; 3] = ["gfx1030", "gfx908", "gfx90a:xnack-"];
 
-/// Whether `path` exists; if not, fails under CI (which installs `package`) and otherwise
-/// says the test is skipped.
-fn have(path: &str, package: &str) -> bool {
-    if Path::new(path).exists() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{path} missing: CI installs Debian's {package}"
-    );
-    eprintln!("skipped: {path} not installed (Debian package {package})");
-    false
-}
-
 /// The test program, compiled once per test binary into the target's scratch directory.
 fn hip_program() -> Option<&'static Path> {
     static PROGRAM: OnceLock<Option<PathBuf>> = OnceLock::new();
     PROGRAM
         .get_or_init(|| {
-            if !have(HIPCC, "hipcc") {
+            if !rocm_probe_tests::have(HIPCC, "hipcc") {
                 return None;
             }
             let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("inspect-hip");
@@ -149,7 +135,7 @@ fn hip_program_lists_exactly_what_roc_obj_ls_lists() {
     expected.sort();
     assert_eq!(targets(&doc), expected);
     assert_eq!(doc["files"][0]["format"], "host_elf");
-    if have(ROC_OBJ_LS, "hipcc") {
+    if rocm_probe_tests::have(ROC_OBJ_LS, "hipcc") {
         assert_eq!(entries(&doc), roc_obj_ls(bin));
     }
     // Each device entry's ELF header agrees with its entry ID.
@@ -571,7 +557,9 @@ fn no_gpu_and_no_target_lists_and_exits_1() {
 /// number, ID, offset, size) exactly as `roc-obj-ls` lists it.
 #[test]
 fn librocsparse_entries_match_roc_obj_ls() {
-    if !have(ROCSPARSE, "librocsparse0") || !have(ROC_OBJ_LS, "hipcc") {
+    if !rocm_probe_tests::have(ROCSPARSE, "librocsparse0")
+        || !rocm_probe_tests::have(ROC_OBJ_LS, "hipcc")
+    {
         return;
     }
     let lib = Path::new(ROCSPARSE);
@@ -594,7 +582,7 @@ fn librocsparse_entries_match_roc_obj_ls() {
 #[test]
 fn extract_matches_roc_obj_extract() {
     let Some(bin) = hip_program() else { return };
-    if !have(ROC_OBJ_LS, "hipcc") {
+    if !rocm_probe_tests::have(ROC_OBJ_LS, "hipcc") {
         return;
     }
     let ours = tempfile::tempdir().unwrap();

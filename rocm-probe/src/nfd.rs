@@ -34,8 +34,6 @@
 //! several XCCs are `DPX`/`TPX`/`QPX`. A GPU with one node of one XCC (every GPU before MI300)
 //! has no mode and adds none. The memory partition mode is only ever read, never derived.
 
-use std::io;
-use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::facts::Facts;
@@ -202,11 +200,6 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + u64::from(m <= 2);
     (y, m, d)
-}
-
-/// Writes the feature file atomically.
-pub fn write_atomic(path: &Path, text: &str) -> io::Result<()> {
-    crate::atomic::write(path, text.as_bytes())
 }
 
 #[cfg(test)]

@@ -34,8 +34,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::io;
-use std::path::Path;
 use std::time::Duration;
 
 use crate::agent::{Agent, Inventory};
@@ -567,11 +565,6 @@ fn ras_families(inv: &Inventory, facts: &Facts, families: &mut Vec<Family>) {
         }
     }
     families.extend([errors, pages]);
-}
-
-/// Writes `text` to `path` atomically: a temporary file in the same directory, then a rename.
-pub fn write_atomic(path: &Path, text: &str) -> io::Result<()> {
-    crate::atomic::write(path, text.as_bytes())
 }
 
 #[cfg(test)]

@@ -66,3 +66,17 @@ pub fn copy_fixture(name: &str) -> tempfile::TempDir {
     }
     dir
 }
+
+/// Whether the oracle at `path` is installed. Where it is not, a test skips — except under CI,
+/// which installs Debian's `package` (scripts/test), so a missing oracle fails there.
+pub fn have(path: &str, package: &str) -> bool {
+    if std::path::Path::new(path).exists() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{path} missing: CI installs Debian's {package}"
+    );
+    eprintln!("skipped: {path} not installed (Debian package {package})");
+    false
+}
