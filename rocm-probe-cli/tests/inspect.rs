@@ -409,23 +409,7 @@ fn inspect_bounded(file: &Path) -> Run {
     run(&mut cmd)
 }
 
-fn uncompressed_bundle(entries: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut out = b"__CLANG_OFFLOAD_BUNDLE__".to_vec();
-    out.extend((entries.len() as u64).to_le_bytes());
-    let table: usize = entries.iter().map(|(id, _)| 24 + id.len()).sum();
-    let mut offset = (32 + table) as u64;
-    for (id, bytes) in entries {
-        out.extend(offset.to_le_bytes());
-        out.extend((bytes.len() as u64).to_le_bytes());
-        out.extend((id.len() as u64).to_le_bytes());
-        out.extend(id.as_bytes());
-        offset += bytes.len() as u64;
-    }
-    for (_, bytes) in entries {
-        out.extend(*bytes);
-    }
-    out
-}
+use rocm_probe::codeobject::bundle::write as uncompressed_bundle;
 
 #[test]
 fn malformed_inputs_are_clear_errors_with_path_and_offset() {

@@ -29,8 +29,6 @@ use crate::root::SysRoot;
 
 /// Files up to this size are recorded whole by a snapshot; larger ones as a stand-in.
 pub const COPY_LIMIT: u64 = 1 << 20;
-/// The offload bundle magic.
-const BUNDLE_MAGIC: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
 /// Bundles of a stand-in start at multiples of this, as in `.hip_fatbin`.
 const BUNDLE_ALIGN: usize = 4096;
 
@@ -271,19 +269,9 @@ pub fn stand_in(inspection: &codeobject::Inspection) -> Vec<u8> {
         if out.len() % BUNDLE_ALIGN != 0 {
             out.resize(out.len().next_multiple_of(BUNDLE_ALIGN), 0);
         }
-        let start = out.len();
-        out.extend_from_slice(BUNDLE_MAGIC);
-        out.extend_from_slice(&(ids.len() as u64).to_le_bytes());
-        let header_len: usize =
-            BUNDLE_MAGIC.len() + 8 + ids.iter().map(|i| 24 + i.len()).sum::<usize>();
-        for id in &ids {
-            // Every body is empty and sits at the end of the header.
-            out.extend_from_slice(&(header_len as u64).to_le_bytes());
-            out.extend_from_slice(&0u64.to_le_bytes());
-            out.extend_from_slice(&(id.len() as u64).to_le_bytes());
-            out.extend_from_slice(id.as_bytes());
-        }
-        debug_assert_eq!(out.len() - start, header_len);
+        // Every body is empty: the entry IDs are what the facts are made of.
+        let entries: Vec<(&str, &[u8])> = ids.iter().map(|id| (id.as_str(), &[][..])).collect();
+        out.extend(crate::codeobject::bundle::write(&entries));
     }
     out
 }
@@ -296,19 +284,9 @@ mod tests {
 
     /// An uncompressed bundle with a host entry and device entries with empty bodies.
     fn bundle(ids: &[&str]) -> Vec<u8> {
-        let mut all = vec!["host-x86_64-unknown-linux-gnu-"];
-        all.extend_from_slice(ids);
-        let header: usize =
-            BUNDLE_MAGIC.len() + 8 + all.iter().map(|i| 24 + i.len()).sum::<usize>();
-        let mut out = BUNDLE_MAGIC.to_vec();
-        out.extend_from_slice(&(all.len() as u64).to_le_bytes());
-        for id in all {
-            out.extend_from_slice(&(header as u64).to_le_bytes());
-            out.extend_from_slice(&0u64.to_le_bytes());
-            out.extend_from_slice(&(id.len() as u64).to_le_bytes());
-            out.extend_from_slice(id.as_bytes());
-        }
-        out
+        let mut all: Vec<(&str, &[u8])> = vec![("host-x86_64-unknown-linux-gnu-", &[])];
+        all.extend(ids.iter().map(|id| (*id, &[][..])));
+        crate::codeobject::bundle::write(&all)
     }
 
     fn file(bundles: &[Vec<u8>]) -> Vec<u8> {

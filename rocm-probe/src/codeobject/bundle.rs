@@ -242,6 +242,30 @@ pub fn split_id(id: &str) -> EntryId<'_> {
     }
 }
 
+/// Writes an uncompressed offload bundle by the documented layout (clang's
+/// `OffloadBundler.cpp`): the magic, the entry count, then per entry its offset, size, ID length
+/// and ID, then the bodies in entry order. The one writer of bundles: snapshot stand-ins, test
+/// inputs and fuzz seeds are all made here.
+pub fn write(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let table: usize = entries.iter().map(|(id, _)| 24 + id.len()).sum();
+    let bodies: usize = entries.iter().map(|(_, b)| b.len()).sum();
+    let mut out = Vec::with_capacity(BUNDLE_MAGIC.len() + 8 + table + bodies);
+    out.extend_from_slice(BUNDLE_MAGIC);
+    out.extend((entries.len() as u64).to_le_bytes());
+    let mut offset = (BUNDLE_MAGIC.len() + 8 + table) as u64;
+    for (id, body) in entries {
+        out.extend(offset.to_le_bytes());
+        out.extend((body.len() as u64).to_le_bytes());
+        out.extend((id.len() as u64).to_le_bytes());
+        out.extend(id.as_bytes());
+        offset += body.len() as u64;
+    }
+    for (_, body) in entries {
+        out.extend_from_slice(body);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -525,15 +525,8 @@ mod tests {
     use super::*;
 
     fn inner() -> Vec<u8> {
-        let mut b = bundle::BUNDLE_MAGIC.to_vec();
-        b.extend(1u64.to_le_bytes());
-        let id = b"hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-";
-        b.extend((32 + 24 + id.len() as u64).to_le_bytes());
-        b.extend(1000u64.to_le_bytes());
-        b.extend((id.len() as u64).to_le_bytes());
-        b.extend(id);
-        b.extend((0..1000u32).map(|i| (i % 251) as u8));
-        b
+        let body: Vec<u8> = (0..1000u32).map(|i| (i % 251) as u8).collect();
+        bundle::write(&[("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-", &body)])
     }
 
     #[test]

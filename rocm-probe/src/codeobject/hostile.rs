@@ -8,16 +8,9 @@ use super::ccob::{self, CCOB_MAGIC, Method};
 /// An uncompressed bundle of `count` entries whose IDs are `id_len` bytes of `a` (the same
 /// ID repeated compresses best), every entry empty at the end of the header.
 pub fn many_entries(count: u64, id_len: usize) -> Vec<u8> {
-    let header = 32 + count * (24 + id_len as u64);
-    let mut out = BUNDLE_MAGIC.to_vec();
-    out.extend(count.to_le_bytes());
-    for _ in 0..count {
-        out.extend(header.to_le_bytes());
-        out.extend(0u64.to_le_bytes());
-        out.extend((id_len as u64).to_le_bytes());
-        out.extend(std::iter::repeat_n(b'a', id_len));
-    }
-    out
+    let id = "a".repeat(id_len);
+    let entries: Vec<(&str, &[u8])> = (0..count).map(|_| (id.as_str(), &[][..])).collect();
+    super::bundle::write(&entries)
 }
 
 /// [`many_entries`] compressed (`CCOB` v3, zstd at its strongest level): a few hundred bytes

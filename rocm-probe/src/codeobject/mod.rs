@@ -1118,23 +1118,7 @@ fn standalone(header: CodeObjectHeader, size: u64) -> Bundle {
 mod tests {
     use super::*;
 
-    fn bundle(entries: &[(&str, &[u8])]) -> Vec<u8> {
-        let mut out = bundle::BUNDLE_MAGIC.to_vec();
-        out.extend((entries.len() as u64).to_le_bytes());
-        let table: usize = entries.iter().map(|(id, _)| 24 + id.len()).sum();
-        let mut offset = (32 + table) as u64;
-        for (id, bytes) in entries {
-            out.extend(offset.to_le_bytes());
-            out.extend((bytes.len() as u64).to_le_bytes());
-            out.extend((id.len() as u64).to_le_bytes());
-            out.extend(id.as_bytes());
-            offset += bytes.len() as u64;
-        }
-        for (_, bytes) in entries {
-            out.extend(*bytes);
-        }
-        out
-    }
+    use super::bundle::write as bundle;
 
     fn code_object(mach: u32, flags: u32) -> Vec<u8> {
         let mut h = vec![0u8; 256];
