@@ -25,10 +25,10 @@ use crate::install::{Install, RocmVersion};
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
 
-use super::runtime::{HSA_OVERRIDE_GFX_VERSION, family};
+use super::runtime::HSA_OVERRIDE_GFX_VERSION;
 
 /// The GPUs' effective targets: processor → the evidence of the nodes that have it.
-use super::libraries::{Targets, kernel_dir_value, list, steps_sentence, targets};
+use super::libraries::{Targets, list, steps_sentence, targets};
 
 /// AMD's validated TensorFlow releases per ROCm line: ROCm's compatibility matrix,
 /// github.com/ROCm/ROCm `docs/compatibility/compatibility-matrix-historical-6.0.csv` (commit
@@ -675,49 +675,39 @@ fn bundled_rocblas(
         .as_ref()
         .map(|d| d.targets.clone())
         .unwrap_or_default();
-    let missing: Vec<&String> = targets.keys().filter(|t| !have.contains(*t)).collect();
+    let missing = super::libraries::missing_targets(targets, &have);
     if missing.is_empty() {
         return;
     }
     let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
-    let mut finding = BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET.finding(msg!(
+    let finding = BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET.finding(msg!(
         "frameworks.bundled-rocblas-no-kernels",
         what,
         site = ctx.site.describe(),
         targets = i18n::list(&names),
         have = list(&have)
     ));
-    finding = match &b.rocblas {
-        Some(d) => finding.with(Evidence::new(d.dir.clone(), kernel_dir_value(d))),
-        None => finding.with(Evidence::absent(format!(
+    let dir = b.rocblas.as_ref().ok_or_else(|| {
+        Evidence::absent(format!(
             "{}/{}",
             b.lib_dir,
             crate::libraries::ROCBLAS_LIBRARY
-        ))),
-    };
-    for t in &missing {
-        finding = finding.with_all(targets[*t].iter().cloned());
-    }
-    if let Some(e) = override_evidence {
-        finding = finding.with(e.clone());
-    }
-    let mut steps = Vec::new();
-    for t in &missing {
-        let sibling = GfxVersion::from_name(t).and_then(|g| {
-            have.iter()
-                .find(|h| GfxVersion::from_name(h).is_some_and(|hg| family(hg) == family(g)))
-        });
-        if let Some(s) = sibling.filter(|_| override_evidence.is_none())
-            && let Some(g) = GfxVersion::from_name(s)
-        {
-            steps.push(msg!(
-                "frameworks.bundled-rocblas-override",
-                target = t,
-                value = format!("{}.{}.{}", g.major, g.minor, g.stepping),
-                sibling = s
-            ));
-        }
-    }
+        ))
+    });
+    let finding =
+        super::libraries::kernel_evidence(finding, dir, &missing, (targets, override_evidence));
+    let mut steps: Vec<String> =
+        super::libraries::sibling_overrides(&missing, &have, override_evidence)
+            .into_iter()
+            .map(|(target, value, sibling)| {
+                msg!(
+                    "frameworks.bundled-rocblas-override",
+                    target,
+                    value,
+                    sibling
+                )
+            })
+            .collect();
     steps.push(msg!(
         "frameworks.bundled-rocblas-install",
         index = ctx.torch_index()

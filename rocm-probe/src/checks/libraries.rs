@@ -319,6 +319,58 @@ fn override_value(target: &str) -> Option<String> {
     Some(format!("{}.{}.{}", g.major, g.minor, g.stepping))
 }
 
+/// The GPUs' targets a set of kernels lacks.
+pub(super) fn missing_targets<'t>(
+    targets: &'t Targets,
+    have: &BTreeSet<String>,
+) -> Vec<&'t String> {
+    targets.keys().filter(|t| !have.contains(*t)).collect()
+}
+
+/// For each missing target with a same-family target among `have`: the target, the
+/// `HSA_OVERRIDE_GFX_VERSION` value that runs the sibling's kernels on it, and the sibling. None
+/// while an override is already set (its evidence says so).
+pub(super) fn sibling_overrides(
+    missing: &[&String],
+    have: &BTreeSet<String>,
+    override_evidence: Option<&Evidence>,
+) -> Vec<(String, String, String)> {
+    if override_evidence.is_some() {
+        return Vec::new();
+    }
+    missing
+        .iter()
+        .filter_map(|t| {
+            let g = GfxVersion::from_name(t)?;
+            let sibling = have
+                .iter()
+                .find(|h| GfxVersion::from_name(h).is_some_and(|hg| family(hg) == family(g)))?;
+            Some(((*t).clone(), override_value(sibling)?, sibling.clone()))
+        })
+        .collect()
+}
+
+/// What a "no kernels for the target" finding shows: the kernel directory (or where it should
+/// be), each missing target's GPUs, and the override in force.
+pub(super) fn kernel_evidence(
+    finding: Finding,
+    dir: Result<&KernelDir, Evidence>,
+    missing: &[&String],
+    (targets, override_evidence): (&Targets, Option<&Evidence>),
+) -> Finding {
+    let mut finding = match dir {
+        Ok(d) => finding.with(Evidence::new(d.dir.clone(), kernel_dir_value(d))),
+        Err(instead) => finding.with(instead),
+    };
+    for t in missing {
+        finding = finding.with_all(targets[*t].iter().cloned());
+    }
+    match override_evidence {
+        Some(e) => finding.with(e.clone()),
+        None => finding,
+    }
+}
+
 fn missing_finding(
     rule: Rule,
     library: &str,
@@ -330,7 +382,7 @@ fn missing_finding(
 ) -> Finding {
     let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
     let have = dir.map(|d| d.targets.clone()).unwrap_or_default();
-    let mut finding = rule.finding(msg!(
+    let finding = rule.finding(msg!(
         "libraries.no-kernels",
         library,
         install = i.describe,
@@ -338,18 +390,12 @@ fn missing_finding(
         have = list(&have)
     ));
     let unread = i.unread.iter().find(|p| p.path == expected_dir);
-    finding = match (dir, unread) {
-        (Some(d), _) => finding.with(Evidence::new(d.dir.clone(), kernel_dir_value(d))),
-        (None, Some(p)) => finding.with(Evidence::new(expected_dir, p.message.clone())),
-        (None, None) => finding.with(Evidence::absent(expected_dir)),
+    let dir = match (dir, unread) {
+        (Some(d), _) => Ok(d),
+        (None, Some(p)) => Err(Evidence::new(expected_dir, p.message.clone())),
+        (None, None) => Err(Evidence::absent(expected_dir)),
     };
-    for t in missing {
-        finding = finding.with_all(targets[*t].iter().cloned());
-    }
-    if let Some(e) = override_evidence {
-        finding = finding.with(e.clone());
-    }
-    finding
+    kernel_evidence(finding, dir, missing, (targets, override_evidence))
 }
 
 fn per_target(
@@ -364,26 +410,14 @@ fn per_target(
             .as_ref()
             .map(|d| d.targets.clone())
             .unwrap_or_default();
-        let missing: Vec<&String> = targets.keys().filter(|t| !have.contains(*t)).collect();
+        let missing = missing_targets(targets, &have);
         if !missing.is_empty() {
-            let mut steps = Vec::new();
-            for t in &missing {
-                let sibling = GfxVersion::from_name(t).and_then(|g| {
-                    have.iter().find(|h| {
-                        GfxVersion::from_name(h).is_some_and(|hg| family(hg) == family(g))
-                    })
-                });
-                if let Some(s) = sibling.filter(|_| override_evidence.is_none())
-                    && let Some(v) = override_value(s)
-                {
-                    steps.push(msg!(
-                        "libraries.rocblas-override",
-                        target = t,
-                        value = v,
-                        sibling = s
-                    ));
-                }
-            }
+            let mut steps: Vec<String> = sibling_overrides(&missing, &have, override_evidence)
+                .into_iter()
+                .map(|(target, value, sibling)| {
+                    msg!("libraries.rocblas-override", target, value, sibling)
+                })
+                .collect();
             steps.push(msg!("libraries.rocblas-install"));
             let s = steps_sentence(&steps);
             out.push(
@@ -406,7 +440,7 @@ fn per_target(
             .as_ref()
             .map(|d| d.targets.clone())
             .unwrap_or_default();
-        let missing: Vec<&String> = targets.keys().filter(|t| !have.contains(*t)).collect();
+        let missing = missing_targets(targets, &have);
         if !missing.is_empty() {
             out.push(
                 missing_finding(
@@ -424,7 +458,7 @@ fn per_target(
     }
     if i.has("MIOpen") || i.miopen.is_some() {
         let have = i.miopen.as_ref().map(|d| d.targets()).unwrap_or_default();
-        let missing: Vec<&String> = targets.keys().filter(|t| !have.contains(*t)).collect();
+        let missing = missing_targets(targets, &have);
         if !missing.is_empty() {
             let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
             let mut finding = MIOPEN_NO_KDB_FOR_TARGET.finding(msg!(
