@@ -69,10 +69,6 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
         "no fixture yet: needs a real report of this framework install",
     ),
     (
-        "frameworks.torch-cuda-build",
-        "no fixture yet: needs a real report of this framework install",
-    ),
-    (
         "hardware.partition-mode-mismatch",
         "no fixture yet: needs a real capture of a partition-mode change left pending",
     ),
@@ -113,10 +109,6 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
         "needs a mode-000 file read by a non-root user: git keeps no mode 000 and this test runs as root",
     ),
     (
-        "runtime.opt-rocm-dangling",
-        "no fixture yet: no public report turned into a scenario in the time",
-    ),
-    (
         "runtime.rocm-path-invalid",
         "no fixture yet: no public report turned into a scenario in the time",
     ),
@@ -130,10 +122,6 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
     ),
     (
         "runtime.target-deprecated",
-        "no fixture yet: no public report turned into a scenario in the time",
-    ),
-    (
-        "runtime.visible-devices-mask",
         "no fixture yet: no public report turned into a scenario in the time",
     ),
     (
