@@ -89,10 +89,6 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
         "no fixture yet: needs a real fat binary built without the GPU's target",
     ),
     (
-        "runtime.dispatch-ok",
-        "no `[active]` fixture with this result yet (no public report found in the time)",
-    ),
-    (
         "runtime.hip-not-installed",
         "no `[active]` fixture with this result yet (no public report found in the time)",
     ),
