@@ -312,22 +312,15 @@ fn explain(id: Option<&str>, lang: rocm_probe::i18n::Lang, out: &mut dyn Write) 
         anyhow::bail!(msg!("cli.unknown-finding", id = format!("{id:?}")));
     };
     writeln!(out, "{} — {}", r.id, i18n::rule_title(r, lang))?;
-    let n = r.layer.number().to_string();
-    let comma = match lang {
-        i18n::Lang::En => ", ",
-        i18n::Lang::Zh => "，",
-    };
     writeln!(
         out,
-        "{}{comma}{} {}",
-        i18n::ui(
-            "layer",
-            lang,
-            "layer {n} ({title})",
-            &[("n", &n), ("title", i18n::layer_title(r.layer, lang))]
-        ),
-        i18n::ui("default_status", lang, "default status", &[]),
-        i18n::status_word(r.status, lang)
+        "{}",
+        msg!(
+            "cli.explain-layer",
+            n = r.layer.number(),
+            title = i18n::layer_title(r.layer, lang),
+            status = i18n::status_word(r.status, lang)
+        )
     )?;
     writeln!(out)?;
     let text = i18n::rule_explain(r, lang);

@@ -200,12 +200,12 @@ pub fn parse_rules(name: &str, text: &str) -> Result<Vec<RuleText>, String> {
 /// One table of `zh/layers.toml`: its name and its (key, Chinese) pairs.
 pub type FrameSection = (String, Vec<(String, String)>);
 
-/// The words around the findings (`zh/layers.toml`): `[layers]`, `[status]` and `[ui]`, each a
-/// table of strings, nothing else.
+/// The words around the findings (`zh/layers.toml`): `[layers]` and `[status]`, each a table of
+/// strings, nothing else (every sentence is a message in `messages/`).
 pub fn parse_frame(name: &str, text: &str) -> Result<Vec<FrameSection>, String> {
     let table: toml::Table = text.parse().map_err(|e| format!("{name}: {e}"))?;
     let mut out = Vec::new();
-    for section in ["layers", "status", "ui"] {
+    for section in ["layers", "status"] {
         let Some(t) = table.get(section).and_then(toml::Value::as_table) else {
             return Err(format!("{name}: no [{section}] table"));
         };
@@ -220,7 +220,7 @@ pub fn parse_frame(name: &str, text: &str) -> Result<Vec<FrameSection>, String> 
     }
     if let Some(other) = table
         .keys()
-        .find(|k| !["layers", "status", "ui"].contains(&k.as_str()))
+        .find(|k| !["layers", "status"].contains(&k.as_str()))
     {
         return Err(format!("{name}: unknown table [{other}]"));
     }

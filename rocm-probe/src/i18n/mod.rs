@@ -296,19 +296,6 @@ pub fn status_word(status: Status, lang: Lang) -> &'static str {
     }
 }
 
-/// A sentence of the output's frame in `lang`, with `{name}` placeholders filled.
-pub fn ui(key: &str, lang: Lang, english: &'static str, args: &[(&str, &str)]) -> String {
-    let template = match lang {
-        Lang::En => english,
-        Lang::Zh => zh(&ZH_UI, key).unwrap_or(english),
-    };
-    let mut out = template.to_owned();
-    for (k, v) in args {
-        out = out.replace(&format!("{{{k}}}"), v);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,11 +316,11 @@ mod tests {
         ] {
             assert!(parse_rules("t", bad).is_err(), "{bad}");
         }
-        let frame = "[layers]\nhardware = \"硬件\"\n[status]\npass = \"通过\"\n[ui]\n";
+        let frame = "[layers]\nhardware = \"硬件\"\n[status]\npass = \"通过\"\n";
         assert!(parse_frame("t", frame).is_ok());
-        assert!(parse_frame("t", "[layers]\n[status]\n").is_err());
+        assert!(parse_frame("t", "[layers]\n").is_err());
         assert!(parse_frame("t", &format!("{frame}[other]\n")).is_err());
-        assert!(parse_frame("t", "[layers]\nhardware = \"hardware\"\n[status]\n[ui]\n").is_err());
+        assert!(parse_frame("t", "[layers]\nhardware = \"hardware\"\n[status]\n").is_err());
     }
 
     /// Every rule, layer and status has its Chinese text, and the catalogue has nothing else.
