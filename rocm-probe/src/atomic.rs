@@ -39,17 +39,20 @@ enum Refusal {
 
 impl Refusal {
     fn error(self, path: &Path) -> io::Error {
-        let what = match self {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            msg!("io.refused", path = path.display(), what = self.reason()),
+        )
+    }
+
+    fn reason(self) -> String {
+        match self {
             Self::Symlink => msg!("io.refused-symlink"),
             Self::Directory => msg!("io.refused-directory"),
             Self::Fifo => msg!("io.refused-fifo"),
             Self::Socket => msg!("io.refused-socket"),
             Self::Device => msg!("io.refused-device"),
-        };
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            msg!("io.refused", path = path.display(), what = what),
-        )
+        }
     }
 }
 
@@ -74,9 +77,14 @@ impl Refusal {
 }
 
 /// The error that refuses `path`, a file of type `t` where a regular file belongs (the
-/// probe's own readers of named inputs and its lock use it too). `None` for a regular file.
+/// probe's reader of named inputs uses it too). `None` for a regular file.
 pub(crate) fn refused(path: &Path, t: std::fs::FileType) -> Option<io::Error> {
     Refusal::of(t).map(|r| r.error(path))
+}
+
+/// Why a file of type `t` is refused, for an error that names the path itself (the lock's).
+pub(crate) fn refusal_reason(t: std::fs::FileType) -> Option<String> {
+    Refusal::of(t).map(Refusal::reason)
 }
 
 fn classify(path: &Path) -> io::Result<Target> {

@@ -38,20 +38,21 @@ pub enum LockError {
         holder: Option<u32>,
     },
     /// The file could not be opened or locked, or is not a regular file.
-    #[error("{}: {source}", path.display())]
+    // `error`, not `source`: the message already carries it, and an error chain would repeat it.
+    #[error("{}: {error}", path.display())]
     Io {
         /// The lock file.
         path: PathBuf,
         /// The error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }
 
 /// Takes the lock at `path` without waiting.
 pub fn acquire(path: &Path) -> Result<RunLock, LockError> {
-    let io = |source| LockError::Io {
+    let io = |error| LockError::Io {
         path: path.to_owned(),
-        source,
+        error,
     };
     let (file, created) = open(path).map_err(io)?;
     let mut lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
@@ -91,7 +92,7 @@ fn open(path: &Path) -> std::io::Result<(File, bool)> {
     // Existing: lstat first, so a FIFO or device is never opened at all.
     let meta = std::fs::symlink_metadata(path)?;
     if !meta.file_type().is_file() {
-        return Err(refused(path, &meta));
+        return Err(refused(&meta));
     }
     let file = OpenOptions::new()
         .read(true)
@@ -99,14 +100,16 @@ fn open(path: &Path) -> std::io::Result<(File, bool)> {
         .open(path)?;
     let meta = file.metadata()?;
     if !meta.file_type().is_file() {
-        return Err(refused(path, &meta));
+        return Err(refused(&meta));
     }
     Ok((file, false))
 }
 
-fn refused(path: &Path, meta: &std::fs::Metadata) -> std::io::Error {
-    crate::atomic::refused(path, meta.file_type())
-        .unwrap_or_else(|| std::io::Error::from(std::io::ErrorKind::InvalidInput))
+fn refused(meta: &std::fs::Metadata) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        crate::atomic::refusal_reason(meta.file_type()).unwrap_or_default(),
+    )
 }
 
 /// The pid holding a `flock` on the file `(dev, ino)`, from `/proc/locks`
