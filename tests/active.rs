@@ -1,4 +1,4 @@
-//! Active probes (issue 5) through fixtures that state an active run's results in `[active]`:
+//! Active probes through fixtures that state an active run's results in `[active]`:
 //! beyond `[expect]` (checked by the sweep), each scenario's finding with its status, summary
 //! and key evidence; that passive fixtures make no active finding; that a typo in `[active]` is
 //! an error naming the key; and what the layer-2 result of a successful run says.

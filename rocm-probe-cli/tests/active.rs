@@ -1,5 +1,5 @@
 //! `--active` on this machine, against Debian's real libhsakmt, ROCr and HIP (5.2.3), which load
-//! and fail in known ways without `/dev/kfd` (issue 5's acceptance), and against fixtures that
+//! and fail in known ways without `/dev/kfd` (the live error paths README shows), and against fixtures that
 //! state an active run's results.
 
 mod common;

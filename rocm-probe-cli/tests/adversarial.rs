@@ -1,4 +1,4 @@
-//! The adversarial corpus (issue 13): every way the probe's input, output and environment can
+//! The adversarial corpus (README "Safety"): every way the probe's input, output and environment can
 //! be hostile, made by generators at test time (FIFOs, device nodes, sparse gigabyte files,
 //! planted links, decompression bombs — nothing large is committed), and run against the
 //! binary — the release build when `ROCM_PROBE_BIN` names it, as `scripts/test` does.
@@ -134,7 +134,7 @@ fn victim_and_link(s: &Path, link: &str) {
     symlink(s.join("victim"), s.join(link)).unwrap();
 }
 
-/// 1 MiB of `properties` whose every line repeats a key (issue 13, item 9).
+/// 1 MiB of `properties` whose every line repeats a key (once 27 MB of report text).
 fn repeated_keys() -> Vec<u8> {
     let mut v = Vec::with_capacity(1 << 20);
     let mut i = 0u64;

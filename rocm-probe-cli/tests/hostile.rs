@@ -1,7 +1,7 @@
 //! The probe as an attacker (or an odd machine) meets it, outside the fixture reader: the files
 //! it writes (`-o`, `--textfile`, `--nfd-features`, `--write-expect`, `--lock`), the files named
 //! on its command line (`fixture.toml`, `--expect`, `diff`), and standard output and error that
-//! cannot be written. Each test reproduced a defect of the code before it (issue 13). Runs as
+//! cannot be written. Each test reproduced a defect of the code before it. Runs as
 //! root, as CI does; the cases that replace device nodes run in a private mount namespace with
 //! its own tmpfs `/dev`, never against the real one.
 

@@ -1,4 +1,4 @@
-//! Slurm end to end (issue 7 item 5), against Debian's real Slurm and munge: munged, slurmctld
+//! Slurm end to end (README "Running on a cluster"), against Debian's real Slurm and munge: munged, slurmctld
 //! and slurmd on 127.0.0.1 with every file in a temp dir and free ephemeral ports.
 //!
 //! - The HealthCheckProgram wrapper that `rocm-probe slurm-wrapper` writes drains the node with

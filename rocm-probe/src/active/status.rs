@@ -1,6 +1,6 @@
 //! Names and meanings of the status codes libhsakmt, ROCr and HIP return, so that every result
-//! the active probe shows is named and explained (issue 5: "every `HSAKMT_STATUS_*` … every
-//! `hsa_status_t` mapped to its name and meaning").
+//! the active probe shows is named and explained: every `HSAKMT_STATUS_*`, every `hsa_status_t`
+//! and the HIP errors the probe can meet, each with its name and meaning.
 
 use hsakmt_sys::hip as h;
 use hsakmt_sys::hsa as r;
