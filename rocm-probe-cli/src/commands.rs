@@ -157,7 +157,7 @@ fn report(
         active: args.active.options(),
     };
     let _lock = match &args.lock {
-        Some(path) => Some(rocm_probe::runlock::acquire(path)?),
+        Some(path) => Some(crate::runlock::acquire(path)?),
         None => None,
     };
     let started = std::time::Instant::now();

@@ -7,6 +7,7 @@ mod args;
 mod commands;
 mod disasm;
 mod render;
+mod runlock;
 mod slurm;
 mod stdio;
 

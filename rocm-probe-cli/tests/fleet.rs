@@ -138,7 +138,12 @@ fn summary_is_one_line_within_the_width() {
 fn a_held_lock_ends_the_run_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let lock = dir.path().join("probe.lock");
-    let held = rocm_probe::runlock::acquire(&lock).unwrap();
+    // Another run's lock: flock(2) on the same file, as --lock takes it.
+    let held = nix::fcntl::Flock::lock(
+        std::fs::File::create(&lock).unwrap(),
+        nix::fcntl::FlockArg::LockExclusiveNonblock,
+    )
+    .unwrap();
     let r = run(probe()
         .arg("--root")
         .arg(fixture("rocm-6.2-mi210"))

@@ -83,7 +83,7 @@ pub(crate) fn refused(path: &Path, t: std::fs::FileType) -> Option<io::Error> {
 }
 
 /// Why a file of type `t` is refused, for an error that names the path itself (the lock's).
-pub(crate) fn refusal_reason(t: std::fs::FileType) -> Option<String> {
+pub fn refusal_reason(t: std::fs::FileType) -> Option<String> {
     Refusal::of(t).map(Refusal::reason)
 }
 

@@ -54,7 +54,6 @@ pub mod redact;
 pub mod report;
 pub mod root;
 pub mod rules;
-pub mod runlock;
 pub mod snapshot;
 pub mod source;
 pub mod support;

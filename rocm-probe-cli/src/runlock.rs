@@ -28,8 +28,8 @@ pub struct RunLock {
 pub enum LockError {
     /// Another process holds it.
     #[error("{}: {}", path.display(), match holder {
-        Some(pid) => crate::msg!("io.lock-held-by", pid = pid),
-        None => crate::msg!("io.lock-held"),
+        Some(pid) => rocm_probe::msg!("io.lock-held-by", pid = pid),
+        None => rocm_probe::msg!("io.lock-held"),
     })]
     Held {
         /// The lock file.
@@ -108,7 +108,7 @@ fn open(path: &Path) -> std::io::Result<(File, bool)> {
 fn refused(meta: &std::fs::Metadata) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidInput,
-        crate::atomic::refusal_reason(meta.file_type()).unwrap_or_default(),
+        rocm_probe::atomic::refusal_reason(meta.file_type()).unwrap_or_default(),
     )
 }
 
@@ -116,7 +116,9 @@ fn refused(meta: &std::fs::Metadata) -> std::io::Error {
 /// (`1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`: major and minor in hex, inode decimal).
 fn holder(dev: u64, ino: u64) -> Option<u32> {
     // Through the bounded reader: a busy machine's lock table is long, never unbounded here.
-    let text = crate::root::SysRoot::live().read_text("/proc/locks").ok()?;
+    let text = rocm_probe::root::SysRoot::live()
+        .read_text("/proc/locks")
+        .ok()?;
     parse_holder(&text, libc::major(dev), libc::minor(dev), ino)
 }
 
