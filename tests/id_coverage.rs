@@ -81,10 +81,6 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
         "no fixture yet: needs MIOpen's kdb files for targets other than the GPU's",
     ),
     (
-        "libraries.no-code-object-for-target",
-        "no fixture yet: needs a real fat binary built without the GPU's target",
-    ),
-    (
         "runtime.hsa-override-unknown-target",
         "no fixture yet: no public report turned into a scenario in the time",
     ),
