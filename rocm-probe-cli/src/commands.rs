@@ -3,10 +3,11 @@
 use std::io::Write;
 
 use anyhow::Result;
+use rocm_probe::config::Profile;
 use rocm_probe::finding::{rule, rules};
 use rocm_probe::i18n::os_error;
 use rocm_probe::output::Document;
-use rocm_probe::report::{Options, Profile};
+use rocm_probe::report::Options;
 use rocm_probe::topology::TOPOLOGY_DIR;
 use rocm_probe::{AgentFacts, Inventory, ReadError, Report, Source, msg};
 
@@ -448,7 +449,7 @@ fn inspect(
             Ok(facts) => {
                 let inventory = Inventory::from_facts(&facts);
                 warn_problems(&inventory);
-                let gpus = Gpu::from_inventory(&inventory);
+                let gpus = inventory.code_object_gpus();
                 let why = gpus
                     .is_empty()
                     .then(|| msg!("cli.no-gpu-node", dir = TOPOLOGY_DIR));

@@ -635,6 +635,25 @@ fn group_hives(gpus: &[PhysicalGpu]) -> Vec<Hive> {
     hives
 }
 
+/// The machine's GPUs as code-object verdicts see them.
+impl Inventory {
+    /// Its GPUs for code-object verdicts (`inspect`, layers 5 and 7), identical agents grouped.
+    pub fn code_object_gpus(&self) -> Vec<crate::codeobject::Gpu> {
+        let agents: Vec<crate::codeobject::compat::MachineGpu> = self
+            .gpu_agents()
+            .filter_map(|a| {
+                Some(crate::codeobject::compat::MachineGpu {
+                    node: a.node,
+                    gfx: a.gfx?,
+                    sramecc: a.sramecc,
+                    xnack: a.xnack,
+                })
+            })
+            .collect();
+        crate::codeobject::Gpu::from_machine(&agents, self.xnack.hsa_xnack.as_deref())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -178,16 +178,6 @@ fn blacklist_lines(text: &str) -> impl Iterator<Item = String> + '_ {
 /// A marker's value when the marker is a file or device that exists.
 pub const PRESENT: &str = "present";
 
-/// Evidence of a container or WSL marker, its value in the report's language.
-pub fn marker_evidence((source, value): (&String, &String)) -> crate::finding::Evidence {
-    let value = if value == PRESENT {
-        crate::msg!("facts.present")
-    } else {
-        value.clone()
-    };
-    crate::finding::Evidence::new(source.clone(), value)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,6 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::finding::Evidence;
 use crate::root::{ReadError, ReadErrorKind};
 
 /// A file that was unreadable or malformed. Problems are facts about the input; the report
@@ -109,13 +108,6 @@ impl ProblemGroup {
             crate::msg!("facts.problems-more", shown, count = hidden)
         }
     }
-
-    /// As evidence: the path, its messages and its count.
-    pub fn evidence(&self) -> Evidence {
-        let mut e = Evidence::new(self.path.clone(), self.line());
-        e.count = Some(self.count);
-        e
-    }
 }
 
 /// Groups problems per file and kind, in the order the files first appear. Memory is bounded by
@@ -155,23 +147,6 @@ pub fn fold(path: &str, messages: Vec<String>) -> Vec<Problem> {
             break;
         }
         out.push(Problem::new(path, message));
-    }
-    out
-}
-
-/// Evidence for grouped problems: one item per file for the first [`FILES_LISTED`] files, then
-/// one that counts the rest.
-pub fn evidence(groups: &[ProblemGroup]) -> Vec<Evidence> {
-    let mut out: Vec<Evidence> = groups
-        .iter()
-        .take(FILES_LISTED)
-        .map(ProblemGroup::evidence)
-        .collect();
-    if let Some(rest) = groups.len().checked_sub(FILES_LISTED).filter(|&n| n > 0) {
-        out.push(Evidence::new(
-            crate::msg!("facts.problems-more-files-source"),
-            crate::msg!("facts.problems-more-files", count = rest),
-        ));
     }
     out
 }
@@ -270,7 +245,6 @@ mod tests {
             groups[0].line()
         );
         assert_eq!(groups[1].line(), "line 0: bad");
-        assert_eq!(evidence(&groups)[0].count, Some(1001));
     }
 
     #[test]

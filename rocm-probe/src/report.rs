@@ -3,60 +3,12 @@
 
 use serde::Serialize;
 
-use crate::agent::Inventory;
 use crate::checks;
+use crate::config::Profile;
 use crate::facts::Facts;
 use crate::finding::{Finding, Layer, Status, rule};
 use crate::source::Source;
 use crate::{i18n, msg};
-
-/// Who the machine is for; sets the severity of platform-tuning rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Profile {
-    /// An APU or one Radeon.
-    Desktop,
-    /// Anything between.
-    Workstation,
-    /// Any Instinct GPU, an XGMI hive, or 4+ GPUs.
-    Cluster,
-}
-
-impl Profile {
-    /// The id used on the command line and in JSON.
-    pub fn id(self) -> &'static str {
-        match self {
-            Profile::Desktop => "desktop",
-            Profile::Workstation => "workstation",
-            Profile::Cluster => "cluster",
-        }
-    }
-
-    /// ARCHITECTURE.md §5's auto-detection.
-    pub fn detect(inventory: Option<&Inventory>) -> Self {
-        let Some(inv) = inventory else {
-            return Profile::Workstation;
-        };
-        let instinct = inv.gpus.iter().any(|g| {
-            g.marketing_name
-                .as_deref()
-                .is_some_and(|n| n.contains("Instinct"))
-                || g.gfx.is_some_and(|x| {
-                    matches!(
-                        x.name().as_str(),
-                        "gfx908" | "gfx90a" | "gfx940" | "gfx941" | "gfx942" | "gfx950"
-                    )
-                })
-        });
-        if instinct || !inv.hives.is_empty() || inv.gpus.len() >= 4 {
-            Profile::Cluster
-        } else if inv.gpu_agents().any(|a| a.integrated == Some(true)) || inv.gpus.len() == 1 {
-            Profile::Desktop
-        } else {
-            Profile::Workstation
-        }
-    }
-}
 
 /// One layer's verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]

@@ -3,10 +3,10 @@
 
 use std::io::{self, Write};
 
+use rocm_probe::config::Profile;
 use rocm_probe::escape;
 use rocm_probe::finding::{Finding, Layer, Status};
 use rocm_probe::i18n;
-use rocm_probe::report::Profile;
 use rocm_probe::source::SourceKind;
 use rocm_probe::{Report, Source, msg};
 

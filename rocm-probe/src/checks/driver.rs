@@ -1,6 +1,7 @@
 //! Layer 2: amdgpu, KFD and the device nodes ROCm opens.
 
 use crate::access::{Access, DeviceFacts, access};
+use crate::config::Profile;
 use crate::facts::{Facts, KFD_DEVICE};
 use crate::finding::{
     AMDGPU_BLACKLISTED, AMDGPU_NOT_LOADED, CONTAINER, DKMS_NOT_BUILT, Evidence, Finding,
@@ -14,7 +15,6 @@ use crate::pci::PCI_DEVICES;
 use crate::platform::{
     CMDLINE, IOMMU_CLASS, NUMA_BALANCING as NUMA_BALANCING_FILE, SECURE_BOOT_VAR,
 };
-use crate::report::Profile;
 use crate::target;
 use crate::topology::TOPOLOGY_DIR;
 use crate::{i18n, msg};
@@ -147,16 +147,14 @@ fn environment(f: &Facts, out: &mut Vec<Finding>) {
     if !p.wsl_markers.is_empty() {
         out.push(
             WSL.finding(msg!("driver.wsl"))
-                .with_all(p.wsl_markers.iter().map(crate::platform::marker_evidence)),
+                .with_all(p.wsl_markers.iter().map(super::marker_evidence)),
         );
     }
     if !p.container_markers.is_empty() {
         out.push(
-            CONTAINER.finding(msg!("driver.container")).with_all(
-                p.container_markers
-                    .iter()
-                    .map(crate::platform::marker_evidence),
-            ),
+            CONTAINER
+                .finding(msg!("driver.container"))
+                .with_all(p.container_markers.iter().map(super::marker_evidence)),
         );
     }
 }

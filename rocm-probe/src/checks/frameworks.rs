@@ -245,7 +245,7 @@ fn unreadable(fw: &FrameworkFacts, out: &mut Vec<Finding>) {
     out.push(
         FRAMEWORKS_UNREADABLE
             .finding(msg!("frameworks.unreadable", count = files.len()))
-            .with_all(files.iter().take(MAX_EVIDENCE).map(|g| g.evidence())),
+            .with_all(files.iter().take(MAX_EVIDENCE).map(super::problem_evidence)),
     );
 }
 

@@ -29,12 +29,7 @@ pub fn check(f: &Facts) -> Vec<Finding> {
         out.push(
             WSL_PARAVIRTUAL
                 .finding(msg!("hardware.wsl-paravirtual"))
-                .with_all(
-                    f.platform
-                        .wsl_markers
-                        .iter()
-                        .map(crate::platform::marker_evidence),
-                ),
+                .with_all(f.platform.wsl_markers.iter().map(super::marker_evidence)),
         );
     } else {
         match (&f.pci, pci_gpus) {
@@ -385,7 +380,7 @@ pub(crate) fn problems(problems: &[&Problem], what: &str, rules: [Rule; 2]) -> V
         };
         out.push(
             rule.finding(summary)
-                .with_all(crate::problem::evidence(&files)),
+                .with_all(super::problems_evidence(&files)),
         );
     }
     out

@@ -101,7 +101,7 @@ pub(crate) fn gpus(f: &Facts, below: &[Finding]) -> Option<Vec<Gpu>> {
     if below.iter().any(|x| x.status == Status::Fail) {
         return None;
     }
-    let mut gpus = Gpu::from_inventory(f.inventory.as_ref()?);
+    let mut gpus = f.inventory.as_ref()?.code_object_gpus();
     let overridden = f
         .platform
         .env

@@ -19,7 +19,6 @@ use serde::Serialize;
 
 use super::target_id::{self, FeatureSetting, Processor, TargetId, TargetIdError};
 use super::{Bundle, Inspection};
-use crate::agent::Inventory;
 use crate::target::{self, GfxVersion};
 
 /// A GPU as code-object loading sees it: a processor and the setting of each feature it has.
@@ -266,14 +265,27 @@ fn sramecc_default(why: &str) -> Assumption {
     }
 }
 
+/// What a verdict needs to know of one GPU agent of a machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MachineGpu {
+    /// Its KFD node.
+    pub node: u32,
+    /// Its processor.
+    pub gfx: GfxVersion,
+    /// SRAM ECC, when known.
+    pub sramecc: Option<bool>,
+    /// The process XNACK mode, when known.
+    pub xnack: Option<bool>,
+}
+
 impl Gpu {
-    /// The GPUs of a machine, identical GPU agents grouped, in node order.
-    pub fn from_inventory(inv: &Inventory) -> Vec<Gpu> {
-        let processors: Vec<GfxVersion> = inv.gpu_agents().filter_map(|a| a.gfx).collect();
-        let hsa_xnack = inv.xnack.hsa_xnack.as_deref();
+    /// The GPUs of a machine (its GPU agents in node order, and `HSA_XNACK` as the process has
+    /// it), identical agents grouped.
+    pub fn from_machine(agents: &[MachineGpu], hsa_xnack: Option<&str>) -> Vec<Gpu> {
+        let processors: Vec<GfxVersion> = agents.iter().map(|a| a.gfx).collect();
         let mut gpus: Vec<Gpu> = Vec::new();
-        for agent in inv.gpu_agents() {
-            let Some(gfx) = agent.gfx else { continue };
+        for agent in agents {
+            let gfx = agent.gfx;
             let mut assumptions = Vec::new();
             let sramecc = gfx.supports_sramecc().then(|| {
                 agent.sramecc.unwrap_or_else(|| {
