@@ -296,15 +296,14 @@ fn diff(a: &std::path::Path, b: &std::path::Path, json: bool, out: &mut dyn Writ
 }
 
 fn explain(id: Option<&str>, lang: rocm_probe::i18n::Lang, out: &mut dyn Write) -> Result<u8> {
-    use rocm_probe::i18n;
     let Some(id) = id else {
         for r in rules() {
             writeln!(
                 out,
                 "{:<36} {:<5} {}",
                 r.id,
-                i18n::status_word(r.status, lang),
-                i18n::rule_title(r, lang)
+                rocm_probe::finding::status_word(r.status, lang),
+                rocm_probe::finding::rule_title(r, lang)
             )?;
         }
         return Ok(OK);
@@ -312,19 +311,24 @@ fn explain(id: Option<&str>, lang: rocm_probe::i18n::Lang, out: &mut dyn Write) 
     let Some(r) = rule(id) else {
         anyhow::bail!(msg!("cli.unknown-finding", id = format!("{id:?}")));
     };
-    writeln!(out, "{} — {}", r.id, i18n::rule_title(r, lang))?;
+    writeln!(
+        out,
+        "{} — {}",
+        r.id,
+        rocm_probe::finding::rule_title(r, lang)
+    )?;
     writeln!(
         out,
         "{}",
         msg!(
             "cli.explain-layer",
             n = r.layer.number(),
-            title = i18n::layer_title(r.layer, lang),
-            status = i18n::status_word(r.status, lang)
+            title = rocm_probe::finding::layer_title(r.layer, lang),
+            status = rocm_probe::finding::status_word(r.status, lang)
         )
     )?;
     writeln!(out)?;
-    let text = i18n::rule_explain(r, lang);
+    let text = rocm_probe::finding::rule_explain(r, lang);
     writeln!(out, "{}", render::wrap(text, 96))?;
     Ok(OK)
 }

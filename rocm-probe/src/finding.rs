@@ -4,6 +4,8 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::i18n;
+
 /// The nine layers of a ROCm install, bottom-up. Numbers and ids are part of the output contract.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
@@ -328,6 +330,54 @@ pub fn rules() -> &'static [Rule] {
 /// Looks a rule up by id.
 pub fn rule(id: &str) -> Option<&'static Rule> {
     rules().iter().find(|r| r.id == id)
+}
+
+/// A rule's title in `lang` (English when the catalogue lacks it).
+pub fn rule_title(rule: &Rule, lang: i18n::Lang) -> &'static str {
+    match lang {
+        i18n::Lang::En => rule.title,
+        i18n::Lang::Zh => i18n::zh_rule(rule.id).map_or(rule.title, |(title, _)| title),
+    }
+}
+
+/// A rule's explanation in `lang`.
+pub fn rule_explain(rule: &Rule, lang: i18n::Lang) -> &'static str {
+    match lang {
+        i18n::Lang::En => rule.explain,
+        i18n::Lang::Zh => i18n::zh_rule(rule.id).map_or(rule.explain, |(_, explain)| explain),
+    }
+}
+
+/// A layer's title in `lang`.
+pub fn layer_title(layer: Layer, lang: i18n::Lang) -> &'static str {
+    match lang {
+        i18n::Lang::En => layer.title(),
+        i18n::Lang::Zh => i18n::zh_layer(layer.id()).unwrap_or(layer.title()),
+    }
+}
+
+/// A layer as prose names it in the current language: its id in English (`hardware`), its title
+/// in Chinese, where an English id would be the only English in the sentence.
+pub fn layer_name(layer: Layer) -> &'static str {
+    match i18n::current() {
+        i18n::Lang::En => layer.id(),
+        i18n::Lang::Zh => layer_title(layer, i18n::Lang::Zh),
+    }
+}
+
+/// A status word in `lang` (`PASS`, `通过`).
+pub fn status_word(status: Status, lang: i18n::Lang) -> &'static str {
+    let key = match status {
+        Status::Skip => "skip",
+        Status::Pass => "pass",
+        Status::Info => "info",
+        Status::Warn => "warn",
+        Status::Fail => "fail",
+    };
+    match lang {
+        i18n::Lang::En => status.word(),
+        i18n::Lang::Zh => i18n::zh_status(key).unwrap_or(status.word()),
+    }
 }
 
 #[cfg(test)]

@@ -111,7 +111,7 @@ fn bytes(b: u64) -> String {
 
 /// A status word in the page's language (`FAIL`, `故障`).
 pub(super) fn word(status: Status) -> &'static str {
-    i18n::status_word(status, i18n::current())
+    rocm_probe::finding::status_word(status, i18n::current())
 }
 
 fn badge(s: &mut String, status: Status) -> fmt::Result {

@@ -28,7 +28,7 @@ pub fn markdown(
     let redact = Redactor::for_source(source);
     let redact_text = |t: &str| redact.text(t);
     let v = &report.verdict;
-    let word = |s: Status| i18n::status_word(s, i18n::current());
+    let word = |s: Status| rocm_probe::finding::status_word(s, i18n::current());
     writeln!(out, "{}", msg!("cli.md-title"))?;
     writeln!(out)?;
     let verdict = match v.root_cause {

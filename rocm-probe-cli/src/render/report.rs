@@ -23,7 +23,7 @@ pub struct Style {
 
 impl Style {
     fn status(&self, s: Status) -> String {
-        let word = super::pad(i18n::status_word(s, i18n::current()), 4);
+        let word = super::pad(rocm_probe::finding::status_word(s, i18n::current()), 4);
         if !self.color {
             return word;
         }
@@ -155,7 +155,7 @@ fn finding(f: &Finding, style: Style, out: &mut dyn Write) -> io::Result<()> {
 
 /// A layer as the report names it (see [`i18n::layer_name`]).
 pub fn layer_name(layer: Layer) -> String {
-    i18n::layer_name(layer).to_owned()
+    rocm_probe::finding::layer_name(layer).to_owned()
 }
 
 /// The profile's name in the current language (JSON keeps the id).

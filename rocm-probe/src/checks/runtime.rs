@@ -53,7 +53,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         let mut skipped = GPU_CHECKS_SKIPPED.finding(msg!(
             "runtime.gpu-checks-skipped",
             layer = cause.layer.number(),
-            name = i18n::layer_name(cause.layer)
+            name = crate::finding::layer_name(cause.layer)
         ));
         skipped.caused_by = Some(cause.id);
         out.push(skipped);

@@ -25,8 +25,6 @@
 use std::cell::Cell;
 use std::fmt::{Display, Write as _};
 
-use crate::finding::{Layer, Rule, Status};
-
 /// A language of the prose.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Lang {
@@ -242,64 +240,26 @@ fn zh<const N: usize>(
     Some(table[i].1)
 }
 
-/// A rule's Chinese title and explanation.
-fn zh_rule(id: &str) -> Option<(&'static str, &'static str)> {
+/// A rule's Chinese title and explanation, by finding id.
+pub fn zh_rule(id: &str) -> Option<(&'static str, &'static str)> {
     let i = ZH_RULES.binary_search_by(|(k, _, _)| (*k).cmp(id)).ok()?;
     Some((ZH_RULES[i].1, ZH_RULES[i].2))
 }
 
-/// A rule's title in `lang` (English when the catalogue lacks it).
-pub fn rule_title(rule: &Rule, lang: Lang) -> &'static str {
-    match lang {
-        Lang::En => rule.title,
-        Lang::Zh => zh_rule(rule.id).map_or(rule.title, |(title, _)| title),
-    }
+/// A layer's Chinese title, by layer id.
+pub fn zh_layer(id: &str) -> Option<&'static str> {
+    zh(&ZH_LAYERS, id)
 }
 
-/// A rule's explanation in `lang`.
-pub fn rule_explain(rule: &Rule, lang: Lang) -> &'static str {
-    match lang {
-        Lang::En => rule.explain,
-        Lang::Zh => zh_rule(rule.id).map_or(rule.explain, |(_, explain)| explain),
-    }
-}
-
-/// A layer's title in `lang`.
-pub fn layer_title(layer: Layer, lang: Lang) -> &'static str {
-    match lang {
-        Lang::En => layer.title(),
-        Lang::Zh => zh(&ZH_LAYERS, layer.id()).unwrap_or(layer.title()),
-    }
-}
-
-/// A layer as prose names it in the current language: its id in English (`hardware`), its title
-/// in Chinese, where an English id would be the only English in the sentence.
-pub fn layer_name(layer: Layer) -> &'static str {
-    match current() {
-        Lang::En => layer.id(),
-        Lang::Zh => layer_title(layer, Lang::Zh),
-    }
-}
-
-/// A status word in `lang` (`PASS`, `通过`).
-pub fn status_word(status: Status, lang: Lang) -> &'static str {
-    let key = match status {
-        Status::Skip => "skip",
-        Status::Pass => "pass",
-        Status::Info => "info",
-        Status::Warn => "warn",
-        Status::Fail => "fail",
-    };
-    match lang {
-        Lang::En => status.word(),
-        Lang::Zh => zh(&ZH_STATUS, key).unwrap_or(status.word()),
-    }
+/// A status word in Chinese, by status id (`pass`).
+pub fn zh_status(id: &str) -> Option<&'static str> {
+    zh(&ZH_STATUS, id)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::finding::rules;
+    use crate::finding::{Layer, rule_explain, rule_title, rules};
 
     /// The build script refuses a broken Chinese file: the same checks, fed broken files.
     #[test]
