@@ -342,7 +342,13 @@ fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write)
             None => {
                 let env = rocm_probe::platform::PlatformFacts::collect(source, &mut Vec::new()).env;
                 let installs = rocm_probe::install::InstallFacts::collect(source, &env);
-                Some(rocm_probe::active::rocr::probe(&installs, &options).0)
+                Some(
+                    rocm_probe::active::rocr::probe(
+                        installs.rocr_library(options.hsa_runtime_lib.as_deref()),
+                        &options,
+                    )
+                    .0,
+                )
             }
         });
     let facts = match AgentFacts::collect(source) {

@@ -122,7 +122,7 @@ impl Facts {
             SourceKind::Live => options
                 .active
                 .as_ref()
-                .map(|o| ActiveFacts::probe_live(kfd.as_ref().map(|k| &k.topology), &installs, o)),
+                .map(|o| probe_live(kfd.as_ref().map(|k| &k.topology), &installs, o)),
             SourceKind::Fixture { .. } => source.fixture_config().and_then(|c| c.active.clone()),
         };
         if let Some(a) = &active {
@@ -163,4 +163,29 @@ impl Facts {
             problems,
         }
     }
+}
+
+/// Runs the active probes on the live machine: the GPUs' `gpu_id`s from the topology, the
+/// libraries a process would load (or the ones `options` names) from the installs.
+fn probe_live(
+    topology: Option<&crate::topology::Topology>,
+    installs: &InstallFacts,
+    options: &crate::active::ActiveOptions,
+) -> ActiveFacts {
+    use crate::active::{hip, kfd, rocr, thunk};
+    let gpu_ids: Vec<u32> = topology
+        .map(|t| t.gpu_nodes().filter_map(|n| n.gpu_id).collect())
+        .unwrap_or_default();
+    let mut facts = kfd::probe(KFD_DEVICE, &gpu_ids);
+    facts.hsakmt = Some(thunk::probe(
+        installs.hsakmt_library(options.hsakmt_lib.as_deref()),
+    ));
+    let (rocr, dispatch) = rocr::probe(
+        installs.rocr_library(options.hsa_runtime_lib.as_deref()),
+        options,
+    );
+    facts.rocr = Some(rocr);
+    facts.dispatch = dispatch;
+    facts.hip = Some(hip::probe(installs.hip_library(options.hip_lib.as_deref())));
+    facts
 }

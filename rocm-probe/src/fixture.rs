@@ -25,7 +25,7 @@ pub struct FixtureConfig {
     #[serde(default, rename = "device")]
     pub devices: Vec<DeviceNode>,
     /// Results of active probes, for fixtures that model them.
-    pub active: Option<crate::active::ActiveFacts>,
+    pub active: Option<crate::active_results::ActiveFacts>,
     /// What the report must say; checked by the fixture sweep test.
     pub expect: Option<Expect>,
 }

@@ -18,6 +18,10 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
+use std::path::{Path, PathBuf};
+
+use crate::active::thunk::ThunkLibrary;
+use crate::active_results::LoadError;
 use crate::problem::{Problem, optional};
 use crate::root::{ReadErrorKind, SysRoot};
 use crate::source::Source;
@@ -386,6 +390,81 @@ impl InstallFacts {
             })
             .or((self.installs.len() == 1).then_some(0))?;
         self.installs.get(index)
+    }
+
+    /// The libhsakmt a process would load (or `chosen`): the first directory of the loader's
+    /// search order that has the soname (the path to load), and the real file it links to (the
+    /// name to show: it carries the version); else ROCr with it built in; else missing.
+    pub fn hsakmt_library(&self, chosen: Option<&Path>) -> ThunkLibrary {
+        if let Some(p) = chosen {
+            return ThunkLibrary::Load {
+                path: p.to_owned(),
+                shown: p.display().to_string(),
+            };
+        }
+        let found = self.search_path.iter().find_map(|dir| {
+            let lib = dir.libs.hsakmt.as_ref()?;
+            // The link target as written is relative to the directory (or absolute).
+            let shown = match &lib.file {
+                Some(f) if f.starts_with('/') => f.clone(),
+                Some(f) => format!("{}/{f}", dir.dir.trim_end_matches('/')),
+                None => lib.path(),
+            };
+            Some(ThunkLibrary::Load {
+                path: PathBuf::from(lib.path()),
+                shown,
+            })
+        });
+        found.unwrap_or_else(
+            || match self.effective().filter(|i| i.libs.rocr.is_some()) {
+                Some(i) => ThunkLibrary::BuiltIntoRocr(i.describe()),
+                None => ThunkLibrary::Missing(LoadError::NotInstalledAnywhere {
+                    library: HSAKMT_SONAME.to_owned(),
+                    or_install: false,
+                }),
+            },
+        )
+    }
+
+    /// The ROCr a process would load (or `chosen`): from the search order, else the effective
+    /// install's.
+    pub fn rocr_library(&self, chosen: Option<&Path>) -> Result<PathBuf, LoadError> {
+        chosen
+            .map(Path::to_owned)
+            .or_else(|| {
+                self.loaded_rocr()
+                    .map(|dir| Path::new(&dir.dir).join(ROCR_SONAME))
+            })
+            .or_else(|| {
+                self.effective()
+                    .filter(|i| i.libs.rocr.is_some())
+                    .map(|i| Path::new(&i.lib_dir).join(ROCR_SONAME))
+            })
+            .ok_or_else(|| LoadError::NotInstalledAnywhere {
+                library: ROCR_SONAME.to_owned(),
+                or_install: true,
+            })
+    }
+
+    /// The HIP a process would load (or `chosen`): from the search order, else the effective
+    /// install's.
+    pub fn hip_library(&self, chosen: Option<&Path>) -> Result<PathBuf, LoadError> {
+        chosen
+            .map(Path::to_owned)
+            .or_else(|| {
+                self.search_path
+                    .iter()
+                    .find_map(|d| d.libs.hip.last().map(|l| Path::new(&d.dir).join(&l.name)))
+            })
+            .or_else(|| {
+                let i = self.effective()?;
+                let l = i.libs.hip.last()?;
+                Some(Path::new(&i.lib_dir).join(&l.name))
+            })
+            .ok_or_else(|| LoadError::NotInstalledAnywhere {
+                library: "libamdhip64.so".to_owned(),
+                or_install: true,
+            })
     }
 
     /// Installs a process can reach (by `/opt/rocm`, an environment variable or the search

@@ -19,6 +19,7 @@
 
 pub mod access;
 pub mod active;
+pub mod active_results;
 pub mod agent;
 pub mod atomic;
 pub mod checks;

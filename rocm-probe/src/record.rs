@@ -68,7 +68,7 @@ pub enum Record {
     /// The identity looked up.
     Identity(Option<Identity>),
     /// The results of the active probes (a fixture's `[active]`, or a live `--active` run).
-    Active(Box<crate::active::ActiveFacts>),
+    Active(Box<crate::active_results::ActiveFacts>),
     /// A device node looked up.
     Device {
         /// Its path.

@@ -7,7 +7,7 @@
 
 #![allow(unsafe_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use hsakmt_sys::hip::{
     DEVICE_PROP_BUFFER_SIZE, GCN_ARCH_NAME_LEN, GCN_ARCH_NAME_OFFSET_R0000, Hip, hipDeviceProp_t,
@@ -16,7 +16,6 @@ use hsakmt_sys::hip::{
 
 use super::HipResult;
 use super::status::hip_name;
-use crate::install::InstallFacts;
 
 /// More devices than any machine has.
 const MAX_DEVICES: i32 = 1024;
@@ -24,29 +23,15 @@ const MAX_DEVICES: i32 = 1024;
 #[repr(C, align(16))]
 struct PropBuffer([u8; DEVICE_PROP_BUFFER_SIZE]);
 
-/// The HIP a process would load: the loader's first directory with a HIP soname, else the
-/// effective install's.
-fn find(installs: &InstallFacts) -> Option<PathBuf> {
-    let from_search = installs
-        .search_path
-        .iter()
-        .find_map(|d| d.libs.hip.last().map(|l| Path::new(&d.dir).join(&l.name)));
-    from_search.or_else(|| {
-        let i = installs.effective()?;
-        let l = i.libs.hip.last()?;
-        Some(Path::new(&i.lib_dir).join(&l.name))
-    })
-}
-
 /// Loads HIP and asks it what it sees.
-pub fn probe(installs: &InstallFacts, path: Option<&Path>) -> HipResult {
+pub fn probe(library: Result<PathBuf, super::LoadError>) -> HipResult {
     let mut result = HipResult::default();
-    let Some(path) = path.map(Path::to_owned).or_else(|| find(installs)) else {
-        result.load_error = Some(super::LoadError::NotInstalledAnywhere {
-            library: "libamdhip64.so".to_owned(),
-            or_install: true,
-        });
-        return result;
+    let path = match library {
+        Ok(path) => path,
+        Err(e) => {
+            result.load_error = Some(e);
+            return result;
+        }
     };
     let lib = match hsakmt_sys::load_hip_from(&path) {
         Ok(lib) => lib,
@@ -110,10 +95,7 @@ mod tests {
 
     #[test]
     fn a_library_that_does_not_exist_is_not_installed() {
-        let r = probe(
-            &InstallFacts::default(),
-            Some(Path::new("/nonexistent/libamdhip64.so.6")),
-        );
+        let r = probe(Ok(PathBuf::from("/nonexistent/libamdhip64.so.6")));
         assert_eq!(
             r.load_error,
             Some(super::super::LoadError::NotInstalledAt(

@@ -8,7 +8,7 @@
 #![allow(unsafe_code)]
 
 use std::ffi::c_void;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use hsakmt_sys::hsa::{
@@ -23,7 +23,6 @@ use hsakmt_sys::hsa::{
 use super::dispatch::{QueueSlot, publish};
 use super::status::hsa_name;
 use super::{ActiveOptions, DispatchOutcome, DispatchResult, RocrAgent, RocrResult};
-use crate::install::{InstallFacts, ROCR_SONAME};
 
 /// More agents than any machine has (64 partitions and their CPUs fit easily).
 const MAX_AGENTS: usize = 1024;
@@ -32,31 +31,19 @@ const MAX_ISA_NAME: u32 = 256;
 /// Default time a dispatch may take.
 pub const DISPATCH_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The ROCr a process would load: the first directory of the loader's search order with the
-/// soname, else the effective install's library directory.
-fn find(installs: &InstallFacts) -> Option<PathBuf> {
-    if let Some(dir) = installs.loaded_rocr() {
-        return Some(Path::new(&dir.dir).join(ROCR_SONAME));
-    }
-    installs
-        .effective()
-        .filter(|i| i.libs.rocr.is_some())
-        .map(|i| Path::new(&i.lib_dir).join(ROCR_SONAME))
-}
-
 /// Loads ROCr and asks it for its agents (and, with `options.dispatch`, runs a barrier packet
 /// on each GPU agent).
 pub fn probe(
-    installs: &InstallFacts,
+    library: Result<PathBuf, super::LoadError>,
     options: &ActiveOptions,
 ) -> (RocrResult, Option<Vec<DispatchResult>>) {
     let mut result = RocrResult::default();
-    let Some(path) = options.hsa_runtime_lib.clone().or_else(|| find(installs)) else {
-        result.load_error = Some(super::LoadError::NotInstalledAnywhere {
-            library: ROCR_SONAME.to_owned(),
-            or_install: true,
-        });
-        return (result, None);
+    let path = match library {
+        Ok(path) => path,
+        Err(e) => {
+            result.load_error = Some(e);
+            return (result, None);
+        }
     };
     let lib = match hsakmt_sys::load_hsa_from(&path) {
         Ok(lib) => lib,
@@ -369,7 +356,7 @@ mod tests {
             hsa_runtime_lib: Some(PathBuf::from("/nonexistent/libhsa-runtime64.so.1")),
             ..Default::default()
         };
-        let (r, d) = probe(&InstallFacts::default(), &options);
+        let (r, d) = probe(Ok(options.hsa_runtime_lib.clone().unwrap()), &options);
         assert_eq!(
             r.load_error,
             Some(super::super::LoadError::NotInstalledAt(
@@ -381,7 +368,8 @@ mod tests {
 
     #[test]
     fn no_install_is_not_installed() {
-        let (r, _) = probe(&InstallFacts::default(), &ActiveOptions::default());
+        let installs = crate::install::InstallFacts::default();
+        let (r, _) = probe(installs.rocr_library(None), &ActiveOptions::default());
         assert!(r.load_error.unwrap().is_not_installed());
     }
 

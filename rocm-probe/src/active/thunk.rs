@@ -10,7 +10,7 @@
 #![allow(unsafe_code)]
 
 use std::mem::offset_of;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use hsakmt_sys::hsakmt::{
     HSAKMT_STATUS_SUCCESS, HsaKmt, HsaNodeProperties, HsaSystemProperties, HsaVersionInfo,
@@ -18,7 +18,6 @@ use hsakmt_sys::hsakmt::{
 
 use super::status::hsakmt_name;
 use super::{ThunkNode, ThunkResult};
-use crate::install::{HSAKMT_SONAME, InstallFacts};
 
 /// Bytes given to `hsaKmtGetNodeProperties`: more than any release's struct (356 bytes in 5.2,
 /// under 512 in 7.x), so a newer library never writes past it.
@@ -29,45 +28,37 @@ const MAX_NODES: u32 = 4096;
 #[repr(C, align(16))]
 struct NodeBuffer([u8; NODE_BUFFER]);
 
-/// The library a process would load: the first directory of the loader's search order that
-/// has the soname (the path to load), and the real file it links to (the path to show: its name
-/// carries the version, `libhsakmt.so.1.0.6`).
-fn find(installs: &InstallFacts) -> Option<(PathBuf, String)> {
-    let dir = installs
-        .search_path
-        .iter()
-        .find(|d| d.libs.hsakmt.is_some())?;
-    let lib = dir.libs.hsakmt.as_ref()?;
-    // The link target as written is relative to the directory (or absolute).
-    let real = match &lib.file {
-        Some(f) if f.starts_with('/') => f.clone(),
-        Some(f) => format!("{}/{f}", dir.dir.trim_end_matches('/')),
-        None => lib.path(),
-    };
-    Some((PathBuf::from(lib.path()), real))
+/// Which libhsakmt to load, as decided from the installs (`install.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ThunkLibrary {
+    /// Load `path`; show `shown` (the real file: its name carries the version).
+    Load {
+        /// What to load.
+        path: PathBuf,
+        /// What to call it.
+        shown: String,
+    },
+    /// No shared libhsakmt, and ROCr (described) has it built in: nothing to load.
+    BuiltIntoRocr(String),
+    /// Neither.
+    Missing(super::LoadError),
 }
 
-/// Loads libhsakmt (`path`, else the one a process would load) and asks it what it sees.
-pub fn probe(installs: &InstallFacts, path: Option<&Path>) -> ThunkResult {
+/// Loads libhsakmt and asks it what it sees.
+pub fn probe(library: ThunkLibrary) -> ThunkResult {
     let mut result = ThunkResult::default();
-    let (path, file) = match path {
-        Some(p) => (p.to_owned(), p.display().to_string()),
-        None => match find(installs) {
-            Some(found) => found,
-            None => {
-                // AMD's packages link libhsakmt into ROCr (from 4.3; everyone from 6.3): there
-                // is nothing to load, and ROCr's own init proves the thunk.
-                if let Some(i) = installs.effective().filter(|i| i.libs.rocr.is_some()) {
-                    result.built_into_rocr = Some(i.describe());
-                } else {
-                    result.load_error = Some(super::LoadError::NotInstalledAnywhere {
-                        library: HSAKMT_SONAME.to_owned(),
-                        or_install: false,
-                    });
-                }
-                return result;
-            }
-        },
+    let (path, file) = match library {
+        ThunkLibrary::Load { path, shown } => (path, shown),
+        // AMD's packages link libhsakmt into ROCr (from 4.3; everyone from 6.3): there is
+        // nothing to load, and ROCr's own init proves the thunk.
+        ThunkLibrary::BuiltIntoRocr(rocr) => {
+            result.built_into_rocr = Some(rocr);
+            return result;
+        }
+        ThunkLibrary::Missing(e) => {
+            result.load_error = Some(e);
+            return result;
+        }
     };
     let lib = match hsakmt_sys::load_from(&path) {
         Ok(lib) => lib,
@@ -157,10 +148,10 @@ mod tests {
 
     #[test]
     fn a_library_that_does_not_exist_is_not_installed() {
-        let r = probe(
-            &InstallFacts::default(),
-            Some(Path::new("/nonexistent/libhsakmt.so.1")),
-        );
+        let r = probe(ThunkLibrary::Load {
+            path: PathBuf::from("/nonexistent/libhsakmt.so.1"),
+            shown: "/nonexistent/libhsakmt.so.1".into(),
+        });
         assert_eq!(
             r.load_error,
             Some(super::super::LoadError::NotInstalledAt(
