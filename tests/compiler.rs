@@ -4,10 +4,10 @@
 
 use std::collections::BTreeSet;
 
-use rocm_probe::compiler::{CompilerFacts, DEBIAN_BITCODE};
+use rocm_probe::facts::compiler::{CompilerFacts, DEBIAN_BITCODE};
+use rocm_probe::facts::install::InstallFacts;
 use rocm_probe::finding::{Layer, Status};
-use rocm_probe::install::InstallFacts;
-use rocm_probe::root::SysRoot;
+use rocm_probe::source::root::SysRoot;
 use rocm_probe::{Facts, Source};
 
 use rocm_probe_tests::{evidence, finding, report};

@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use rocm_probe::expect::Expectations;
 use rocm_probe::finding::Status;
 use rocm_probe::report::Options;
+use rocm_probe::report::expect::Expectations;
 use rocm_probe::{Facts, Report, Source};
 
 use rocm_probe_tests::{copy_fixture, fixtures, fixtures_dir};

@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
+use rocm_probe::facts::frameworks::Build;
 use rocm_probe::finding::{Layer, Status};
-use rocm_probe::frameworks::Build;
 use rocm_probe::report::Options;
 use rocm_probe::{Facts, Report, Source};
 
@@ -349,7 +349,7 @@ fn odd_trees_are_read_once_and_never_panic() {
     // The snapshot of the tree reads the same (duplicates included).
     let out = tempfile::tempdir().unwrap();
     let snap = out.path().join("snap");
-    rocm_probe::snapshot::snapshot(Source::fixture(&root).unwrap(), &snap, false).unwrap();
+    rocm_probe::export::snapshot::snapshot(Source::fixture(&root).unwrap(), &snap, false).unwrap();
     let after = Report::collect(&Source::fixture(&snap).unwrap(), Options::default());
     let layer7 = |r: &Report| -> Vec<rocm_probe::Finding> {
         r.findings

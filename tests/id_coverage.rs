@@ -7,9 +7,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use rocm_probe::expect::Expectations;
 use rocm_probe::finding::rules;
 use rocm_probe::report::Options;
+use rocm_probe::report::expect::Expectations;
 use rocm_probe::{Report, Source};
 
 use rocm_probe_tests::{fixtures, fixtures_dir};

@@ -350,7 +350,7 @@ fn live_rocsparse_code_matches_roc_obj_ls_and_snapshots_small() {
 
     let snap = tempfile::tempdir().unwrap();
     let dir = snap.path().join("s");
-    rocm_probe::snapshot::snapshot(Source::live(), &dir, false).unwrap();
+    rocm_probe::export::snapshot::snapshot(Source::live(), &dir, false).unwrap();
     let copied = dir.join(code.path.trim_start_matches('/'));
     let size = std::fs::metadata(&copied).unwrap().len();
     assert!(size < 1 << 20, "{} is {size} bytes", copied.display());
@@ -415,6 +415,6 @@ fn debian_versioned_rocblas_directory() {
     assert_eq!(lib.code, None);
     assert_eq!(
         lib.code_unread,
-        Some(rocm_probe::fatbin::Unread::NotCaptured)
+        Some(rocm_probe::facts::fatbin::Unread::NotCaptured)
     );
 }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rocm_probe::nfd::{self, LABEL_NS};
+use rocm_probe::export::nfd::{self, LABEL_NS};
 use rocm_probe::report::Options;
 use rocm_probe::{Facts, Report, Source};
 use rocm_probe_tests::fixtures;
@@ -318,7 +318,7 @@ fn the_file_is_replaced_atomically_with_nothing_visible_left_beside_it() {
     );
     for _ in 0..2 {
         let text = nfd::features(&report, &facts, SystemTime::now() + Duration::from_secs(60));
-        rocm_probe::atomic::write(&path, text.as_bytes()).unwrap();
+        rocm_probe::source::atomic::write(&path, text.as_bytes()).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
     }
     let names: Vec<String> = std::fs::read_dir(dir.path())

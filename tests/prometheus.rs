@@ -36,7 +36,7 @@ const CHECKED: [&str; 6] = [
 fn textfile_of(dir: &Path) -> String {
     let facts = Facts::collect(&Source::fixture(dir).expect("fixture.toml parses"));
     let report = Report::from_facts(&facts, Options::default());
-    rocm_probe::prometheus::render(&report, &facts, Duration::from_millis(1250))
+    rocm_probe::export::prometheus::render(&report, &facts, Duration::from_millis(1250))
 }
 
 fn textfile(name: &str) -> String {
@@ -664,7 +664,7 @@ fn node_exporter_serves_the_textfile() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rocm-probe.prom");
     let first = textfile("ras-uncorrectable");
-    rocm_probe::atomic::write(&path, first.as_bytes()).unwrap();
+    rocm_probe::source::atomic::write(&path, first.as_bytes()).unwrap();
 
     let port = free_port();
     let mut exporter = Exporter(
@@ -693,7 +693,7 @@ fn node_exporter_serves_the_textfile() {
     // temporary file is gone.
     for name in ["mi300x-cpx-8gpu", "rx7900xtx"] {
         let text = textfile(name);
-        rocm_probe::atomic::write(&path, text.as_bytes()).unwrap();
+        rocm_probe::source::atomic::write(&path, text.as_bytes()).unwrap();
         let body = scrape(&mut exporter, port);
         assert_served(&body, &text, name);
         let files: Vec<_> = std::fs::read_dir(dir.path())
@@ -705,7 +705,7 @@ fn node_exporter_serves_the_textfile() {
     // The odd marketing name survives node_exporter's parser and its own escaping.
     let tmp = odd_fixture();
     let text = textfile_of(tmp.path());
-    rocm_probe::atomic::write(&path, text.as_bytes()).unwrap();
+    rocm_probe::source::atomic::write(&path, text.as_bytes()).unwrap();
     let body = scrape(&mut exporter, port);
     assert_served(&body, &text, "rx7900xtx with an odd name");
 

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use rocm_probe::record::Record;
 use rocm_probe::report::Options;
+use rocm_probe::source::record::Record;
 use rocm_probe::{Report, Source};
 use rocm_probe_tests::fixtures;
 

@@ -2,8 +2,8 @@
 //! evidence and remedy of each scenario, what the healthy captures say, and the install
 //! collector on the live machine.
 
+use rocm_probe::facts::install::InstallFacts;
 use rocm_probe::finding::{Finding, Layer, Status};
-use rocm_probe::install::InstallFacts;
 use rocm_probe::report::Options;
 use rocm_probe::{Report, Source};
 

@@ -196,7 +196,7 @@ fn platform_tuning_is_a_warning_on_cluster_nodes_only() {
     let desktop = Report::collect(
         &Source::fixture(dir).unwrap(),
         Options {
-            profile: Some(rocm_probe::config::Profile::Desktop),
+            profile: Some(rocm_probe::facts::config::Profile::Desktop),
             ..Default::default()
         },
     );

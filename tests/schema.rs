@@ -2,8 +2,8 @@
 //! the one generated from the types, and every fixture's report must validate against it.
 //! `UPDATE_SCHEMA=1 cargo test -p rocm-probe-tests --test schema` rewrites the file.
 
-use rocm_probe::output::{Document, report_schema};
 use rocm_probe::report::Options;
+use rocm_probe::report::output::{Document, report_schema};
 use rocm_probe::{Report, Source};
 use rocm_probe_tests::fixtures;
 

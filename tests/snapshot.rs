@@ -13,7 +13,8 @@ fn snapshot_round_trips_every_fixture() {
         let out = tempfile::tempdir().unwrap();
         let snap = out.path().join("snap");
         let summary =
-            rocm_probe::snapshot::snapshot(Source::fixture(&dir).unwrap(), &snap, false).unwrap();
+            rocm_probe::export::snapshot::snapshot(Source::fixture(&dir).unwrap(), &snap, false)
+                .unwrap();
         assert!(summary.failed.is_empty(), "{name}: {:?}", summary.failed);
         let source = Source::fixture(&snap).unwrap();
         let after = Report::collect(&source, Options::default());
@@ -38,7 +39,7 @@ fn redacted_snapshot_hides_unique_ids_and_user_names() {
     let dir = rocm_probe_tests::fixtures_dir().join("apu-phoenix-780m");
     let out = tempfile::tempdir().unwrap();
     let snap = out.path().join("snap");
-    rocm_probe::snapshot::snapshot(Source::fixture(&dir).unwrap(), &snap, true).unwrap();
+    rocm_probe::export::snapshot::snapshot(Source::fixture(&dir).unwrap(), &snap, true).unwrap();
     let props = std::fs::read_to_string(snap.join("sys/class/kfd/kfd/topology/nodes/1/properties"))
         .unwrap();
     assert!(props.lines().any(|l| l == "unique_id 0"), "{props}");
@@ -53,8 +54,9 @@ fn snapshot_refuses_a_non_empty_directory() {
     let dir = rocm_probe_tests::fixtures_dir().join("rx7900xtx");
     let out = tempfile::tempdir().unwrap();
     std::fs::write(out.path().join("keep"), "x").unwrap();
-    let err = rocm_probe::snapshot::snapshot(Source::fixture(&dir).unwrap(), out.path(), true)
-        .unwrap_err();
+    let err =
+        rocm_probe::export::snapshot::snapshot(Source::fixture(&dir).unwrap(), out.path(), true)
+            .unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
 }
 
@@ -76,7 +78,8 @@ fn snapshot_into_a_tar_gz_archive() {
     let dir = rocm_probe_tests::fixtures_dir().join("apu-phoenix-780m");
     let out = tempfile::tempdir().unwrap();
     let archive = out.path().join("phoenix.tar.gz");
-    rocm_probe::snapshot::snapshot(Source::fixture(&dir).unwrap(), &archive, false).unwrap();
+    rocm_probe::export::snapshot::snapshot(Source::fixture(&dir).unwrap(), &archive, false)
+        .unwrap();
     let unpacked = out.path().join("unpacked");
     std::fs::create_dir(&unpacked).unwrap();
     let status = std::process::Command::new("tar")
@@ -115,9 +118,12 @@ fn a_non_utf8_entry_is_listed_not_copied() {
     for redact in [false, true] {
         let out = tempfile::tempdir().unwrap();
         let snap = out.path().join("snap");
-        let summary =
-            rocm_probe::snapshot::snapshot(Source::fixture(machine.path()).unwrap(), &snap, redact)
-                .unwrap();
+        let summary = rocm_probe::export::snapshot::snapshot(
+            Source::fixture(machine.path()).unwrap(),
+            &snap,
+            redact,
+        )
+        .unwrap();
         assert_eq!(summary.failed.len(), 1, "{:?}", summary.failed);
         let failed = &summary.failed[0];
         assert!(

@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rocm_probe::record::Record;
 use rocm_probe::report::Options;
+use rocm_probe::source::record::Record;
 use rocm_probe::{Report, Source};
 
 /// ARCHITECTURE.md §9 budget: report time / read-floor time.

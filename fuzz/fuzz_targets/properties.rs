@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rocm_probe::topology::{Cache, IoLink, MemBank, NodeProperties, SystemProperties};
+use rocm_probe::facts::topology::{Cache, IoLink, MemBank, NodeProperties, SystemProperties};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

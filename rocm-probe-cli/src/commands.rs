@@ -3,12 +3,12 @@
 use std::io::Write;
 
 use anyhow::Result;
-use rocm_probe::config::Profile;
+use rocm_probe::facts::config::Profile;
+use rocm_probe::facts::topology::TOPOLOGY_DIR;
 use rocm_probe::finding::{rule, rules};
 use rocm_probe::i18n::os_error;
-use rocm_probe::output::Document;
 use rocm_probe::report::Options;
-use rocm_probe::topology::TOPOLOGY_DIR;
+use rocm_probe::report::output::Document;
 use rocm_probe::{AgentFacts, Inventory, ReadError, Report, Source, msg};
 
 use crate::args::{ActiveArgs, Args, ColorChoice, Command, Format, ProfileArg, ReportArgs};
@@ -101,14 +101,14 @@ fn check(
     if let Some(path) = write_expect {
         let facts = rocm_probe::Facts::collect(source);
         let report = Report::from_facts(&facts, Options::default());
-        let e = rocm_probe::expect::Expectations::from_facts(&facts, &report.findings);
+        let e = rocm_probe::report::expect::Expectations::from_facts(&facts, &report.findings);
         let origin = match source.kind() {
             rocm_probe::source::SourceKind::Live => "this machine".to_owned(),
             rocm_probe::source::SourceKind::Fixture { root } => {
                 format!("the fixture {}", root.display())
             }
         };
-        rocm_probe::atomic::write(path, e.to_toml(&origin).as_bytes())
+        rocm_probe::source::atomic::write(path, e.to_toml(&origin).as_bytes())
             .map_err(|err| option_error("--write-expect", path, &err))?;
         writeln!(out, "{}", msg!("cli.wrote", path = path.display()))?;
         return Ok(OK);
@@ -116,23 +116,23 @@ fn check(
     let Some(path) = expect else {
         anyhow::bail!(msg!("cli.check-needs-expect"));
     };
-    let text = rocm_probe::input::read_text(path, rocm_probe::input::InputKind::Expect).map_err(
-        |err| {
-            anyhow::anyhow!(msg!(
-                "cli.option-error",
-                option = "--expect",
-                error = os_error(&err)
-            ))
-        },
-    )?;
-    let e = rocm_probe::expect::Expectations::parse(&text, &path.display().to_string())?;
+    let text =
+        rocm_probe::source::input::read_text(path, rocm_probe::source::input::InputKind::Expect)
+            .map_err(|err| {
+                anyhow::anyhow!(msg!(
+                    "cli.option-error",
+                    option = "--expect",
+                    error = os_error(&err)
+                ))
+            })?;
+    let e = rocm_probe::report::expect::Expectations::parse(&text, &path.display().to_string())?;
     report(source, args, Some(e), color, out)
 }
 
 fn report(
     source: &Source,
     args: &ReportArgs,
-    expect: Option<rocm_probe::expect::Expectations>,
+    expect: Option<rocm_probe::report::expect::Expectations>,
     color: ColorChoice,
     out: &mut dyn Write,
 ) -> Result<u8> {
@@ -169,8 +169,8 @@ fn report(
     let report = Report::from_facts(&facts, options);
     let duration = started.elapsed();
     if let Some(path) = &args.textfile {
-        let text = rocm_probe::prometheus::render(&report, &facts, duration);
-        rocm_probe::atomic::write(path, text.as_bytes())
+        let text = rocm_probe::export::prometheus::render(&report, &facts, duration);
+        rocm_probe::source::atomic::write(path, text.as_bytes())
             .map_err(|e| option_error("--textfile", path, &e))?;
     }
     if let Some(path) = &args.nfd_features {
@@ -179,8 +179,8 @@ fn report(
         let expires = now
             .checked_add(std::time::Duration::from_secs(args.nfd_expiry))
             .unwrap_or(now + std::time::Duration::from_secs(100 * 365 * 86_400));
-        let text = rocm_probe::nfd::features(&report, &facts, expires);
-        rocm_probe::atomic::write(path, text.as_bytes())
+        let text = rocm_probe::export::nfd::features(&report, &facts, expires);
+        rocm_probe::source::atomic::write(path, text.as_bytes())
             .map_err(|e| option_error("--nfd-features", path, &e))?;
     }
     if args.summary {
@@ -213,7 +213,7 @@ fn report(
         }
     }
     if let Some(path) = &args.output {
-        rocm_probe::atomic::write_output(path, &buffer)
+        rocm_probe::source::atomic::write_output(path, &buffer)
             .map_err(|e| option_error("--output", path, &e))?;
     }
     Ok(exit(&report))
@@ -225,7 +225,7 @@ fn snapshot(
     redact: bool,
     out: &mut dyn Write,
 ) -> Result<u8> {
-    let summary = rocm_probe::snapshot::snapshot(source, dir, redact).map_err(|e| {
+    let summary = rocm_probe::export::snapshot::snapshot(source, dir, redact).map_err(|e| {
         anyhow::anyhow!(msg!(
             "cli.snapshot-into",
             dir = dir.display(),
@@ -247,7 +247,8 @@ fn snapshot(
 
 fn diff(a: &std::path::Path, b: &std::path::Path, json: bool, out: &mut dyn Write) -> Result<u8> {
     let read = |p: &std::path::Path| -> Result<serde_json::Value> {
-        let text = rocm_probe::input::read_text(p, rocm_probe::input::InputKind::Report)?;
+        let text =
+            rocm_probe::source::input::read_text(p, rocm_probe::source::input::InputKind::Report)?;
         serde_json::from_str(&text).map_err(|e| {
             anyhow::anyhow!(msg!(
                 "cli.not-json",
@@ -257,13 +258,13 @@ fn diff(a: &std::path::Path, b: &std::path::Path, json: bool, out: &mut dyn Writ
         })
     };
     let (va, vb) = (read(a)?, read(b)?);
-    let d = rocm_probe::diff::diff(&va, &vb)?;
+    let d = rocm_probe::export::diff::diff(&va, &vb)?;
     if json {
         serde_json::to_writer_pretty(&mut *out, &d)?;
         writeln!(out)?;
     } else {
         // Both reports are input from elsewhere: every value they carry is escaped.
-        use rocm_probe::escape::text as esc;
+        use rocm_probe::source::escape::text as esc;
         let fp = |f: &Option<String>| f.as_deref().map_or_else(|| "-".to_owned(), esc);
         if !d.differences.is_empty() {
             for (side, path, fingerprint) in
@@ -340,8 +341,10 @@ fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write)
         .and_then(|options| match source.fixture_config() {
             Some(c) => c.active.as_ref().and_then(|a| a.rocr.clone()),
             None => {
-                let env = rocm_probe::platform::PlatformFacts::collect(source, &mut Vec::new()).env;
-                let installs = rocm_probe::install::InstallFacts::collect(source, &env);
+                let env =
+                    rocm_probe::facts::platform::PlatformFacts::collect(source, &mut Vec::new())
+                        .env;
+                let installs = rocm_probe::facts::install::InstallFacts::collect(source, &env);
                 Some(
                     rocm_probe::active::rocr::probe(
                         installs.rocr_library(options.hsa_runtime_lib.as_deref()),
@@ -396,10 +399,12 @@ fn topo(source: &Source, format: crate::args::TopoFormat, out: &mut dyn Write) -
     };
     let inventory = Inventory::from_facts(&facts);
     warn_problems(&inventory);
-    let m = rocm_probe::topo::matrix(&facts.topology);
+    let m = rocm_probe::facts::topo::matrix(&facts.topology);
     match format {
-        crate::args::TopoFormat::Text => write!(out, "{}", rocm_probe::topo::text(&m))?,
-        crate::args::TopoFormat::Dot => write!(out, "{}", rocm_probe::topo::dot(&m, &inventory))?,
+        crate::args::TopoFormat::Text => write!(out, "{}", rocm_probe::facts::topo::text(&m))?,
+        crate::args::TopoFormat::Dot => {
+            write!(out, "{}", rocm_probe::facts::topo::dot(&m, &inventory))?
+        }
         crate::args::TopoFormat::Json => {
             serde_json::to_writer_pretty(&mut *out, &Document::new(source, &m))?;
             writeln!(out)?;
@@ -413,8 +418,9 @@ fn ps(source: &Source, json: bool, out: &mut dyn Write) -> Result<u8> {
         Ok(t) => t,
         Err(e) => return no_kfd(&e),
     };
-    let ps = rocm_probe::process::Processes::collect_for(source, &topology).unwrap_or_default();
-    for line in rocm_probe::problem::warnings(&ps.problems) {
+    let ps =
+        rocm_probe::facts::process::Processes::collect_for(source, &topology).unwrap_or_default();
+    for line in rocm_probe::source::problem::warnings(&ps.problems) {
         stdio::warn(msg!("cli.warning", text = line));
     }
     if json {
@@ -550,7 +556,7 @@ fn no_kfd(err: &ReadError) -> Result<u8> {
 }
 
 fn warn_problems(inventory: &Inventory) {
-    for line in rocm_probe::problem::warnings(&inventory.problems) {
+    for line in rocm_probe::source::problem::warnings(&inventory.problems) {
         stdio::warn(msg!("cli.warning", text = line));
     }
 }

@@ -108,7 +108,7 @@ fn open(path: &Path) -> std::io::Result<(File, bool)> {
 fn refused(meta: &std::fs::Metadata) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidInput,
-        rocm_probe::atomic::refusal_reason(meta.file_type()).unwrap_or_default(),
+        rocm_probe::source::atomic::refusal_reason(meta.file_type()).unwrap_or_default(),
     )
 }
 
@@ -116,7 +116,7 @@ fn refused(meta: &std::fs::Metadata) -> std::io::Error {
 /// (`1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`: major and minor in hex, inode decimal).
 fn holder(dev: u64, ino: u64) -> Option<u32> {
     // Through the bounded reader: a busy machine's lock table is long, never unbounded here.
-    let text = rocm_probe::root::SysRoot::live()
+    let text = rocm_probe::source::root::SysRoot::live()
         .read_text("/proc/locks")
         .ok()?;
     parse_holder(&text, libc::major(dev), libc::minor(dev), ino)

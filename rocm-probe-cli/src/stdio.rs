@@ -60,7 +60,7 @@ impl<W: Write> Write for Stdout<W> {
 /// line, and nothing reaches the terminal as an escape sequence. Errors are ignored on purpose
 /// (see the module documentation).
 pub fn warn(text: impl std::fmt::Display) {
-    let line = rocm_probe::escape::text(&text.to_string());
+    let line = rocm_probe::source::escape::text(&text.to_string());
     let _ = writeln!(io::stderr().lock(), "rocm-probe: {line}");
 }
 

@@ -389,11 +389,12 @@ fn snapshot_records_a_huge_malformed_library_small() {
     assert_eq!(before["status"], "problem", "{before}");
     let out = tempfile::tempdir().unwrap();
     let snap = out.path().join("snap");
-    rocm_probe::snapshot::snapshot(Source::fixture(dir.path()).unwrap(), &snap, false).unwrap();
+    rocm_probe::export::snapshot::snapshot(Source::fixture(dir.path()).unwrap(), &snap, false)
+        .unwrap();
     let copied = snap.join(ROCFFT.trim_start_matches('/'));
     let size = std::fs::metadata(&copied).unwrap().len();
     assert!(
-        size <= rocm_probe::fatbin::COPY_LIMIT,
+        size <= rocm_probe::facts::fatbin::COPY_LIMIT,
         "{size} bytes copied"
     );
     assert_eq!(problem(&snap), before);
@@ -411,7 +412,8 @@ fn snapshot_records_a_huge_malformed_library_small() {
     assert!(message.contains("at most 1024"), "{before}");
     let out = tempfile::tempdir().unwrap();
     let snap = out.path().join("snap");
-    rocm_probe::snapshot::snapshot(Source::fixture(dir.path()).unwrap(), &snap, false).unwrap();
+    rocm_probe::export::snapshot::snapshot(Source::fixture(dir.path()).unwrap(), &snap, false)
+        .unwrap();
     let copied = snap.join(ROCFFT.trim_start_matches('/'));
     let size = std::fs::metadata(&copied).unwrap().len();
     assert!(size <= 4096, "{size} bytes copied");
@@ -454,7 +456,8 @@ fn snapshot_records_a_huge_code_object_as_its_header() {
     assert_eq!(before.targets, ["gfx90a:xnack-"]);
     let out = tempfile::tempdir().unwrap();
     let snap = out.path().join("snap");
-    rocm_probe::snapshot::snapshot(Source::fixture(dir.path()).unwrap(), &snap, false).unwrap();
+    rocm_probe::export::snapshot::snapshot(Source::fixture(dir.path()).unwrap(), &snap, false)
+        .unwrap();
     let size = std::fs::metadata(snap.join(ROCFFT.trim_start_matches('/')))
         .unwrap()
         .len();

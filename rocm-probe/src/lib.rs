@@ -17,59 +17,25 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod access;
 pub mod active;
-pub mod active_results;
-pub mod agent;
-pub mod atomic;
 pub mod checks;
 pub mod codeobject;
-pub mod compiler;
-pub mod config;
-pub mod diff;
-pub mod drm;
-pub mod escape;
-pub mod expect;
+pub mod export;
 pub mod facts;
-pub mod fatbin;
 pub mod finding;
-pub mod fixture;
-pub mod frameworks;
-pub mod host;
 pub mod i18n;
-pub mod input;
-pub mod install;
-pub mod libraries;
-pub mod marketing;
-pub mod module;
-pub mod nfd;
-pub mod output;
-pub mod pci;
-pub mod platform;
-pub mod problem;
-pub mod process;
-pub mod prometheus;
-pub mod properties;
-pub mod record;
-pub mod redact;
 pub mod report;
-pub mod root;
 pub mod rules;
-pub mod snapshot;
 pub mod source;
-pub mod support;
 pub mod target;
 #[cfg(test)]
 mod testfs;
-pub mod tools;
-pub mod topo;
-pub mod topology;
 
-pub use agent::{AgentFacts, Inventory};
 pub use facts::Facts;
+pub use facts::agent::{AgentFacts, Inventory};
+pub use facts::topology::Topology;
 pub use finding::{Finding, Layer, Status};
-pub use problem::Problem;
 pub use report::Report;
-pub use root::{ReadError, ReadErrorKind, SysRoot};
 pub use source::Source;
-pub use topology::Topology;
+pub use source::problem::Problem;
+pub use source::root::{ReadError, ReadErrorKind, SysRoot};

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use rocm_probe::record::Record;
 use rocm_probe::report::Options;
+use rocm_probe::source::record::Record;
 use rocm_probe::{Report, Source};
 
 fn median(mut v: Vec<Duration>) -> Duration {

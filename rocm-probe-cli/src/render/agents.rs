@@ -4,8 +4,8 @@
 use std::fmt::Display;
 use std::io::{self, Write};
 
-use rocm_probe::agent::{Agent, DeviceType, Inventory};
-use rocm_probe::escape;
+use rocm_probe::facts::agent::{Agent, DeviceType, Inventory};
+use rocm_probe::source::escape;
 
 const GIB: f64 = (1u64 << 30) as f64;
 

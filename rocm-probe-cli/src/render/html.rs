@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
 use std::io::{self, Write};
 
-use rocm_probe::agent::{DeviceType, Inventory, PhysicalGpu};
+use rocm_probe::facts::agent::{DeviceType, Inventory, PhysicalGpu};
 use rocm_probe::finding::{Finding, Status};
 use rocm_probe::i18n::{self, Lang};
 use rocm_probe::source::SourceKind;
@@ -31,7 +31,7 @@ pub fn html(
     let mut page = String::with_capacity(64 * 1024);
     write_page(report, facts, source, &mut page).map_err(io::Error::other)?;
     // Made to be shared: redacted like `--format markdown` and `snapshot`.
-    let page = rocm_probe::redact::Redactor::for_source(source).html(&page);
+    let page = rocm_probe::export::redact::Redactor::for_source(source).html(&page);
     out.write_all(page.as_bytes())
 }
 
@@ -41,7 +41,7 @@ pub(super) struct Esc<'a>(pub &'a str);
 
 impl fmt::Display for Esc<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&rocm_probe::escape::html(self.0))
+        f.write_str(&rocm_probe::source::escape::html(self.0))
     }
 }
 
@@ -323,7 +323,9 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
     // Topology and GPUs.
     let inv = facts.inventory.as_ref();
     let links = match (facts.kfd.as_ref(), inv) {
-        (Some(k), Some(inv)) => Links::from_matrix(&rocm_probe::topo::matrix(&k.topology), inv),
+        (Some(k), Some(inv)) => {
+            Links::from_matrix(&rocm_probe::facts::topo::matrix(&k.topology), inv)
+        }
         _ => Links::default(),
     };
     let gpu_findings = inv.map(|i| gpu_findings(report, i)).unwrap_or_default();
@@ -532,7 +534,10 @@ fn gpu_findings(report: &Report, inv: &Inventory) -> BTreeMap<usize, Vec<usize>>
             needles.push(a.clone());
         }
         for n in &g.nodes {
-            needles.push(format!("{}/nodes/{n}", rocm_probe::topology::TOPOLOGY_DIR));
+            needles.push(format!(
+                "{}/nodes/{n}",
+                rocm_probe::facts::topology::TOPOLOGY_DIR
+            ));
         }
         for a in inv
             .agents

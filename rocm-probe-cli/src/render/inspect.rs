@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use rocm_probe::codeobject::compat::{FileReport, FileVerdict, Gpu, GpuOrigin};
 use rocm_probe::codeobject::{BundleFormat, FileFormat, InspectReport, Method, Verdict};
-use rocm_probe::escape;
+use rocm_probe::source::escape;
 
 /// Renders the report.
 pub fn text(report: &InspectReport, out: &mut dyn Write) -> io::Result<()> {

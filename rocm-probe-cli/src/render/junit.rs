@@ -6,8 +6,8 @@
 use std::io::{self, Write};
 
 use rocm_probe::Report;
-use rocm_probe::escape::xml as esc;
 use rocm_probe::finding::{Finding, Status, rules};
+use rocm_probe::source::escape::xml as esc;
 
 /// Writes the JUnit XML document.
 pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {

@@ -4,10 +4,10 @@
 
 use std::io::{self, Write};
 
-use rocm_probe::escape;
+use rocm_probe::export::redact::Redactor;
 use rocm_probe::finding::Status;
 use rocm_probe::i18n;
-use rocm_probe::redact::Redactor;
+use rocm_probe::source::escape;
 use rocm_probe::{Facts, Report, Source, msg};
 
 use super::report::{Style, layer_name, text};

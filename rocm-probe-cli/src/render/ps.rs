@@ -2,8 +2,8 @@
 
 use std::io::{self, Write};
 
-use rocm_probe::escape;
-use rocm_probe::process::Processes;
+use rocm_probe::facts::process::Processes;
+use rocm_probe::source::escape;
 
 const MIB: u64 = 1 << 20;
 

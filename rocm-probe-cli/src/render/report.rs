@@ -3,11 +3,11 @@
 
 use std::io::{self, Write};
 
-use rocm_probe::config::Profile;
-use rocm_probe::escape;
+use rocm_probe::facts::config::Profile;
 use rocm_probe::finding::{Finding, Layer, Status};
 use rocm_probe::i18n;
 use rocm_probe::source::SourceKind;
+use rocm_probe::source::escape;
 use rocm_probe::{Report, Source, msg};
 
 /// How to render.

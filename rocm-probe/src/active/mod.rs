@@ -26,7 +26,7 @@ use std::path::PathBuf;
 
 // The results are data of the source stage (a fixture's `[active]` table holds them too); the
 // probes fill them in.
-pub use crate::active_results::*;
+pub use crate::source::active_results::*;
 
 /// What to probe and with which libraries.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

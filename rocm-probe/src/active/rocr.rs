@@ -368,7 +368,7 @@ mod tests {
 
     #[test]
     fn no_install_is_not_installed() {
-        let installs = crate::install::InstallFacts::default();
+        let installs = crate::facts::install::InstallFacts::default();
         let (r, _) = probe(installs.rocr_library(None), &ActiveOptions::default());
         assert!(r.load_error.unwrap().is_not_installed());
     }

@@ -4,6 +4,7 @@
 
 use crate::active::status::{hip_meaning, hsa_meaning, hsakmt_meaning};
 use crate::active::{DispatchOutcome, DispatchResult, KfdOpen, LoadError, RocrResult, ThunkResult};
+use crate::facts::topology::{Node, NodeKind, TOPOLOGY_DIR};
 use crate::facts::{Facts, KFD_DEVICE};
 use crate::finding::{
     DISPATCH_FAILED, DISPATCH_OK, Evidence, Finding, HIP_ANSWERS, HIP_FAILED, HIP_NOT_INSTALLED,
@@ -14,7 +15,6 @@ use crate::finding::{
 };
 use crate::i18n;
 use crate::msg;
-use crate::topology::{Node, NodeKind, TOPOLOGY_DIR};
 
 /// Where active results come from, for evidence.
 const SOURCE: &str = "active";

@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::compiler::{CompilerFacts, InstallCompiler, Tool};
 use crate::facts::Facts;
+use crate::facts::compiler::{CompilerFacts, InstallCompiler, Tool};
 use crate::finding::{
     COMPILER_NOT_CAPTURED, COMPILERS_FOUND, Evidence, Finding, NO_COMPILER,
     NO_DEVICE_LIBS_FOR_TARGET, OFFLOAD_ARCH, Status,
@@ -67,7 +67,7 @@ fn targets(f: &Facts, below: &[Finding]) -> Option<Vec<Target>> {
             value.push_str(&format!(" {m}"));
         }
         let e = Evidence::new(
-            format!("{}/nodes/{}", crate::topology::TOPOLOGY_DIR, a.node),
+            format!("{}/nodes/{}", crate::facts::topology::TOPOLOGY_DIR, a.node),
             value,
         );
         match targets.iter_mut().find(|t| t.id == id) {

@@ -1,7 +1,13 @@
 //! Layer 2: amdgpu, KFD and the device nodes ROCm opens.
 
-use crate::access::{Access, DeviceFacts, access};
-use crate::config::Profile;
+use crate::facts::access::{Access, DeviceFacts, access};
+use crate::facts::config::Profile;
+use crate::facts::module::{AMDGPU_MODULE, DKMS_AMDGPU, OSRELEASE};
+use crate::facts::pci::PCI_DEVICES;
+use crate::facts::platform::{
+    CMDLINE, IOMMU_CLASS, NUMA_BALANCING as NUMA_BALANCING_FILE, SECURE_BOOT_VAR,
+};
+use crate::facts::topology::TOPOLOGY_DIR;
 use crate::facts::{Facts, KFD_DEVICE};
 use crate::finding::{
     AMDGPU_BLACKLISTED, AMDGPU_NOT_LOADED, CONTAINER, DKMS_NOT_BUILT, Evidence, Finding,
@@ -10,20 +16,14 @@ use crate::finding::{
     KFD_UNREADABLE, NO_AMD_GPU, NOMODESET, NUMA_BALANCING, OUT_OF_TREE_DRIVER, RENDER_NODE_MISSING,
     RENDER_PERMISSION_DENIED, Rule, SECURE_BOOT, Status, WSL,
 };
-use crate::module::{AMDGPU_MODULE, DKMS_AMDGPU, OSRELEASE};
-use crate::pci::PCI_DEVICES;
-use crate::platform::{
-    CMDLINE, IOMMU_CLASS, NUMA_BALANCING as NUMA_BALANCING_FILE, SECURE_BOOT_VAR,
-};
 use crate::target;
-use crate::topology::TOPOLOGY_DIR;
 use crate::{i18n, msg};
 
 /// Layer 2 findings; `below` are the layer-1 findings (to mark consequences).
 pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
     let no_gpu = below.iter().any(|x| x.id == NO_AMD_GPU.id);
     let mut out = Vec::new();
-    let inputs: Vec<&crate::problem::Problem> = f
+    let inputs: Vec<&crate::source::problem::Problem> = f
         .problems
         .iter()
         .filter(|p| !p.path.starts_with(PCI_DEVICES))
@@ -76,7 +76,7 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
 }
 
 /// KFD is there but its topology was refused: its own diagnosis, never "no KFD".
-fn kfd_unreadable(r: &crate::topology::KfdUnreadable) -> Finding {
+fn kfd_unreadable(r: &crate::facts::topology::KfdUnreadable) -> Finding {
     let seen = match (r.mode, r.owner_uid, r.owner_gid) {
         (Some(mode), Some(owner), Some(group)) => msg!(
             "driver.kfd-unreadable-evidence",

@@ -6,9 +6,14 @@
 //! an AMD GPU a CPU build is what it should be. The per-target check of a bundled rocBLAS runs
 //! only when layers 1–6 have no failure, like layer 5's; its target is the effective one
 //! (`HSA_OVERRIDE_GFX_VERSION` replaces every GPU's). "The system's ROCm" is the install a process
-//! loads ([`InstallFacts::effective`](crate::install::InstallFacts::effective)).
+//! loads ([`InstallFacts::effective`](crate::facts::install::InstallFacts::effective)).
 
 use crate::facts::Facts;
+use crate::facts::frameworks::{
+    Build, Bundled, DEBIAN_DIST_PACKAGES, FrameworkFacts, Jax, OnnxRuntime, RocmSdk, SiteDir,
+    TensorFlow, Torch, VersionPy, normalize,
+};
+use crate::facts::install::{Install, RocmVersion};
 use crate::finding::{
     BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET, BUNDLED_ROCM_DIFFERS, Evidence,
     FRAMEWORK_CODE_OBJECT_NEEDS_FEATURE_CHANGE, FRAMEWORK_FILES_MALFORMED,
@@ -17,11 +22,6 @@ use crate::finding::{
     JAX_PLUGIN_MISMATCH, ONNXRUNTIME_NO_ROCM_PROVIDER, Subject, TENSORFLOW_NOT_ROCM,
     TENSORFLOW_UNVALIDATED, TORCH_CPU_BUILD, TORCH_CUDA_BUILD,
 };
-use crate::frameworks::{
-    Build, Bundled, DEBIAN_DIST_PACKAGES, FrameworkFacts, Jax, OnnxRuntime, RocmSdk, SiteDir,
-    TensorFlow, Torch, VersionPy, normalize,
-};
-use crate::install::{Install, RocmVersion};
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
 
@@ -151,7 +151,7 @@ fn code_objects(
 
 /// The code-object findings of one framework's bundled libraries.
 fn bundle_code(
-    b: &crate::frameworks::Bundled,
+    b: &crate::facts::frameworks::Bundled,
     what: &str,
     gpus: &[crate::codeobject::compat::Gpu],
     override_evidence: Option<&Evidence>,
@@ -172,7 +172,7 @@ fn bundle_code(
         ));
     }
     if !b.code_problems.is_empty() {
-        let problems: Vec<&crate::problem::Problem> = b.code_problems.iter().collect();
+        let problems: Vec<&crate::source::problem::Problem> = b.code_problems.iter().collect();
         out.extend(super::hardware::problems(
             &problems,
             &msg!("frameworks.problem-files"),
@@ -232,7 +232,7 @@ fn gpu_summary(f: &Facts) -> Option<Evidence> {
     names.sort_by_key(|t| (GfxVersion::from_name(t), t.clone()));
     names.dedup();
     Some(Evidence::new(
-        crate::topology::TOPOLOGY_DIR,
+        crate::facts::topology::TOPOLOGY_DIR,
         msg!("frameworks.gpu-agents", count, targets = i18n::list(&names)),
     ))
 }
@@ -241,7 +241,7 @@ fn unreadable(fw: &FrameworkFacts, out: &mut Vec<Finding>) {
     if fw.problems.is_empty() {
         return;
     }
-    let files = crate::problem::group(&fw.problems);
+    let files = crate::source::problem::group(&fw.problems);
     out.push(
         FRAMEWORKS_UNREADABLE
             .finding(msg!("frameworks.unreadable", count = files.len()))
@@ -691,7 +691,7 @@ fn bundled_rocblas(
         Evidence::absent(format!(
             "{}/{}",
             b.lib_dir,
-            crate::libraries::ROCBLAS_LIBRARY
+            crate::facts::libraries::ROCBLAS_LIBRARY
         ))
     });
     let finding =

@@ -2,19 +2,19 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::agent::{AgentFacts, Inventory};
-use crate::drm::{DRM_DIR, RenderNode, gts};
+use crate::facts::agent::{AgentFacts, Inventory};
+use crate::facts::drm::{DRM_DIR, RenderNode, gts};
 
 use crate::facts::Facts;
+use crate::facts::pci::{PCI_DEVICES, VENDOR_AMD};
+use crate::facts::topology::TOPOLOGY_DIR;
 use crate::finding::{
     APU_SMALL_MEMORY, Evidence, Finding, GPUS_FOUND, LARGE_BAR_OFF, NO_AMD_GPU, PARTITION_MISSING,
     PARTITION_MODE_MISMATCH, PCI_NOT_CAPTURED, PCIE_LINK_DEGRADED, RAS_CORRECTABLE,
     RAS_UNCORRECTABLE, RETIRED_PAGES, RUNTIME_SUSPENDED, Rule, SYSFS_MALFORMED, SYSFS_UNREADABLE,
     Status, WSL_PARAVIRTUAL,
 };
-use crate::pci::{PCI_DEVICES, VENDOR_AMD};
-use crate::problem::{Problem, ProblemKind};
-use crate::topology::TOPOLOGY_DIR;
+use crate::source::problem::{Problem, ProblemKind};
 use crate::{i18n, msg};
 
 /// Layer 1 findings.
@@ -261,7 +261,7 @@ fn link(name: &str, dev: &str, drm: &RenderNode) -> Option<Finding> {
 
 fn ras(name: &str, dev: &str, drm: &RenderNode) -> Vec<Finding> {
     let mut out = Vec::new();
-    let counts = |pick: fn(&crate::drm::RasCount) -> Option<u64>| -> Vec<Evidence> {
+    let counts = |pick: fn(&crate::facts::drm::RasCount) -> Option<u64>| -> Vec<Evidence> {
         drm.ras
             .iter()
             .filter_map(|r| pick(r).filter(|n| *n > 0).map(|n| (r, n)))
@@ -360,9 +360,9 @@ fn gpus_found(f: &Facts) -> Finding {
 
 /// One finding per kind of input problem: unreadable (the checks that need it skip) and
 /// malformed (a warning about the input), each counting files and naming each file once with
-/// its count and first messages (see [`crate::problem::group`]).
+/// its count and first messages (see [`crate::source::problem::group`]).
 pub(crate) fn problems(problems: &[&Problem], what: &str, rules: [Rule; 2]) -> Vec<Finding> {
-    let groups = crate::problem::group(problems.iter().copied());
+    let groups = crate::source::problem::group(problems.iter().copied());
     let mut out = Vec::new();
     for (kind, rule) in [ProblemKind::Unreadable, ProblemKind::Malformed]
         .into_iter()

@@ -10,15 +10,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::codeobject::Verdict;
 use crate::codeobject::compat::{Gpu, GpuTarget};
 use crate::facts::Facts;
-use crate::fatbin::{FatBinary, Unread};
+use crate::facts::fatbin::{FatBinary, Unread};
+use crate::facts::libraries::{InstallLibraries, KernelDir, LibraryFacts, WRAPPERS};
 use crate::finding::{
     CODE_OBJECT_NEEDS_FEATURE_CHANGE, COVERAGE, Evidence, Finding, HIP_WRAPPER_WITHOUT_BACKEND,
     HIPBLASLT_NO_KERNELS_FOR_TARGET, LIBRARIES_NOT_CAPTURED, LIBRARY_FILES_MALFORMED,
     LIBRARY_FILES_UNREADABLE, MIOPEN_NO_KDB_FOR_TARGET, NO_CODE_OBJECT_FOR_TARGET,
     ROCBLAS_NO_KERNELS_FOR_TARGET, Rule, Status, Subject,
 };
-use crate::libraries::{InstallLibraries, KernelDir, LibraryFacts, WRAPPERS};
-use crate::problem::Problem;
+use crate::source::problem::Problem;
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
 
@@ -152,7 +152,7 @@ pub(crate) fn fat_binary_findings(
             .iter()
             .map(|n| {
                 Evidence::new(
-                    format!("{}/nodes/{n}", crate::topology::TOPOLOGY_DIR),
+                    format!("{}/nodes/{n}", crate::facts::topology::TOPOLOGY_DIR),
                     g.target_id.clone(),
                 )
             })
@@ -243,7 +243,7 @@ pub(crate) fn targets(f: &Facts, below: &[Finding]) -> Option<Targets> {
             value.push_str(&msg!("libraries.runs-as", target = effective));
         }
         targets.entry(effective).or_default().push(Evidence::new(
-            format!("{}/nodes/{}", crate::topology::TOPOLOGY_DIR, a.node),
+            format!("{}/nodes/{}", crate::facts::topology::TOPOLOGY_DIR, a.node),
             value,
         ));
     }
@@ -426,7 +426,7 @@ fn per_target(
                     "rocBLAS",
                     i,
                     i.rocblas.as_ref(),
-                    format!("{}/{}", i.lib_dir, crate::libraries::ROCBLAS_LIBRARY),
+                    format!("{}/{}", i.lib_dir, crate::facts::libraries::ROCBLAS_LIBRARY),
                     &missing,
                     (targets, override_evidence),
                 )
@@ -448,7 +448,11 @@ fn per_target(
                     "hipBLASLt",
                     i,
                     i.hipblaslt.as_ref(),
-                    format!("{}/{}", i.lib_dir, crate::libraries::HIPBLASLT_LIBRARY),
+                    format!(
+                        "{}/{}",
+                        i.lib_dir,
+                        crate::facts::libraries::HIPBLASLT_LIBRARY
+                    ),
                     &missing,
                     (targets, override_evidence),
                 )
@@ -483,7 +487,7 @@ fn per_target(
                 None => finding.with(Evidence::absent(format!(
                     "{}/{}",
                     i.prefix,
-                    crate::libraries::MIOPEN_DB
+                    crate::facts::libraries::MIOPEN_DB
                 ))),
             };
             for t in &missing {

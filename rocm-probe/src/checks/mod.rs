@@ -11,8 +11,8 @@ pub mod thunk;
 pub mod tools;
 pub mod workloads;
 
-use crate::config::Profile;
 use crate::facts::Facts;
+use crate::facts::config::Profile;
 use crate::finding::Finding;
 
 /// Runs every check, bottom-up. The profile sets the severity of platform-tuning rules.
@@ -42,7 +42,7 @@ pub fn run(facts: &Facts, profile: Profile) -> Vec<Finding> {
 
 /// Evidence of a container or WSL marker, its value in the report's language.
 pub(crate) fn marker_evidence((source, value): (&String, &String)) -> crate::finding::Evidence {
-    let value = if value == crate::platform::PRESENT {
+    let value = if value == crate::facts::platform::PRESENT {
         crate::msg!("facts.present")
     } else {
         value.clone()
@@ -51,18 +51,20 @@ pub(crate) fn marker_evidence((source, value): (&String, &String)) -> crate::fin
 }
 
 /// A group of input problems as evidence: the path, its messages and its count.
-pub(crate) fn problem_evidence(g: &crate::problem::ProblemGroup) -> crate::finding::Evidence {
+pub(crate) fn problem_evidence(
+    g: &crate::source::problem::ProblemGroup,
+) -> crate::finding::Evidence {
     let mut e = crate::finding::Evidence::new(g.path.clone(), g.line());
     e.count = Some(g.count);
     e
 }
 
 /// Evidence for grouped problems: one item per file for the first
-/// [`crate::problem::FILES_LISTED`] files, then one that counts the rest.
+/// [`crate::source::problem::FILES_LISTED`] files, then one that counts the rest.
 pub(crate) fn problems_evidence(
-    groups: &[crate::problem::ProblemGroup],
+    groups: &[crate::source::problem::ProblemGroup],
 ) -> Vec<crate::finding::Evidence> {
-    use crate::problem::FILES_LISTED;
+    use crate::source::problem::FILES_LISTED;
     let mut out: Vec<crate::finding::Evidence> = groups
         .iter()
         .take(FILES_LISTED)
@@ -81,10 +83,10 @@ pub(crate) fn problems_evidence(
 mod tests {
     #[test]
     fn grouped_problem_evidence_keeps_the_count() {
-        let all: Vec<crate::problem::Problem> = (0..1001)
-            .map(|i| crate::problem::Problem::new("/p", format!("line {i}: bad")))
+        let all: Vec<crate::source::problem::Problem> = (0..1001)
+            .map(|i| crate::source::problem::Problem::new("/p", format!("line {i}: bad")))
             .collect();
-        let groups = crate::problem::group(&all);
+        let groups = crate::source::problem::group(&all);
         assert_eq!(super::problems_evidence(&groups)[0].count, Some(1001));
     }
 }

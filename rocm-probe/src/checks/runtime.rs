@@ -6,8 +6,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::agent::Agent;
 use crate::facts::Facts;
+use crate::facts::agent::Agent;
+use crate::facts::install::{Install, InstallFacts, OPT_ROCM};
+use crate::facts::support::{self, Support};
 use crate::finding::{
     Evidence, Finding, GPU_CHECKS_SKIPPED, HSA_OVERRIDE_IGPU, HSA_OVERRIDE_MALFORMED,
     HSA_OVERRIDE_REDUNDANT, HSA_OVERRIDE_SAME_FAMILY, HSA_OVERRIDE_UNKNOWN_TARGET,
@@ -16,8 +18,6 @@ use crate::finding::{
     ROCM_PATH_INVALID, ROCR_NOT_ON_SEARCH_PATH, Status, TARGET_DEPRECATED, TARGET_SUPPORTED,
     TARGET_UNSUPPORTED, VISIBLE_DEVICES_MASK, VISIBLE_DEVICES_OUT_OF_RANGE,
 };
-use crate::install::{Install, InstallFacts, OPT_ROCM};
-use crate::support::{self, Support};
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
 
@@ -83,7 +83,7 @@ fn installs(facts: &InstallFacts, out: &mut Vec<Finding>) {
         out.push(NOT_CAPTURED.finding(msg!("runtime.not-captured")));
         return;
     }
-    let problems: Vec<&crate::problem::Problem> = facts.problems.iter().collect();
+    let problems: Vec<&crate::source::problem::Problem> = facts.problems.iter().collect();
     out.extend(super::hardware::problems(
         &problems,
         &msg!("runtime.problem-files"),
@@ -406,7 +406,7 @@ fn override_checks(o: GfxVersion, visible: &[&Agent], out: &mut Vec<Finding>) {
         let nodes = node_list(&agents);
         let evidence = agents.iter().map(|a| {
             Evidence::new(
-                format!("{}/nodes/{}", crate::topology::TOPOLOGY_DIR, a.node),
+                format!("{}/nodes/{}", crate::facts::topology::TOPOLOGY_DIR, a.node),
                 format!(
                     "{real}{}",
                     a.marketing_name
@@ -711,7 +711,7 @@ fn igpu(gpus: &[&Agent], view: &View, overridden: Option<GfxVersion>, out: &mut 
     };
     let evidence = |a: &Agent| {
         Evidence::new(
-            format!("{}/nodes/{}", crate::topology::TOPOLOGY_DIR, a.node),
+            format!("{}/nodes/{}", crate::facts::topology::TOPOLOGY_DIR, a.node),
             msg!(
                 "runtime.gpu-evidence",
                 target = a.name.as_deref().unwrap_or("gfx?"),

@@ -1,11 +1,11 @@
 //! Layer 3: libhsakmt, passively: is the thunk the ROCr in use needs there, shared or built in?
 
 use crate::facts::Facts;
+use crate::facts::install::{Install, InstallFacts, InstallKind, Library, RocmVersion};
 use crate::finding::{
     Evidence, Finding, Status, THUNK_BUILT_IN, THUNK_MISSING, THUNK_NO_RUNTIME, THUNK_NOT_CAPTURED,
     THUNK_SHARED,
 };
-use crate::install::{Install, InstallFacts, InstallKind, Library, RocmVersion};
 use crate::msg;
 
 /// The first ROCm release whose thunk is part of ROCr's sources ("As of ROCm 6.3.0, the ROCT

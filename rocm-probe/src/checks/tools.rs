@@ -5,16 +5,16 @@
 //! None of them is a warning — a tool does not make GPU code run or fail.
 
 use crate::facts::Facts;
+use crate::facts::install::InstallFacts;
+use crate::facts::tools::{FAMILIES, Family, FoundTool, Standing, ToolFacts};
 use crate::finding::{
     Evidence, Finding, TOOLS_DEPRECATED_PROFILER, TOOLS_FILES_MALFORMED, TOOLS_FILES_UNREADABLE,
     TOOLS_FOUND, TOOLS_NONE, TOOLS_NOT_CAPTURED, TOOLS_RENAMED_PROFILER,
     TOOLS_ROCM_SMI_WITHOUT_AMD_SMI, TOOLS_VERSION_MISMATCH,
 };
 use crate::i18n;
-use crate::install::InstallFacts;
 use crate::msg;
-use crate::problem::Problem;
-use crate::tools::{FAMILIES, Family, FoundTool, Standing, ToolFacts};
+use crate::source::problem::Problem;
 
 /// Layer 8 findings; `below` are the findings of layers 1–7 (unused: see the module docs).
 pub fn check(f: &Facts, _below: &[Finding]) -> Vec<Finding> {
@@ -271,7 +271,9 @@ fn deprecated(t: &ToolFacts, installs: &InstallFacts, out: &mut Vec<Finding>) {
     let legacy: Vec<&FoundTool> = t
         .found
         .iter()
-        .filter(|x| crate::tools::family(x.family).is_some_and(|f| f.standing == Standing::Legacy))
+        .filter(|x| {
+            crate::facts::tools::family(x.family).is_some_and(|f| f.standing == Standing::Legacy)
+        })
         .collect();
     if legacy.is_empty() {
         return;

@@ -6,15 +6,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::agent::Inventory;
 use crate::facts::Facts;
+use crate::facts::agent::Inventory;
+use crate::facts::topology::{TOPOLOGY_DIR, Topology};
 use crate::finding::{
     COMPUTE, Evidence, FRAMEWORK_READY, Finding, HIVE_INCOMPLETE, LLM_FIT, Layer, MULTI_GPU,
     NO_P2P, NO_RCCL, Status, Subject,
 };
 use crate::i18n;
 use crate::msg;
-use crate::topology::{TOPOLOGY_DIR, Topology};
 
 /// Share of a GPU's memory the LLM rule leaves for the KV cache, activations and workspace.
 pub const LLM_OVERHEAD: f64 = 0.2;
@@ -180,7 +180,7 @@ fn compute(below: &[Finding]) -> Finding {
 }
 
 /// How two physical GPUs reach each other.
-type Path = crate::topo::PairKind;
+type Path = crate::facts::topo::PairKind;
 
 fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -192,7 +192,7 @@ fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology) -> Vec<Finding> {
         .filter(|a| a.integrated == Some(true))
         .map(|a| a.node)
         .collect();
-    let gpus: Vec<&crate::agent::PhysicalGpu> = inv
+    let gpus: Vec<&crate::facts::agent::PhysicalGpu> = inv
         .gpus
         .iter()
         .filter(|g| g.nodes.iter().any(|n| !integrated.contains(n)))
@@ -203,7 +203,7 @@ fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology) -> Vec<Finding> {
     // The topology's links grouped by physical GPU (the same grouping `topo` and the HTML
     // picture draw); a pair without an entry has no link: host memory.
     let paths: BTreeMap<(usize, usize), Path> =
-        crate::topo::gpu_pairs(&crate::topo::matrix(topology), inv)
+        crate::facts::topo::gpu_pairs(&crate::facts::topo::matrix(topology), inv)
             .into_iter()
             .map(|p| ((p.a, p.b), p.kind))
             .collect();
@@ -224,8 +224,8 @@ fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology) -> Vec<Finding> {
             }
         }
     }
-    let node_list = |g: &crate::agent::PhysicalGpu| i18n::list(&g.nodes);
-    let gpu_name = |g: &crate::agent::PhysicalGpu| {
+    let node_list = |g: &crate::facts::agent::PhysicalGpu| i18n::list(&g.nodes);
+    let gpu_name = |g: &crate::facts::agent::PhysicalGpu| {
         msg!(
             "workloads.gpu-name",
             index = g.index,
@@ -378,7 +378,7 @@ fn rccl(f: &Facts) -> Vec<String> {
 }
 
 /// Every framework's bundled ROCm libraries (PyTorch's `torch/lib`, TheRock's wheels).
-fn bundles(f: &Facts) -> impl Iterator<Item = &crate::frameworks::Bundled> {
+fn bundles(f: &Facts) -> impl Iterator<Item = &crate::facts::frameworks::Bundled> {
     f.frameworks.sites.iter().flat_map(|s| {
         s.torch
             .iter()

@@ -85,7 +85,7 @@ pub fn extract(
 /// (never past [`Limits::max_decompressed`](super::Limits::max_decompressed)); its code objects
 /// must fit in it without overlapping (so no more is written than was read) and in the budget,
 /// checked before anything of the bundle is written. Files are written with
-/// [`crate::atomic::write`], which never writes through a symlink planted in `dir`.
+/// [`crate::source::atomic::write`], which never writes through a symlink planted in `dir`.
 pub fn extract_within(
     file: &CodeObjectFile,
     inspection: &Inspection,
@@ -131,7 +131,7 @@ pub fn extract_within(
             let code =
                 slice(&bytes, base, entry).ok_or_else(|| file.out_of_bounds(bundle, entry))?;
             let path = dir.join(format!("{name}-{}-{}.co", bundle.index, file_part(&target)));
-            crate::atomic::write(&path, code).map_err(|source| Error::Io {
+            crate::source::atomic::write(&path, code).map_err(|source| Error::Io {
                 path: path.clone(),
                 source,
             })?;

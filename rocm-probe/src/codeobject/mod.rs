@@ -38,7 +38,7 @@ pub use compat::{Gpu, InspectReport, Verdict};
 pub use elf::CodeObjectHeader;
 pub use target_id::TargetId;
 
-use crate::root::SysRoot;
+use crate::source::root::SysRoot;
 
 /// Entries per bundle. A bundle holds one entry per offload target plus the host's: real ones
 /// have a handful to a few dozen, and LLVM knows fewer than a hundred AMDGPU processors.

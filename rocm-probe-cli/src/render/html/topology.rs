@@ -18,14 +18,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Write};
 
-use rocm_probe::agent::{DeviceType, Inventory, PhysicalGpu};
+use rocm_probe::facts::agent::{DeviceType, Inventory, PhysicalGpu};
+use rocm_probe::facts::topo::TopoMatrix;
 use rocm_probe::finding::Status;
 use rocm_probe::msg;
-use rocm_probe::topo::TopoMatrix;
 
 use super::{Esc, node_list, status_id};
 
-pub(super) use rocm_probe::topo::{GpuPair as Pair, PairKind};
+pub(super) use rocm_probe::facts::topo::{GpuPair as Pair, PairKind};
 
 /// The links the picture and the GPU cards show.
 #[derive(Debug, Clone, Default)]
@@ -40,8 +40,8 @@ impl Links {
     /// The library's grouping of the node-to-node matrix by physical GPU.
     pub(super) fn from_matrix(m: &TopoMatrix, inv: &Inventory) -> Self {
         Self {
-            pairs: rocm_probe::topo::gpu_pairs(m, inv),
-            cpus: rocm_probe::topo::gpu_cpus(m, inv),
+            pairs: rocm_probe::facts::topo::gpu_pairs(m, inv),
+            cpus: rocm_probe::facts::topo::gpu_cpus(m, inv),
         }
     }
 

@@ -1,0 +1,354 @@
+//! Layer 6: the HIP compilers of each install and the gfx targets their device libraries cover.
+//!
+//! For every install of [`InstallFacts`] (and the distribution's `/usr`, where Debian and Ubuntu
+//! put `hipcc` and `rocm-device-libs`), the probe checks the existence of (never runs):
+//! - `<prefix>/bin/hipcc`, `<prefix>/bin/amdclang++`, `<prefix>/lib/llvm/bin/clang`, and under
+//!   `/usr` also `/usr/lib/llvm-*/bin/clang` (Debian's versioned LLVM);
+//! - the device libraries, whose `oclc_isa_version_<n>.bc` names give the targets covered
+//!   (`oclc_isa_version_90a.bc` → gfx90a): `<prefix>/amdgcn/bitcode` (ROCm ≤ 6.2),
+//!   `<prefix>/lib/llvm/lib/clang/*/lib/amdgcn/bitcode` (ROCm ≥ 6.3) and, under `/usr`,
+//!   `/usr/lib/x86_64-linux-gnu/amdgcn/bitcode` (Debian's `rocm-device-libs`) and
+//!   `/usr/lib/llvm-*/lib/clang/*/lib/amdgcn/bitcode`.
+//!
+//! Every read goes through the [`SysRoot`]; unreadable directories are kept in
+//! [`CompilerFacts::problems`].
+
+use crate::msg;
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use crate::facts::install::InstallFacts;
+use crate::source::Source;
+use crate::source::problem::{Problem, optional};
+use crate::source::root::SysRoot;
+
+/// Debian's `rocm-device-libs` directory (`dpkg -L rocm-device-libs`).
+pub const DEBIAN_BITCODE: &str = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode";
+/// Compiler drivers looked for, relative to a prefix.
+pub const DRIVERS: [&str; 3] = ["bin/hipcc", "bin/amdclang++", "lib/llvm/bin/clang"];
+/// At most this many names of one directory are looked at.
+const MAX_NAMES: usize = 10_000;
+
+/// One compiler driver found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Tool {
+    /// `hipcc`, `amdclang++`, `clang`.
+    pub name: String,
+    /// Its path.
+    pub path: String,
+    /// Its version, read from files (never by running it): HIP's for hipcc, the clang
+    /// resource directory's for clang and amdclang++.
+    pub version: Option<String>,
+    /// The file or directory the version came from.
+    pub version_source: Option<String>,
+}
+
+/// HIP's version file (`HIP_VERSION_MAJOR=5` lines), relative to a prefix: written by every
+/// HIP install (AMD's hip-dev, Debian's libamdhip64-dev), with the older `bin/.hipVersion`
+/// before it.
+pub const HIP_VERSION_FILES: [&str; 2] = ["share/hip/version", "bin/.hipVersion"];
+
+/// `HIP_VERSION_MAJOR=5`, `…MINOR=2`, `…PATCH=21153` → `5.2.21153`; `None` without major and
+/// minor.
+pub fn parse_hip_version(text: &str) -> Option<String> {
+    let value = |key: &str| {
+        text.lines()
+            .filter_map(|l| l.trim().split_once('='))
+            .find(|(k, _)| k.trim() == key)
+            .map(|(_, v)| v.trim())
+            .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let major = value("HIP_VERSION_MAJOR")?;
+    let minor = value("HIP_VERSION_MINOR")?;
+    Some(match value("HIP_VERSION_PATCH") {
+        Some(p) => format!("{major}.{minor}.{p}"),
+        None => format!("{major}.{minor}"),
+    })
+}
+
+/// One directory of device-library bitcode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeviceLibs {
+    /// The directory.
+    pub dir: String,
+    /// How many `oclc_isa_version_*.bc` files it has.
+    pub isa_files: usize,
+    /// The processors those files cover (`gfx90a`), sorted.
+    pub targets: BTreeSet<String>,
+}
+
+/// The compilers of one install.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InstallCompiler {
+    /// The install prefix (`/opt/rocm-6.2.0`, `/usr`).
+    pub prefix: String,
+    /// `ROCm 6.2.0 at /opt/rocm-6.2.0`.
+    pub describe: String,
+    /// The compiler drivers found.
+    pub tools: Vec<Tool>,
+    /// The device-library directories found.
+    pub device_libs: Vec<DeviceLibs>,
+}
+
+impl InstallCompiler {
+    /// The processors covered by any of the install's device libraries.
+    pub fn targets(&self) -> BTreeSet<String> {
+        self.device_libs
+            .iter()
+            .flat_map(|d| d.targets.iter().cloned())
+            .collect()
+    }
+
+    /// Whether anything of layer 6 is here.
+    pub fn any(&self) -> bool {
+        !self.tools.is_empty() || !self.device_libs.is_empty()
+    }
+}
+
+/// Layer 6 facts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct CompilerFacts {
+    /// Whether the installs were captured (see [`InstallFacts::captured`]).
+    pub captured: bool,
+    /// One entry per install that has a compiler or device libraries, in
+    /// [`InstallFacts::installs`] order, then `/usr` when no install had that prefix.
+    pub installs: Vec<InstallCompiler>,
+    /// The paths looked at, for evidence of absence.
+    pub looked_at: Vec<String>,
+    /// Unreadable directories.
+    #[serde(serialize_with = "crate::source::problem::serialize_grouped")]
+    pub problems: Vec<Problem>,
+}
+
+impl CompilerFacts {
+    /// Reads the compilers of the installs already found.
+    pub fn collect(source: &Source, installs: &InstallFacts) -> Self {
+        Self::collect_from(source.root(), installs)
+    }
+
+    /// Reads the compilers of `installs` from `root`.
+    pub fn collect_from(root: &SysRoot, installs: &InstallFacts) -> Self {
+        let mut facts = Self {
+            captured: installs.captured,
+            ..Self::default()
+        };
+        if !installs.captured {
+            return facts;
+        }
+        let mut prefixes: Vec<(String, String)> = installs
+            .installs
+            .iter()
+            .map(|i| (i.prefix.trim_end_matches('/').to_owned(), i.describe()))
+            .collect();
+        if !prefixes.iter().any(|(p, _)| p == "/usr") {
+            prefixes.push(("/usr".to_owned(), msg!("facts.distribution-usr")));
+        }
+        for (prefix, describe) in prefixes {
+            let entry = facts.one(root, &prefix, describe);
+            if entry.any() {
+                facts.installs.push(entry);
+            }
+        }
+        facts
+    }
+
+    fn one(&mut self, root: &SysRoot, prefix: &str, describe: String) -> InstallCompiler {
+        let mut tools = Vec::new();
+        let mut drivers: Vec<String> = DRIVERS.iter().map(|d| format!("{prefix}/{d}")).collect();
+        // Each LLVM directory's clang resource versions (`lib/clang/17`), listed once: they give
+        // both the device-library directories (ROCm ≥ 6.3) and the compilers' versions.
+        let mut llvms: Vec<(String, Vec<String>)> = Vec::new();
+        let own = format!("{prefix}/lib/llvm");
+        llvms.push((own.clone(), self.resource_versions(root, &own)));
+        let mut bitcode = vec![format!("{prefix}/amdgcn/bitcode")];
+        if prefix == "/usr" {
+            bitcode.push(DEBIAN_BITCODE.to_owned());
+            let names = list(root, "/usr/lib", &mut self.problems).unwrap_or_default();
+            for llvm in names.iter().filter(|n| is_versioned_llvm(n)) {
+                drivers.push(format!("/usr/lib/{llvm}/bin/clang"));
+                let dir = format!("/usr/lib/{llvm}");
+                let versions = self.resource_versions(root, &dir);
+                llvms.push((dir, versions));
+            }
+        }
+        for (llvm, versions) in &llvms {
+            bitcode.extend(
+                versions
+                    .iter()
+                    .map(|v| format!("{llvm}/lib/clang/{v}/lib/amdgcn/bitcode"))
+                    .filter(|d| root.exists(d)),
+            );
+        }
+        for path in drivers {
+            if root.exists(&path) {
+                let name = path.rsplit('/').next().unwrap_or_default().to_owned();
+                let (version, version_source) = if name == "hipcc" {
+                    self.hip_version(root, prefix)
+                } else {
+                    // `<llvm>/bin/clang` and `<prefix>/bin/amdclang++` (which runs
+                    // `<prefix>/lib/llvm/bin/clang`): the clang resource directory names the
+                    // release (`17`, `15.0.6`).
+                    let llvm = path.strip_suffix("/bin/clang").unwrap_or(&own);
+                    llvms
+                        .iter()
+                        .find(|(l, _)| l == llvm)
+                        .and_then(|(l, v)| {
+                            newest(v)
+                                .map(|n| (format!("{l}/lib/clang/{n}"), n))
+                                .map(|(s, n)| (n, s))
+                        })
+                        .map_or((None, None), |(v, s)| (Some(v), Some(s)))
+                };
+                tools.push(Tool {
+                    name,
+                    path,
+                    version,
+                    version_source,
+                });
+            } else {
+                self.looked_at.push(path);
+            }
+        }
+        let mut device_libs = Vec::new();
+        for dir in bitcode {
+            if !root.exists(&dir) {
+                continue;
+            }
+            let Some(names) = list(root, &dir, &mut self.problems) else {
+                continue;
+            };
+            let isa: Vec<String> = names.iter().filter_map(|n| isa_version_target(n)).collect();
+            device_libs.push(DeviceLibs {
+                dir,
+                isa_files: isa.len(),
+                targets: isa.into_iter().collect(),
+            });
+        }
+        InstallCompiler {
+            prefix: prefix.to_owned(),
+            describe,
+            tools,
+            device_libs,
+        }
+    }
+}
+
+impl CompilerFacts {
+    fn hip_version(&mut self, root: &SysRoot, prefix: &str) -> (Option<String>, Option<String>) {
+        for rel in HIP_VERSION_FILES {
+            let path = format!("{prefix}/{rel}");
+            if let Some(v) = optional(root.read_text(&path), &mut self.problems)
+                .as_deref()
+                .and_then(parse_hip_version)
+            {
+                return (Some(v), Some(path));
+            }
+        }
+        (None, None)
+    }
+
+    /// The names under `<llvm>/lib/clang`, sorted; empty when it does not exist.
+    fn resource_versions(&mut self, root: &SysRoot, llvm: &str) -> Vec<String> {
+        let dir = format!("{llvm}/lib/clang");
+        if !root.exists(&dir) {
+            return Vec::new();
+        }
+        let mut versions = list(root, &dir, &mut self.problems).unwrap_or_default();
+        versions.sort();
+        versions
+    }
+}
+
+/// The newest numeric version name (`15.0.6`, `19`); others (`include`) are ignored.
+fn newest(versions: &[String]) -> Option<String> {
+    versions
+        .iter()
+        .filter(|v| {
+            v.split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .max_by_key(|v| {
+            v.split('.')
+                .map(|p| p.parse::<u64>().unwrap_or(0))
+                .collect::<Vec<_>>()
+        })
+        .cloned()
+}
+
+/// A bounded listing; a missing directory is `None` without a problem.
+fn list(root: &SysRoot, dir: &str, problems: &mut Vec<Problem>) -> Option<Vec<String>> {
+    let mut names = optional(root.read_dir(dir), problems)?;
+    names.truncate(MAX_NAMES);
+    Some(names)
+}
+
+/// Debian's versioned LLVM directories: `llvm-17`, `llvm-19` (not `llvm`, `llvm-foo`).
+pub fn is_versioned_llvm(name: &str) -> bool {
+    name.strip_prefix("llvm-")
+        .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The processor a device-library ISA file covers: `oclc_isa_version_1100.bc` → gfx1100,
+/// `oclc_isa_version_90a.bc` → gfx90a. Other names give `None`.
+pub fn isa_version_target(name: &str) -> Option<String> {
+    let n = name
+        .strip_prefix("oclc_isa_version_")?
+        .strip_suffix(".bc")?;
+    let (target, tail) = crate::facts::libraries::processor(n)?;
+    tail.is_empty().then_some(target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn isa_version_names() {
+        let t = |n: &str| isa_version_target(n);
+        assert_eq!(t("oclc_isa_version_1100.bc").as_deref(), Some("gfx1100"));
+        assert_eq!(t("oclc_isa_version_90a.bc").as_deref(), Some("gfx90a"));
+        assert_eq!(t("oclc_isa_version_942.bc").as_deref(), Some("gfx942"));
+        assert_eq!(t("oclc_isa_version_600.bc").as_deref(), Some("gfx600"));
+        assert_eq!(t("oclc_isa_version_1036.bc").as_deref(), Some("gfx1036"));
+        assert_eq!(t("oclc_isa_version_1201.bc").as_deref(), Some("gfx1201"));
+        for none in [
+            "oclc_abi_version_500.bc",
+            "oclc_isa_version_.bc",
+            "oclc_isa_version_11000.bc",
+            "oclc_isa_version_90a.ll",
+            "oclc_isa_version_9.bc",
+            "ockl.bc",
+            "hip.bc",
+        ] {
+            assert_eq!(t(none), None, "{none}");
+        }
+    }
+
+    #[test]
+    fn hip_version_files() {
+        let debian = "# Auto-generated by cmake\nHIP_PACKAGING_VERSION_PATCH=0\n\
+                      HIP_VERSION_MAJOR=5\nHIP_VERSION_MINOR=2\nHIP_VERSION_PATCH=21153\n\
+                      HIP_VERSION_GITHASH=\n";
+        assert_eq!(parse_hip_version(debian).as_deref(), Some("5.2.21153"));
+        assert_eq!(
+            parse_hip_version("HIP_VERSION_MAJOR=6\nHIP_VERSION_MINOR=2").as_deref(),
+            Some("6.2")
+        );
+        assert_eq!(parse_hip_version("HIP_VERSION_MAJOR=6\n"), None);
+        assert_eq!(
+            parse_hip_version("HIP_VERSION_MAJOR=x\nHIP_VERSION_MINOR=2"),
+            None
+        );
+        assert_eq!(parse_hip_version("\0\0garbage"), None);
+    }
+
+    #[test]
+    fn versioned_llvm() {
+        assert!(is_versioned_llvm("llvm-17"));
+        assert!(is_versioned_llvm("llvm-19"));
+        assert!(!is_versioned_llvm("llvm"));
+        assert!(!is_versioned_llvm("llvm-"));
+        assert!(!is_versioned_llvm("llvm-foo"));
+    }
+}

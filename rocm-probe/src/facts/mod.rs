@@ -1,0 +1,211 @@
+//! `Facts`: everything the report's checks look at, collected in one pass through the Source.
+
+pub mod access;
+pub mod agent;
+pub mod compiler;
+pub mod config;
+pub mod drm;
+pub mod fatbin;
+pub mod frameworks;
+pub mod install;
+pub mod libraries;
+pub mod marketing;
+pub mod module;
+pub mod pci;
+pub mod platform;
+pub mod process;
+pub mod properties;
+pub mod support;
+pub mod tools;
+pub mod topo;
+pub mod topology;
+
+use serde::Serialize;
+
+use crate::active::{ActiveFacts, ActiveOptions};
+use crate::facts::agent::{AgentFacts, Inventory};
+use crate::facts::compiler::CompilerFacts;
+use crate::facts::frameworks::FrameworkFacts;
+use crate::facts::install::InstallFacts;
+use crate::facts::libraries::LibraryFacts;
+use crate::facts::module::ModuleFacts;
+use crate::facts::pci::PciFacts;
+use crate::facts::platform::PlatformFacts;
+use crate::facts::process::Processes;
+use crate::facts::tools::ToolFacts;
+use crate::source::fixture::Identity;
+use crate::source::problem::Problem;
+use crate::source::{Source, SourceKind};
+use access::DeviceFacts;
+
+/// The device node ROCm opens first.
+pub const KFD_DEVICE: &str = "/dev/kfd";
+
+/// All facts of one run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Facts {
+    /// Live or fixture.
+    pub source: SourceKind,
+    /// The KFD topology and what the agent view needs; `None` without a readable topology.
+    pub kfd: Option<AgentFacts>,
+    /// Why `kfd` is `None`.
+    pub kfd_error: Option<Problem>,
+    /// Set when `kfd` is `None` because reading the topology was refused (not absent).
+    pub kfd_unreadable: Option<crate::facts::topology::KfdUnreadable>,
+    /// Agents, physical GPUs and hives derived from `kfd`.
+    pub inventory: Option<Inventory>,
+    /// The PCI bus; `None` when not captured.
+    pub pci: Option<PciFacts>,
+    /// The amdgpu module; `None` when `/sys/module` was not captured.
+    pub module: Option<ModuleFacts>,
+    /// Command line, blacklists, Secure Boot, containers, environment.
+    pub platform: PlatformFacts,
+    /// Who runs the probe; `None` when not recorded.
+    pub identity: Option<Identity>,
+    /// `/dev/kfd`, then the render node of each GPU node.
+    pub devices: Vec<DeviceFacts>,
+    /// ROCm installs on disk and what a process would load.
+    pub installs: InstallFacts,
+    /// The ROCm libraries of each install and the targets their kernel files carry.
+    pub libraries: LibraryFacts,
+    /// The HIP compilers of each install and the targets their device libraries cover.
+    pub compiler: CompilerFacts,
+    /// The Python frameworks installed and the ROCm libraries they bundle.
+    pub frameworks: FrameworkFacts,
+    /// The profilers, debugger and SMI tools on PATH and in the installs.
+    pub tools: ToolFacts,
+    /// Processes that have `/dev/kfd` open; `None` without KFD.
+    pub processes: Option<Processes>,
+    /// Results of the active probes: live with `--active`, or a fixture's `[active]` table.
+    pub active: Option<ActiveFacts>,
+    /// Problems outside the topology.
+    #[serde(serialize_with = "crate::source::problem::serialize_grouped")]
+    pub problems: Vec<Problem>,
+}
+
+/// What a collection does beyond reading: the active probes, when asked for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CollectOptions {
+    /// Run the active probes (live only; a fixture states their results in `[active]`).
+    pub active: Option<ActiveOptions>,
+}
+
+impl Facts {
+    /// Collects every area the report needs, passively. Never fails: what cannot be read is
+    /// recorded.
+    pub fn collect(source: &Source) -> Self {
+        Self::collect_with(source, &CollectOptions::default())
+    }
+
+    /// Collects every area, and runs the active probes when `options` asks for them on the live
+    /// machine. A fixture's `[active]` results are used whenever the fixture has them: the
+    /// fixture records an active run.
+    pub fn collect_with(source: &Source, options: &CollectOptions) -> Self {
+        let root = source.root();
+        let mut problems = Vec::new();
+        let module = ModuleFacts::collect(root, &mut problems);
+        let params = module
+            .as_ref()
+            .map(|m| m.parameters.clone())
+            .unwrap_or_default();
+        let (kfd, kfd_error, kfd_unreadable) = match AgentFacts::collect_with(source, params) {
+            Ok(f) => (Some(f), None, None),
+            Err(e) => {
+                let refused = crate::facts::topology::KfdUnreadable::from_error(root, &e);
+                (None, Some(Problem::from(e)), refused)
+            }
+        };
+        let inventory = kfd.as_ref().map(Inventory::from_facts);
+        let processes = kfd
+            .as_ref()
+            .and_then(|k| Processes::collect_for(source, &k.topology));
+        let pci = PciFacts::collect(root, &mut problems);
+        let platform = PlatformFacts::collect(source, &mut problems);
+        let identity = source.host().identity();
+        let installs = InstallFacts::collect(source, &platform.env);
+        let libraries = LibraryFacts::collect(source, &installs);
+        let compiler = CompilerFacts::collect(source, &installs);
+        let frameworks = FrameworkFacts::collect(source, &platform.env);
+        let tools = ToolFacts::collect(source, &installs, &platform.env);
+
+        let mut paths = vec![KFD_DEVICE.to_owned()];
+        if let Some(inv) = &inventory {
+            for minor in inv.gpu_agents().filter_map(|a| a.drm_render_minor) {
+                let path = format!("/dev/dri/renderD{minor}");
+                if !paths.contains(&path) {
+                    paths.push(path);
+                }
+            }
+        }
+        // After the processes were read: the probe's own KFD process is not among them.
+        let active = match source.kind() {
+            SourceKind::Live => options
+                .active
+                .as_ref()
+                .map(|o| probe_live(kfd.as_ref().map(|k| &k.topology), &installs, o)),
+            SourceKind::Fixture { .. } => source.fixture_config().and_then(|c| c.active.clone()),
+        };
+        if let Some(a) = &active {
+            root.record(|| crate::source::record::Record::Active(Box::new(a.clone())));
+        }
+        let nodes: Vec<_> = paths.iter().map(|p| source.host().device(p)).collect();
+        let mut gids: Vec<u32> = nodes.iter().flatten().map(|n| n.gid).collect();
+        gids.sort_unstable();
+        gids.dedup();
+        let names = access::group_names(root, &gids, &mut problems);
+        let devices = paths
+            .into_iter()
+            .zip(nodes)
+            .map(|(path, node)| DeviceFacts {
+                group_name: node.as_ref().and_then(|n| names.get(&n.gid).cloned()),
+                path,
+                node,
+            })
+            .collect();
+        Self {
+            source: source.kind(),
+            kfd,
+            kfd_error,
+            kfd_unreadable,
+            inventory,
+            pci,
+            module,
+            platform,
+            identity,
+            devices,
+            installs,
+            libraries,
+            compiler,
+            frameworks,
+            tools,
+            processes,
+            active,
+            problems,
+        }
+    }
+}
+
+/// Runs the active probes on the live machine: the GPUs' `gpu_id`s from the topology, the
+/// libraries a process would load (or the ones `options` names) from the installs.
+fn probe_live(
+    topology: Option<&crate::facts::topology::Topology>,
+    installs: &InstallFacts,
+    options: &crate::active::ActiveOptions,
+) -> ActiveFacts {
+    use crate::active::{hip, kfd, rocr, thunk};
+    let gpu_ids: Vec<u32> = topology
+        .map(|t| t.gpu_nodes().filter_map(|n| n.gpu_id).collect())
+        .unwrap_or_default();
+    let mut facts = kfd::probe(KFD_DEVICE, &gpu_ids);
+    facts.hsakmt = Some(thunk::probe(
+        installs.hsakmt_library(options.hsakmt_lib.as_deref()),
+    ));
+    let (rocr, dispatch) = rocr::probe(
+        installs.rocr_library(options.hsa_runtime_lib.as_deref()),
+        options,
+    );
+    facts.rocr = Some(rocr);
+    facts.dispatch = dispatch;
+    facts.hip = Some(hip::probe(installs.hip_library(options.hip_lib.as_deref())));
+    facts
+}

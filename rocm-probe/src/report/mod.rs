@@ -1,0 +1,276 @@
+//! The report: findings grouped by layer, each layer's verdict, the root cause and the exit code
+//! (ARCHITECTURE.md §5).
+
+pub mod expect;
+pub mod output;
+
+use serde::Serialize;
+
+use crate::checks;
+use crate::facts::Facts;
+use crate::facts::config::Profile;
+use crate::finding::{Finding, Layer, Status, rule};
+use crate::source::Source;
+use crate::{i18n, msg};
+
+/// One layer's verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct LayerReport {
+    /// 1–9.
+    pub number: u8,
+    /// `hardware`, `driver`, …
+    pub layer: Layer,
+    /// The heaviest status among its findings; `skip` when it has none.
+    pub status: Status,
+    /// Ids of its findings, in order.
+    pub findings: Vec<&'static str>,
+    /// Set when the layer could not be checked because a lower layer failed.
+    pub consequence_of: Option<&'static str>,
+    /// Why a layer without findings says nothing.
+    pub note: Option<String>,
+}
+
+/// The bottom line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Verdict {
+    /// `pass`, `warn` or `fail`.
+    pub status: Status,
+    /// 0 when healthy, else the lowest layer carrying the root cause.
+    pub root_layer: u8,
+    /// The root-cause finding's id.
+    pub root_cause: Option<&'static str>,
+    /// One plain sentence.
+    pub summary: String,
+}
+
+/// A few facts for the reader (and for fleet tooling) without the whole fact tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct FactsSummary {
+    /// Physical GPUs.
+    pub gpus: usize,
+    /// GPU agents (KFD GPU nodes).
+    pub agents: usize,
+    /// gfx names in node order.
+    pub targets: Vec<String>,
+    /// The node's configuration and its fingerprint, for grouping a fleet and `diff`.
+    pub config: crate::facts::config::NodeConfig,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Report {
+    /// The profile in force.
+    pub profile: Profile,
+    /// The bottom line.
+    pub verdict: Verdict,
+    /// Layers 1–9, bottom-up.
+    pub layers: Vec<LayerReport>,
+    /// Every finding, bottom-up.
+    pub findings: Vec<Finding>,
+    /// Key facts.
+    pub facts: FactsSummary,
+}
+
+/// Options that change what is collected and the verdict.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Force a profile instead of detecting one.
+    pub profile: Option<Profile>,
+    /// Run the active probes (live machine only).
+    pub active: Option<crate::active::ActiveOptions>,
+    /// Node expectations (`check --expect`): unmet ones become findings, `policy.ignore`d ids
+    /// leave the report.
+    pub expect: Option<crate::report::expect::Expectations>,
+}
+
+impl Report {
+    /// Collects, checks and assembles.
+    pub fn collect(source: &Source, options: Options) -> Self {
+        let collect = crate::facts::CollectOptions {
+            active: options.active.clone(),
+        };
+        Self::from_facts(&Facts::collect_with(source, &collect), options)
+    }
+
+    /// Checks and assembles; pure.
+    pub fn from_facts(facts: &Facts, options: Options) -> Self {
+        let profile = options
+            .profile
+            .unwrap_or_else(|| Profile::detect(facts.inventory.as_ref()));
+        let mut findings = checks::run(facts, profile);
+        if let Some(e) = &options.expect {
+            let unmet = e.check(facts, &findings);
+            findings.extend(unmet);
+            findings.retain(|f| !e.policy.ignore.iter().any(|i| i == f.id));
+        }
+        findings.sort_by_key(|f| f.layer);
+
+        let no_gpu = facts
+            .inventory
+            .as_ref()
+            .is_none_or(|i| i.gpu_agents().next().is_none());
+        let root = root_cause(&findings);
+        // The root stops the layers above it only when nothing can run.
+        let blocking = root.filter(|r| {
+            r.status == Status::Fail && (no_gpu || crate::rules::BLOCKING.contains(&r.id))
+        });
+        if let Some(root) = blocking {
+            // Everything broken above a failed layer follows from it.
+            for f in &mut findings {
+                if f.layer > root.layer && f.status >= Status::Warn && f.caused_by.is_none() {
+                    f.caused_by = Some(root.id);
+                }
+            }
+        }
+        let layers = Layer::ALL
+            .iter()
+            .map(|&layer| {
+                let own: Vec<&Finding> = findings.iter().filter(|f| f.layer == layer).collect();
+                let blocked = blocking.filter(|r| r.layer < layer);
+                LayerReport {
+                    number: layer.number(),
+                    layer,
+                    status: own.iter().map(|f| f.status).max().unwrap_or(Status::Skip),
+                    findings: own.iter().map(|f| f.id).collect(),
+                    consequence_of: blocked.map(|r| r.id),
+                    note: match (own.is_empty(), blocked) {
+                        (true, Some(r)) => Some(msg!("report.layer-follows", id = r.id)),
+                        (true, None) => Some(msg!("report.layer-no-checks")),
+                        _ => None,
+                    },
+                }
+            })
+            .collect();
+        let verdict = match root {
+            None => Verdict {
+                status: Status::Pass,
+                root_layer: 0,
+                root_cause: None,
+                summary: msg!("report.healthy"),
+            },
+            Some(r) => Verdict {
+                status: r.status,
+                root_layer: r.layer.number(),
+                root_cause: Some(r.id),
+                summary: findings[r.index].summary.clone(),
+            },
+        };
+        let inv = facts.inventory.as_ref();
+        let facts = FactsSummary {
+            gpus: inv.map_or(0, |i| i.gpus.len()),
+            agents: inv.map_or(0, |i| i.gpu_agents().count()),
+            targets: inv.map_or_else(Vec::new, |i| i.targets(false)),
+            config: crate::facts::config::NodeConfig::from_facts(facts),
+        };
+        Self {
+            profile,
+            verdict,
+            layers,
+            findings,
+            facts,
+        }
+    }
+}
+
+/// The root cause's identity (the finding itself stays in the list).
+#[derive(Debug, Clone, Copy)]
+struct Root {
+    id: &'static str,
+    layer: Layer,
+    status: Status,
+    index: usize,
+}
+
+/// The lowest-layer failure that is not itself a consequence; else the lowest warning.
+fn root_cause(findings: &[Finding]) -> Option<Root> {
+    [Status::Fail, Status::Warn].into_iter().find_map(|status| {
+        findings
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.status == status)
+            .min_by_key(|(i, f)| (f.layer, f.caused_by.is_some(), *i))
+            .map(|(index, f)| Root {
+                id: f.id,
+                layer: f.layer,
+                status,
+                index,
+            })
+    })
+}
+
+impl Report {
+    /// One line of at most `width` characters naming the root cause, for places that show one
+    /// line: Node Problem Detector's condition message, Slurm's `Reason=`, a dashboard cell.
+    /// `FAIL driver.kfd-permission-denied: This user cannot open /dev/kfd…`; a healthy machine
+    /// gives `PASS: 8 GPU(s), 8 agent(s): gfx90a`. Cut with `…` when longer.
+    pub fn summary(&self, width: usize) -> String {
+        let line = match self.verdict.root_cause {
+            Some(id) => format!(
+                "{} {id}: {}",
+                self.verdict.status.word(),
+                self.verdict.summary
+            ),
+            None => {
+                let mut targets = self.facts.targets.clone();
+                targets.dedup();
+                let line = msg!(
+                    "report.summary-pass",
+                    gpus = self.facts.gpus,
+                    agents = self.facts.agents
+                );
+                if targets.is_empty() {
+                    line
+                } else {
+                    msg!(
+                        "report.summary-targets",
+                        line,
+                        targets = i18n::list(&targets)
+                    )
+                }
+            }
+        };
+        // One line, whatever the summary held.
+        let line: String = line
+            .chars()
+            .map(|c| {
+                if crate::source::escape::is_hostile(c) {
+                    ' '
+                } else {
+                    c
+                }
+            })
+            .collect();
+        if line.chars().count() <= width {
+            return line;
+        }
+        let mut cut: String = line.chars().take(width.saturating_sub(1)).collect();
+        cut.truncate(cut.trim_end().len());
+        cut.push('…');
+        cut
+    }
+
+    /// The exit code when `worst` is the worst status that still passes (a conformance file's
+    /// `policy.worst`): 1 when a finding is worse, else 0.
+    pub fn exit_code_allowing(&self, worst: Status) -> u8 {
+        u8::from(self.findings.iter().any(|f| f.status > worst))
+    }
+
+    /// ARCHITECTURE.md §5: 0 without a failure, 1 with one (or with a warning under `--strict`).
+    pub fn exit_code(&self, strict: bool) -> u8 {
+        let worst = self.findings.iter().map(|f| f.status).max();
+        match worst {
+            Some(Status::Fail) => 1,
+            Some(Status::Warn) if strict => 1,
+            _ => 0,
+        }
+    }
+
+    /// Every emitted id is declared (a test runs this over every fixture).
+    pub fn undeclared_ids(&self) -> Vec<&'static str> {
+        self.findings
+            .iter()
+            .filter(|f| rule(f.id).is_none_or(|r| r.layer != f.layer))
+            .map(|f| f.id)
+            .collect()
+    }
+}

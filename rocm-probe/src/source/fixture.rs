@@ -1,0 +1,260 @@
+//! `fixture.toml`: what a fixture directory cannot hold as files (ARCHITECTURE.md §4a).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The name of the optional description file at the top of a fixture.
+pub const FIXTURE_FILE: &str = "fixture.toml";
+
+/// A parsed `fixture.toml`. Unknown tables and keys are errors, so a typo cannot silently turn
+/// a check off.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixtureConfig {
+    /// One line saying what machine or scenario this is.
+    pub description: Option<String>,
+    /// Who runs the probe; absent means identity-dependent checks are skipped.
+    pub identity: Option<Identity>,
+    /// The probing process's environment; absent means empty.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Device nodes; a node without an entry does not exist.
+    #[serde(default, rename = "device")]
+    pub devices: Vec<DeviceNode>,
+    /// Results of active probes, for fixtures that model them.
+    pub active: Option<crate::source::active_results::ActiveFacts>,
+    /// What the report must say; checked by the fixture sweep test.
+    pub expect: Option<Expect>,
+}
+
+/// The identity the probe runs as.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Identity {
+    /// User id.
+    pub uid: u32,
+    /// Primary group id; defaults to the first of `groups`.
+    pub gid: Option<u32>,
+    /// All group ids the process holds (primary and supplementary).
+    #[serde(default)]
+    pub groups: Vec<u32>,
+}
+
+/// A device node such as `/dev/kfd` or `/dev/dri/renderD128`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceNode {
+    /// Absolute path of the node.
+    pub path: String,
+    /// Permission bits, written in octal as `ls -l` users think of them (`"0660"`).
+    #[serde(with = "octal_mode")]
+    pub mode: u32,
+    /// Owner.
+    pub uid: u32,
+    /// Owning group.
+    pub gid: u32,
+}
+
+/// What the report of this fixture must say.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// Exit code.
+    pub exit: Option<i32>,
+    /// 0 for healthy, else the lowest layer carrying the root cause.
+    pub root_layer: Option<u8>,
+    /// `pass`, `warn` or `fail`.
+    pub root_status: Option<String>,
+    /// Finding ids that must be present.
+    pub findings: Option<Vec<String>>,
+    /// Number of GPU agents.
+    pub agents: Option<usize>,
+    /// gfx names of GPU nodes in node order.
+    pub targets: Option<Vec<String>>,
+}
+
+/// A `fixture.toml` that could not be read or parsed, with the place and key at fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FixtureError {
+    /// The file at fault.
+    pub file: PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// The dotted key at fault, when known.
+    pub key: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for FixtureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, ": key `{key}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for FixtureError {}
+
+impl FixtureConfig {
+    /// Parses `fixture.toml` text; `file` only names the file in errors.
+    pub fn parse(text: &str, file: &Path) -> Result<Self, FixtureError> {
+        toml::from_str(text).map_err(|err| {
+            let line = err
+                .span()
+                .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+            let key = line.and_then(|l| key_at_line(text, l));
+            FixtureError {
+                file: file.to_owned(),
+                line,
+                key,
+                message: err.message().trim().to_owned(),
+            }
+        })
+    }
+
+    /// Reads `fixture.toml` at the top of a fixture, through the fixture's own reader: a link
+    /// there resolves inside the fixture like every other fixture file (never to a file outside
+    /// it), a FIFO or device is refused without blocking, and the file is capped at
+    /// [`crate::source::root::READ_CAP`]. A missing file is an empty config.
+    pub fn load(root: &crate::source::root::SysRoot) -> Result<Self, FixtureError> {
+        let file = root.base().join(FIXTURE_FILE);
+        match root.read_text(&format!("/{FIXTURE_FILE}")) {
+            Ok(text) => Self::parse(&text, &file),
+            Err(e) if e.is_not_found() => Ok(Self::default()),
+            Err(e) => Err(FixtureError {
+                file,
+                line: None,
+                key: None,
+                message: e.kind.to_string(),
+            }),
+        }
+    }
+}
+
+/// The dotted key a line assigns, with the table header above it (`identity.uid`).
+fn key_at_line(text: &str, line: usize) -> Option<String> {
+    let mut table = String::new();
+    for (i, l) in text.lines().enumerate() {
+        let l = l.trim();
+        if let Some(header) = l.strip_prefix('[') {
+            table = header
+                .trim_matches(|c| c == '[' || c == ']')
+                .trim()
+                .to_owned();
+        }
+        if i + 1 == line {
+            if l.starts_with('[') {
+                return Some(table);
+            }
+            let (key, _) = l.split_once('=')?;
+            let key = key.trim();
+            return Some(if table.is_empty() {
+                key.to_owned()
+            } else {
+                format!("{table}.{key}")
+            });
+        }
+    }
+    None
+}
+
+mod octal_mode {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer>(mode: &u32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{mode:04o}"))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+        let text = String::deserialize(d)?;
+        let digits = text.strip_prefix("0o").unwrap_or(&text);
+        match u32::from_str_radix(digits, 8) {
+            Ok(mode) if mode <= 0o7777 && !digits.is_empty() => Ok(mode),
+            _ => Err(D::Error::custom(format!(
+                "mode {text:?} is not an octal permission such as \"0660\""
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FULL: &str = r#"
+description = "8x MI300X, CPX mode, ROCm 6.2; real capture"
+[identity]
+uid = 1000
+groups = [1000, 44]
+[env]
+HSA_OVERRIDE_GFX_VERSION = "11.0.0"
+[[device]]
+path = "/dev/kfd"
+mode = "0660"
+uid = 0
+gid = 109
+[active]
+kfd_open = "ok"
+kfd_version = [1, 14]
+[expect]
+exit = 1
+findings = ["driver.kfd-permission-denied"]
+agents = 63
+targets = ["gfx942"]
+"#;
+
+    #[test]
+    fn parses_every_table() {
+        let c = FixtureConfig::parse(FULL, Path::new("f.toml")).unwrap();
+        assert_eq!(c.identity.as_ref().unwrap().groups, [1000, 44]);
+        assert_eq!(c.env["HSA_OVERRIDE_GFX_VERSION"], "11.0.0");
+        assert_eq!(c.devices[0].mode, 0o660);
+        assert_eq!(c.devices[0].gid, 109);
+        assert_eq!(c.active.as_ref().unwrap().kfd_version, Some([1, 14]));
+        let e = c.expect.unwrap();
+        assert_eq!((e.exit, e.agents), (Some(1), Some(63)));
+    }
+
+    #[test]
+    fn empty_file_is_an_empty_config() {
+        assert_eq!(
+            FixtureConfig::parse("", Path::new("f")).unwrap(),
+            FixtureConfig::default()
+        );
+    }
+
+    #[test]
+    fn errors_name_file_line_and_key() {
+        let bad = FULL.replace("uid = 1000", "uid = \"me\"");
+        let err = FixtureConfig::parse(&bad, Path::new("fx/fixture.toml")).unwrap_err();
+        assert_eq!(err.line, Some(4), "{err}");
+        assert_eq!(err.key.as_deref(), Some("identity.uid"));
+        assert!(
+            err.to_string()
+                .starts_with("fx/fixture.toml:4: key `identity.uid`: "),
+            "{err}"
+        );
+
+        let bad = FULL.replace("mode = \"0660\"", "mode = \"rw-rw----\"");
+        let err = FixtureConfig::parse(&bad, Path::new("f")).unwrap_err();
+        assert_eq!(err.key.as_deref(), Some("device.mode"), "{err}");
+        assert!(err.message.contains("octal"), "{err}");
+
+        let bad = FULL.replace("[active]", "[active]\nkfd_opened = \"ok\"");
+        let err = FixtureConfig::parse(&bad, Path::new("f")).unwrap_err();
+        assert_eq!(err.key.as_deref(), Some("active.kfd_opened"), "{err}");
+        assert!(err.message.contains("unknown field"), "{err}");
+
+        let err = FixtureConfig::parse("[identity\nuid = 1", Path::new("f")).unwrap_err();
+        assert_eq!(err.line, Some(1), "{err}");
+    }
+}

@@ -1,0 +1,171 @@
+//! What the probe learns about its own process and the device nodes: identity, environment,
+//! device-node metadata. The live implementation asks the kernel; the fixture implementation
+//! answers from `fixture.toml` and never looks at the real process.
+
+use std::fmt::Debug;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+
+use std::sync::Arc;
+
+use crate::source::fixture::{DeviceNode, FixtureConfig, Identity};
+use crate::source::record::{Record, Recorder};
+
+/// The non-file facts about the probing process.
+pub trait Host: Debug + Send + Sync {
+    /// An environment variable of the probing process.
+    fn env(&self, name: &str) -> Option<String>;
+    /// Whether that variable, when set, is UTF-8 ([`Host::env`] decodes it lossily otherwise),
+    /// so that a snapshot can refuse what it cannot reproduce.
+    fn env_is_utf8(&self, _name: &str) -> bool {
+        true
+    }
+    /// Who the probe runs as; `None` when not recorded (fixture without `[identity]`).
+    fn identity(&self) -> Option<Identity>;
+    /// A device node's metadata; `None` when it does not exist.
+    fn device(&self, path: &str) -> Option<DeviceNode>;
+}
+
+/// The real process and machine.
+#[derive(Debug, Default)]
+pub struct LiveHost;
+
+impl Host for LiveHost {
+    fn env(&self, name: &str) -> Option<String> {
+        std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+    }
+
+    fn env_is_utf8(&self, name: &str) -> bool {
+        std::env::var_os(name).is_none_or(|v| v.to_str().is_some())
+    }
+
+    fn identity(&self) -> Option<Identity> {
+        let gid = nix::unistd::getgid().as_raw();
+        let mut groups: Vec<u32> = nix::unistd::getgroups()
+            .map(|g| g.into_iter().map(|g| g.as_raw()).collect())
+            .unwrap_or_default();
+        if !groups.contains(&gid) {
+            groups.insert(0, gid);
+        }
+        Some(Identity {
+            uid: nix::unistd::getuid().as_raw(),
+            gid: Some(gid),
+            groups,
+        })
+    }
+
+    fn device(&self, path: &str) -> Option<DeviceNode> {
+        let meta = std::fs::metadata(path).ok()?;
+        let ft = meta.file_type();
+        if !(ft.is_char_device() || ft.is_block_device()) {
+            return None;
+        }
+        Some(DeviceNode {
+            path: path.to_owned(),
+            mode: meta.mode() & 0o7777,
+            uid: meta.uid(),
+            gid: meta.gid(),
+        })
+    }
+}
+
+/// Answers from a fixture's `fixture.toml`.
+#[derive(Debug)]
+pub struct FixtureHost {
+    config: FixtureConfig,
+}
+
+impl FixtureHost {
+    /// Wraps a parsed fixture description.
+    pub fn new(config: FixtureConfig) -> Self {
+        Self { config }
+    }
+}
+
+impl Host for FixtureHost {
+    fn env(&self, name: &str) -> Option<String> {
+        self.config.env.get(name).cloned()
+    }
+
+    fn identity(&self) -> Option<Identity> {
+        self.config.identity.clone()
+    }
+
+    fn device(&self, path: &str) -> Option<DeviceNode> {
+        self.config.devices.iter().find(|d| d.path == path).cloned()
+    }
+}
+
+/// Wraps another host and records every answer it gives.
+#[derive(Debug)]
+pub struct RecordingHost {
+    inner: Box<dyn Host>,
+    recorder: Arc<Recorder>,
+}
+
+impl RecordingHost {
+    /// Records `inner`'s answers into `recorder`.
+    pub fn new(inner: Box<dyn Host>, recorder: Arc<Recorder>) -> Self {
+        Self { inner, recorder }
+    }
+}
+
+impl Host for RecordingHost {
+    fn env(&self, name: &str) -> Option<String> {
+        let value = self.inner.env(name);
+        self.recorder.push(Record::Env {
+            name: name.to_owned(),
+            value: value.clone(),
+        });
+        if !self.inner.env_is_utf8(name) {
+            self.recorder.push(Record::EnvNotUtf8 {
+                name: name.to_owned(),
+            });
+        }
+        value
+    }
+
+    fn env_is_utf8(&self, name: &str) -> bool {
+        self.inner.env_is_utf8(name)
+    }
+
+    fn identity(&self) -> Option<Identity> {
+        let id = self.inner.identity();
+        self.recorder.push(Record::Identity(id.clone()));
+        id
+    }
+
+    fn device(&self, path: &str) -> Option<DeviceNode> {
+        let node = self.inner.device(path);
+        self.recorder.push(Record::Device {
+            path: path.to_owned(),
+            node: node.clone(),
+        });
+        node
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixture_host_never_reads_the_real_process() {
+        let host = FixtureHost::new(FixtureConfig::default());
+        // PATH is set in every test process; the fixture's environment is empty.
+        assert!(std::env::var_os("PATH").is_some());
+        assert_eq!(host.env("PATH"), None);
+        assert_eq!(host.identity(), None);
+        assert_eq!(host.device("/dev/null"), None);
+    }
+
+    #[test]
+    fn live_host_reads_the_real_process() {
+        let host = LiveHost;
+        assert!(host.env("PATH").is_some());
+        let id = host.identity().unwrap();
+        assert_eq!(id.uid, nix::unistd::getuid().as_raw());
+        let null = host.device("/dev/null").unwrap();
+        assert_eq!(null.mode, 0o666);
+        assert_eq!(host.device("/etc/hostname"), None);
+    }
+}

@@ -1,0 +1,122 @@
+//! `Source`: the one place that touches the system, live or fixture.
+
+pub mod active_results;
+pub mod atomic;
+pub mod escape;
+pub mod fixture;
+pub mod host;
+pub mod input;
+pub mod problem;
+pub mod record;
+pub mod root;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::source::fixture::{FixtureConfig, FixtureError};
+use std::sync::Arc;
+
+use crate::source::host::{FixtureHost, Host, LiveHost, RecordingHost};
+use crate::source::record::Recorder;
+use crate::source::root::SysRoot;
+
+/// Where facts come from.
+#[derive(Debug)]
+pub struct Source {
+    root: SysRoot,
+    host: Box<dyn Host>,
+    config: Option<FixtureConfig>,
+}
+
+/// How the report names its source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SourceKind {
+    /// This machine.
+    Live,
+    /// A fixture directory.
+    Fixture {
+        /// The directory as given.
+        root: PathBuf,
+    },
+}
+
+impl Source {
+    /// The live machine and the real process.
+    pub fn live() -> Self {
+        Self {
+            root: SysRoot::live(),
+            host: Box::new(LiveHost),
+            config: None,
+        }
+    }
+
+    /// A fixture directory; its `fixture.toml` (optional) is parsed now.
+    pub fn fixture(dir: impl AsRef<Path>) -> Result<Self, FixtureError> {
+        let dir = dir.as_ref();
+        match std::fs::metadata(dir) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return Err(fixture_dir_error(
+                    dir,
+                    &crate::msg!("io.kind.not-a-directory"),
+                ));
+            }
+            Err(e) => return Err(fixture_dir_error(dir, &crate::i18n::os_error(&e))),
+        }
+        let root = SysRoot::fixture(dir);
+        let config = FixtureConfig::load(&root)?;
+        Ok(Self {
+            root,
+            host: Box::new(FixtureHost::new(config.clone())),
+            config: Some(config),
+        })
+    }
+
+    /// Records every access from now on (for `snapshot`); returns the recorder.
+    pub fn record(self) -> (Self, Arc<Recorder>) {
+        let recorder = Arc::new(Recorder::default());
+        let source = Self {
+            root: self.root.with_recorder(recorder.clone()),
+            host: Box::new(RecordingHost::new(self.host, recorder.clone())),
+            config: self.config,
+        };
+        (source, recorder)
+    }
+
+    /// The file root every read goes through.
+    pub fn root(&self) -> &SysRoot {
+        &self.root
+    }
+
+    /// Identity, environment and device nodes.
+    pub fn host(&self) -> &dyn Host {
+        self.host.as_ref()
+    }
+
+    /// The fixture's description, in fixture mode.
+    pub fn fixture_config(&self) -> Option<&FixtureConfig> {
+        self.config.as_ref()
+    }
+
+    /// Live or fixture, for the report header.
+    pub fn kind(&self) -> SourceKind {
+        if self.root.is_fixture() {
+            SourceKind::Fixture {
+                root: self.root.base().to_owned(),
+            }
+        } else {
+            SourceKind::Live
+        }
+    }
+}
+
+fn fixture_dir_error(dir: &Path, message: &str) -> FixtureError {
+    FixtureError {
+        file: dir.to_owned(),
+        line: None,
+        key: None,
+        message: crate::msg!("io.not-a-fixture", why = message),
+    }
+}
