@@ -510,7 +510,8 @@ fn inspect(
         stdio::progress("\r\x1b[K");
     }
     if let Some(dir) = extract {
-        extract_dir(dir).map_err(|e| option_error("--extract", dir, &e))?;
+        rocm_probe::source::atomic::output_dir(dir, false)
+            .map_err(|e| option_error("--extract", dir, &e))?;
         let mut budget = codeobject::extract::Budget::default();
         for (file, inspection) in opened.iter().zip(&inspections) {
             for x in codeobject::extract::extract_within(file, inspection, dir, &mut budget)? {
@@ -584,27 +585,5 @@ fn json_error(e: &serde_json::Error) -> String {
         Category::Eof => msg!("cli.json-eof", line, column),
         Category::Data => msg!("cli.json-data", line, column),
         Category::Io => e.to_string(),
-    }
-}
-
-/// `--extract DIR`: an existing real directory, or a new one; a symlink in its place is
-/// refused, so a link planted where the directory should be cannot send root's writes elsewhere.
-fn extract_dir(dir: &std::path::Path) -> std::io::Result<()> {
-    match std::fs::symlink_metadata(dir) {
-        Ok(m) if m.is_dir() => Ok(()),
-        Ok(m) => Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            rocm_probe::msg!(
-                "io.refused",
-                path = dir.display(),
-                what = if m.file_type().is_symlink() {
-                    rocm_probe::msg!("io.refused-symlink")
-                } else {
-                    rocm_probe::msg!("io.not-a-directory")
-                }
-            ),
-        )),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir_all(dir),
-        Err(e) => Err(e),
     }
 }

@@ -76,15 +76,7 @@ pub fn acquire(path: &Path) -> Result<RunLock, LockError> {
 /// Creates the lock file, or opens the existing one without following a final symlink and
 /// without blocking on a FIFO; anything but a regular file is refused.
 fn open(path: &Path) -> std::io::Result<(File, bool)> {
-    let flags = libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
-    match OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .mode(0o644)
-        .custom_flags(flags)
-        .open(path)
-    {
+    match rocm_probe::source::atomic::create_new(path, 0o644) {
         Ok(file) => return Ok((file, true)),
         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
         Err(_) => {}
@@ -96,7 +88,7 @@ fn open(path: &Path) -> std::io::Result<(File, bool)> {
     }
     let file = OpenOptions::new()
         .read(true)
-        .custom_flags(flags)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(path)?;
     let meta = file.metadata()?;
     if !meta.file_type().is_file() {

@@ -4,9 +4,9 @@
 //! report of the snapshot equals the report of the machine (ARCHITECTURE.md §4a).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::export::redact::Redactor;
@@ -94,19 +94,13 @@ fn create_archive(path: &Path) -> io::Result<File> {
             msg!("snapshot.archive-exists", path = path.display()),
         ));
     }
-    let file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| match e.kind() {
-            io::ErrorKind::AlreadyExists => io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                msg!("snapshot.archive-exists", path = path.display()),
-            ),
-            _ => at(path, &e),
-        })?;
+    let file = crate::source::atomic::create_new(path, 0o600).map_err(|e| match e.kind() {
+        io::ErrorKind::AlreadyExists => io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            msg!("snapshot.archive-exists", path = path.display()),
+        ),
+        _ => at(path, &e),
+    })?;
     file.set_permissions(std::fs::Permissions::from_mode(0o644))
         .map_err(|e| at(path, &e))?;
     Ok(file)
@@ -118,39 +112,6 @@ fn at(path: &Path, e: &io::Error) -> io::Error {
         e.kind(),
         msg!("snapshot.io", path = path.display(), error = e),
     )
-}
-
-/// The snapshot's top directory: created when absent; an existing one must be a real, empty
-/// directory (a symlink there would send every write elsewhere).
-fn prepare_root(dir: &Path) -> io::Result<()> {
-    match std::fs::symlink_metadata(dir) {
-        Ok(m) if m.file_type().is_symlink() => Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            msg!("snapshot.target-is-symlink", path = dir.display()),
-        )),
-        Ok(m) if m.is_dir() => {
-            let mut entries = std::fs::read_dir(dir).map_err(|e| at(dir, &e))?;
-            match entries.next() {
-                None => Ok(()),
-                Some(_) => Err(io::Error::new(
-                    io::ErrorKind::AlreadyExists,
-                    msg!("snapshot.dir-not-empty", path = dir.display()),
-                )),
-            }
-        }
-        Ok(_) => Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            msg!("snapshot.not-a-directory", path = dir.display()),
-        )),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent).map_err(|e| at(parent, &e))?;
-            }
-            // Not `create_dir_all`: whatever appeared at `dir` since the check is refused.
-            std::fs::create_dir(dir).map_err(|e| at(dir, &e))
-        }
-        Err(e) => Err(at(dir, &e)),
-    }
 }
 
 /// Creates the directories from `root` (exclusive) down to `dir` one level at a time; an
@@ -187,13 +148,7 @@ fn create_file(root: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
     if let Some(parent) = path.parent() {
         make_dirs(root, parent)?;
     }
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o644)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| at(path, &e))?;
+    let mut file = crate::source::atomic::create_new(path, 0o644).map_err(|e| at(path, &e))?;
     file.write_all(bytes).map_err(|e| at(path, &e))
 }
 
@@ -213,7 +168,7 @@ pub fn write(records: &[Record], dir: &Path, redact: bool) -> io::Result<Summary
 fn write_with(records: &[Record], dir: &Path, redactor: Option<&Redactor>) -> io::Result<Summary> {
     let redact = redactor.is_some();
     let path_of = |p: &str| redactor.map_or_else(|| p.to_owned(), |r| r.path(p));
-    prepare_root(dir)?;
+    crate::source::atomic::output_dir(dir, true).map_err(|e| at(dir, &e))?;
     let inside = |abs: &str| -> io::Result<PathBuf> {
         let abs = path_of(abs);
         let rel = abs.trim_start_matches('/');

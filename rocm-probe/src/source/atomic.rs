@@ -177,6 +177,48 @@ fn replace(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
     result
 }
 
+/// Creates a new file at `path` for writing with `mode` (less the umask): never an existing
+/// file and never through a symlink — `O_CREAT|O_EXCL` fails on any existing name, a dangling
+/// link included, and `O_NOFOLLOW` says so for a link. Every file the probe creates is made here.
+pub fn create_new(path: &Path, mode: u32) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// The directory a command writes a tree of files into (`snapshot DIR`, `inspect --extract
+/// DIR`): an existing real directory is used (only when empty, if `empty`); an absent one is
+/// created, its parents as needed; a symlink or anything else in its place is refused, so a link
+/// planted where the directory should be cannot send the writes elsewhere.
+pub fn output_dir(dir: &Path, empty: bool) -> io::Result<()> {
+    let refused = |what: String| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            msg!("io.refused", path = dir.display(), what),
+        )
+    };
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.file_type().is_symlink() => Err(refused(Refusal::Symlink.reason())),
+        Ok(m) if !m.is_dir() => Err(refused(msg!("io.not-a-directory"))),
+        Ok(_) if empty && std::fs::read_dir(dir)?.next().is_some() => Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            msg!("io.dir-not-empty", path = dir.display()),
+        )),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent)?;
+            }
+            // Not `create_dir_all`: whatever appeared at `dir` since the look is refused.
+            std::fs::create_dir(dir)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// A new file `.NAME.<random>.tmp` in `dir`, private until renamed. A leading dot and the
 /// `.tmp` end: node_exporter reads only `*.prom` and NFD skips hidden files. `O_EXCL` with
 /// `O_CREAT` fails on any existing name, a symlink included, so nothing planted is opened.
@@ -187,13 +229,7 @@ fn create_temporary(dir: &Path, name: &std::ffi::OsStr) -> io::Result<(PathBuf, 
         tmp_name.push(name);
         tmp_name.push(format!(".{:016x}.tmp", random()));
         let tmp = dir.join(tmp_name);
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&tmp)
-        {
+        match create_new(&tmp, 0o600) {
             Ok(file) => return Ok((tmp, file)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
             Err(e) => return Err(e),
