@@ -1,39 +1,103 @@
-//! Compiles the message catalogue (`src/i18n/messages/*.toml`) and the rules' and layers'
-//! Chinese (`src/i18n/zh/*.toml`) into sorted tables, so a report parses no TOML at run time,
-//! and stops the build when a message lacks a language, its languages disagree on placeholders,
-//! or a Chinese file is malformed: a broken catalogue is a build error, never text left out.
+//! Compiles the catalogue — the messages of `src/i18n/messages/*.toml` and, per layer,
+//! `src/checks/<layer>/messages.toml` (its messages, its rules' titles and explanations, its
+//! title) — into sorted tables, so a report parses no TOML at run time. The build stops when a
+//! message lacks a language or its languages disagree on placeholders, when a rule declared in
+//! `checks/<layer>/rules.rs` has no texts in its layer's file or a text names no declared rule,
+//! or when a file is malformed: a broken catalogue is a build error, never text left out.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 #[path = "src/i18n/catalogue.rs"]
 mod catalogue;
 
-fn main() {
-    let dir = Path::new("src/i18n/messages");
+fn read(path: &Path) -> String {
+    println!("cargo::rerun-if-changed={}", path.display());
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn toml_files(dir: &Path) -> Vec<PathBuf> {
     println!("cargo::rerun-if-changed={}", dir.display());
     let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("src/i18n/messages is part of the crate")
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort();
+    files
+}
+
+/// The layer folders under `src/checks`, sorted.
+fn layer_dirs() -> Vec<PathBuf> {
+    let dir = Path::new("src/checks");
+    println!("cargo::rerun-if-changed={}", dir.display());
+    let mut dirs: Vec<_> = std::fs::read_dir(dir)
+        .expect("src/checks is part of the crate")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("messages.toml").is_file())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn main() {
     let mut messages = Vec::new();
-    for path in &files {
-        println!("cargo::rerun-if-changed={}", path.display());
-        let text = std::fs::read_to_string(path).expect("readable catalogue file");
-        match catalogue::parse(&path.display().to_string(), &text) {
-            Ok(m) => messages.extend(m),
-            Err(e) => panic!("message catalogue: {e}"),
-        }
+    for path in toml_files(Path::new("src/i18n/messages")) {
+        let file = catalogue::parse_file(&path.display().to_string(), &read(&path))
+            .unwrap_or_else(|e| panic!("message catalogue: {e}"));
+        assert!(
+            file.rules.is_empty() && file.layer.is_none(),
+            "message catalogue: {}: rules and layer titles live in their layer's \
+             checks/<layer>/messages.toml",
+            path.display()
+        );
+        messages.extend(file.messages);
     }
-    let problems = catalogue::check(&messages);
+    let mut rules = Vec::new();
+    let mut layers = Vec::new();
+    let mut problems = Vec::new();
+    for dir in layer_dirs() {
+        let layer = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let path = dir.join("messages.toml");
+        let file = catalogue::parse_file(&path.display().to_string(), &read(&path))
+            .unwrap_or_else(|e| panic!("message catalogue: {e}"));
+        messages.extend(file.messages);
+        match file.layer {
+            Some((en, zh)) => layers.push((layer.clone(), en, zh)),
+            None => problems.push(format!("{}: no [layer] title", path.display())),
+        }
+        let declared = catalogue::declared_ids(&read(&dir.join("rules.rs")));
+        let texts: Vec<&str> = file.rules.iter().map(|r| r.id.as_str()).collect();
+        for id in &declared {
+            if !texts.contains(&id.as_str()) {
+                problems.push(format!("{}: no [rules.\"{id}\"] texts", path.display()));
+            }
+        }
+        for id in &texts {
+            if !declared.iter().any(|d| d == id) {
+                problems.push(format!(
+                    "{}: [rules.\"{id}\"] is declared by no rule in rules.rs",
+                    path.display()
+                ));
+            }
+            if id.split_once('.').map(|(l, _)| l) != Some(layer.as_str()) {
+                problems.push(format!("{}: {id} is not a {layer} id", path.display()));
+            }
+        }
+        rules.extend(file.rules);
+    }
+    problems.extend(catalogue::check(&messages));
     assert!(
         problems.is_empty(),
         "message catalogue:\n  {}",
         problems.join("\n  ")
     );
     messages.sort_by(|a, b| a.key.cmp(&b.key));
+    rules.sort_by(|a, b| a.id.cmp(&b.id));
+    if let Some(w) = rules.windows(2).find(|w| w[0].id == w[1].id) {
+        panic!("message catalogue: {} has texts twice", w[0].id);
+    }
+
     let mut out = String::from("/// Every message, sorted by key: (key, English, Chinese).\n");
     writeln!(
         out,
@@ -45,59 +109,33 @@ fn main() {
         writeln!(out, "    ({:?}, {:?}, {:?}),", m.key, m.en, m.zh).unwrap();
     }
     out.push_str("];\n");
-    let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
-    std::fs::write(Path::new(&out_dir).join("messages.rs"), out).expect("OUT_DIR is writable");
-    std::fs::write(Path::new(&out_dir).join("zh.rs"), chinese()).expect("OUT_DIR is writable");
-}
-
-/// The rules' titles and explanations and the layer, status and frame words in Chinese.
-fn chinese() -> String {
-    let dir = Path::new("src/i18n/zh");
-    println!("cargo::rerun-if-changed={}", dir.display());
-    let read = |name: &str| {
-        let path = dir.join(name);
-        println!("cargo::rerun-if-changed={}", path.display());
-        std::fs::read_to_string(&path).expect("readable Chinese catalogue file")
-    };
-    let mut rules = Vec::new();
-    for name in ["a.toml", "b.toml", "c.toml"] {
-        match catalogue::parse_rules(name, &read(name)) {
-            Ok(r) => rules.extend(r),
-            Err(e) => panic!("Chinese catalogue: {e}"),
-        }
-    }
-    rules.sort_by(|a, b| a.id.cmp(&b.id));
-    if let Some(w) = rules.windows(2).find(|w| w[0].id == w[1].id) {
-        panic!("Chinese catalogue: {} is in two files", w[0].id);
-    }
-    let mut out =
-        String::from("/// Every rule's Chinese (id, title, explanation), sorted by id.\n");
     writeln!(
         out,
-        "pub(crate) static ZH_RULES: [(&str, &str, &str); {}] = [",
+        "/// Every rule's texts, sorted by id: (id, [title en, title zh], [explain en, explain zh]).\n\
+         pub(crate) static RULE_TEXTS: [(&str, [&str; 2], [&str; 2]); {}] = [",
         rules.len()
     )
     .unwrap();
     for r in &rules {
-        writeln!(out, "    ({:?}, {:?}, {:?}),", r.id, r.title, r.explain).unwrap();
-    }
-    out.push_str("];\n");
-    let frame = catalogue::parse_frame("layers.toml", &read("layers.toml"))
-        .unwrap_or_else(|e| panic!("Chinese catalogue: {e}"));
-    for (section, mut entries) in frame {
-        entries.sort();
         writeln!(
             out,
-            "/// `[{section}]` of `zh/layers.toml`, sorted by key.\n\
-             pub(crate) static ZH_{}: [(&str, &str); {}] = [",
-            section.to_uppercase(),
-            entries.len()
+            "    ({:?}, [{:?}, {:?}], [{:?}, {:?}]),",
+            r.id, r.title.0, r.title.1, r.explain.0, r.explain.1
         )
         .unwrap();
-        for (k, v) in &entries {
-            writeln!(out, "    ({k:?}, {v:?}),").unwrap();
-        }
-        out.push_str("];\n");
     }
-    out
+    out.push_str("];\n");
+    writeln!(
+        out,
+        "/// Every layer's title, sorted by layer id: (id, [English, Chinese]).\n\
+         pub(crate) static LAYER_TITLES: [(&str, [&str; 2]); {}] = [",
+        layers.len()
+    )
+    .unwrap();
+    for (id, en, zh) in &layers {
+        writeln!(out, "    ({id:?}, [{en:?}, {zh:?}]),").unwrap();
+    }
+    out.push_str("];\n");
+    let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    std::fs::write(Path::new(&out_dir).join("messages.rs"), out).expect("OUT_DIR is writable");
 }

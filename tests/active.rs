@@ -3,11 +3,11 @@
 //! and key evidence; that passive fixtures make no active finding; that a typo in `[active]` is
 //! an error naming the key; and what the layer-2 result of a successful run says.
 
+use rocm_probe::checks::driver::rules::DRIVER_ACTIVE_RULES;
+use rocm_probe::checks::runtime::rules::RUNTIME_ACTIVE_RULES;
+use rocm_probe::checks::thunk::rules::THUNK_ACTIVE_RULES;
 use rocm_probe::finding::{Finding, Layer, Status};
 use rocm_probe::report::Options;
-use rocm_probe::rules::driver::DRIVER_ACTIVE_RULES;
-use rocm_probe::rules::runtime::RUNTIME_ACTIVE_RULES;
-use rocm_probe::rules::thunk::THUNK_ACTIVE_RULES;
 use rocm_probe::{Report, Source};
 
 use rocm_probe_tests::{evidence, finding, fixtures, report};

@@ -66,19 +66,10 @@ impl Layer {
         }
     }
 
-    /// What the layer is, in a few words.
-    pub fn title(self) -> &'static str {
-        match self {
-            Layer::Hardware => "hardware (GPUs, memory, interconnect)",
-            Layer::Driver => "kernel driver (amdgpu, KFD, device nodes)",
-            Layer::Thunk => "thunk (libhsakmt)",
-            Layer::Runtime => "runtime (ROCr, HIP)",
-            Layer::Libraries => "math and communication libraries",
-            Layer::Compiler => "compiler (HIP-Clang, device libraries)",
-            Layer::Frameworks => "frameworks (PyTorch, JAX, …)",
-            Layer::Tools => "tools (profilers, debuggers, SMI)",
-            Layer::Workloads => "workloads",
-        }
+    /// What the layer is, in a few words, in `lang` (its `[layer]` in
+    /// `checks/<layer>/messages.toml`).
+    pub fn title(self, lang: i18n::Lang) -> &'static str {
+        i18n::layer_title(self.id(), lang).unwrap_or(self.id())
     }
 }
 
@@ -117,15 +108,20 @@ pub enum Status {
 }
 
 impl Status {
-    /// Upper-case word for text output, readable without colour.
-    pub fn word(self) -> &'static str {
+    /// Its id (`pass`), as JSON spells it.
+    pub fn id(self) -> &'static str {
         match self {
-            Status::Skip => "SKIP",
-            Status::Pass => "PASS",
-            Status::Info => "INFO",
-            Status::Warn => "WARN",
-            Status::Fail => "FAIL",
+            Status::Skip => "skip",
+            Status::Pass => "pass",
+            Status::Info => "info",
+            Status::Warn => "warn",
+            Status::Fail => "fail",
         }
+    }
+
+    /// Upper-case English word for text output, readable without colour (`PASS`).
+    pub fn word(self) -> &'static str {
+        status_word(self, i18n::Lang::En)
     }
 }
 
@@ -260,7 +256,8 @@ impl Finding {
     }
 }
 
-/// A declared finding id with its layer, default status and `explain` text.
+/// A declared finding id with its layer and default status; its title and `explain` text are in
+/// its layer's catalogue ([`rule_title`], [`rule_explain`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Rule {
     /// Stable dotted id (`driver.kfd-permission-denied`).
@@ -269,10 +266,6 @@ pub struct Rule {
     pub layer: Layer,
     /// The status it is emitted with unless a check (or a profile) says otherwise.
     pub status: Status,
-    /// One-line title.
-    pub title: &'static str,
-    /// What `rocm-probe explain ID` prints: what it means, why it matters, how it is detected.
-    pub explain: &'static str,
 }
 
 impl Rule {
@@ -296,17 +289,17 @@ impl Rule {
     }
 }
 
-/// Declares rules once: a constant per rule and the module's table of them. Used by one module
-/// per layer under `rules/`; [`rules`] joins the tables.
+/// Declares rules once: a constant per rule and the module's table of them, in a layer's
+/// `checks/<layer>/rules.rs` (`NAME = "layer.id", Layer, Status;`); [`rules`] joins the tables.
+/// The build script reads these lines and stops when a rule has no texts in its layer's
+/// `messages.toml`.
 macro_rules! declare_rules {
-    ($table:ident; $( $(#[$m:meta])* $name:ident = $id:literal, $layer:ident, $status:ident, $title:literal, $explain:literal; )*) => {
-        $( $(#[$m])* #[doc = concat!("`", $id, "`: ", $title)]
+    ($table:ident; $( $(#[$m:meta])* $name:ident = $id:literal, $layer:ident, $status:ident; )*) => {
+        $( $(#[$m])* #[doc = concat!("`", $id, "`")]
         pub const $name: $crate::finding::Rule = $crate::finding::Rule {
             id: $id,
             layer: $crate::finding::Layer::$layer,
             status: $crate::finding::Status::$status,
-            title: $title,
-            explain: $explain,
         }; )*
         /// This layer's rules.
         pub const $table: &[$crate::finding::Rule] = &[$($name,)*];
@@ -314,12 +307,12 @@ macro_rules! declare_rules {
 }
 pub(crate) use declare_rules;
 
-pub use crate::rules::all::*;
+pub use crate::checks::rules::*;
 
 /// Every declared rule, bottom-up: the one registry of finding ids.
 pub fn rules() -> &'static [Rule] {
     static ALL: std::sync::LazyLock<Vec<Rule>> = std::sync::LazyLock::new(|| {
-        crate::rules::TABLES
+        crate::checks::rules::TABLES
             .iter()
             .flat_map(|t| t.iter().copied())
             .collect()
@@ -332,28 +325,20 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
     rules().iter().find(|r| r.id == id)
 }
 
-/// A rule's title in `lang` (English when the catalogue lacks it).
+/// A rule's title in `lang`.
 pub fn rule_title(rule: &Rule, lang: i18n::Lang) -> &'static str {
-    match lang {
-        i18n::Lang::En => rule.title,
-        i18n::Lang::Zh => i18n::zh_rule(rule.id).map_or(rule.title, |(title, _)| title),
-    }
+    i18n::rule_text(rule.id, lang).map_or(rule.id, |(title, _)| title)
 }
 
-/// A rule's explanation in `lang`.
+/// A rule's explanation in `lang`: what `rocm-probe explain ID` prints — what it means, why it
+/// matters, how it is detected.
 pub fn rule_explain(rule: &Rule, lang: i18n::Lang) -> &'static str {
-    match lang {
-        i18n::Lang::En => rule.explain,
-        i18n::Lang::Zh => i18n::zh_rule(rule.id).map_or(rule.explain, |(_, explain)| explain),
-    }
+    i18n::rule_text(rule.id, lang).map_or(rule.id, |(_, explain)| explain)
 }
 
 /// A layer's title in `lang`.
 pub fn layer_title(layer: Layer, lang: i18n::Lang) -> &'static str {
-    match lang {
-        i18n::Lang::En => layer.title(),
-        i18n::Lang::Zh => i18n::zh_layer(layer.id()).unwrap_or(layer.title()),
-    }
+    layer.title(lang)
 }
 
 /// A layer as prose names it in the current language: its id in English (`hardware`), its title
@@ -367,17 +352,7 @@ pub fn layer_name(layer: Layer) -> &'static str {
 
 /// A status word in `lang` (`PASS`, `通过`).
 pub fn status_word(status: Status, lang: i18n::Lang) -> &'static str {
-    let key = match status {
-        Status::Skip => "skip",
-        Status::Pass => "pass",
-        Status::Info => "info",
-        Status::Warn => "warn",
-        Status::Fail => "fail",
-    };
-    match lang {
-        i18n::Lang::En => status.word(),
-        i18n::Lang::Zh => i18n::zh_status(key).unwrap_or(status.word()),
-    }
+    i18n::status_word(status.id(), lang).unwrap_or("?")
 }
 
 #[cfg(test)]
@@ -398,7 +373,11 @@ mod tests {
                 "{}",
                 r.id
             );
-            assert!(r.explain.len() > 60, "{} needs a real explanation", r.id);
+            assert!(
+                rule_explain(r, i18n::Lang::En).len() > 60,
+                "{} needs a real explanation",
+                r.id
+            );
         }
     }
 

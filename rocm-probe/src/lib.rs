@@ -25,7 +25,6 @@ pub mod facts;
 pub mod finding;
 pub mod i18n;
 pub mod report;
-pub mod rules;
 pub mod source;
 pub mod target;
 #[cfg(test)]

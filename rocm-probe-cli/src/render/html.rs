@@ -397,7 +397,7 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
             Esc(&msg!("html.layer-heading", n = l.number, name))
         )?;
         if i18n::current() == Lang::En {
-            write!(s, " <small>{}</small>", Esc(l.layer.title()))?;
+            write!(s, " <small>{}</small>", Esc(l.layer.title(Lang::En)))?;
         }
         writeln!(s, "</h3>")?;
         match (&l.note, l.consequence_of) {

@@ -6,7 +6,8 @@
 use std::io::{self, Write};
 
 use rocm_probe::Report;
-use rocm_probe::finding::{Finding, Status, rules};
+use rocm_probe::finding::{Finding, Status, rule_title, rules};
+use rocm_probe::i18n::Lang;
 use rocm_probe::source::escape::xml as esc;
 
 /// Writes the JUnit XML document.
@@ -57,7 +58,7 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
                 writeln!(
                     out,
                     r#"      <failure message="{}">{}</failure>"#,
-                    esc(summary.unwrap_or(rule.title)),
+                    esc(summary.unwrap_or(rule_title(rule, Lang::En))),
                     text
                 )?;
                 writeln!(out, "    </testcase>")?;

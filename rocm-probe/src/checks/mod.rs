@@ -1,4 +1,9 @@
-//! Checks: pure functions from facts to findings, one module per layer. No I/O here.
+//! Checks: pure functions from facts to findings, one folder per layer. No I/O here.
+//!
+//! A layer's folder holds everything about its findings: `mod.rs` (the checks), `rules.rs` (the
+//! finding ids it declares, with their layer and default status) and `messages.toml` (its title,
+//! its rules' titles and explanations, and every sentence its checks print, in English and
+//! Chinese). [`rules`] joins the layers' tables into the one registry of finding ids.
 
 pub mod active;
 pub mod compiler;
@@ -10,6 +15,62 @@ pub mod runtime;
 pub mod thunk;
 pub mod tools;
 pub mod workloads;
+
+pub mod rules {
+    //! The registry of finding ids: every layer's tables, bottom-up.
+
+    use super::{
+        compiler, driver, frameworks, hardware, libraries, runtime, thunk, tools, workloads,
+    };
+
+    /// The tables, bottom-up, then the conformance rules (`check --expect`) of each layer.
+    pub(crate) const TABLES: &[&[crate::finding::Rule]] = &[
+        hardware::rules::HARDWARE_RULES,
+        hardware::rules::HARDWARE_DEVICE_RULES,
+        driver::rules::DRIVER_RULES,
+        driver::rules::DRIVER_PLATFORM_RULES,
+        driver::rules::DRIVER_ACTIVE_RULES,
+        thunk::rules::THUNK_RULES,
+        thunk::rules::THUNK_ACTIVE_RULES,
+        runtime::rules::RUNTIME_RULES,
+        runtime::rules::RUNTIME_ACTIVE_RULES,
+        libraries::rules::LIBRARIES_RULES,
+        compiler::rules::COMPILER_RULES,
+        frameworks::rules::FRAMEWORKS_RULES,
+        tools::rules::TOOLS_RULES,
+        workloads::rules::WORKLOADS_RULES,
+        hardware::rules::HARDWARE_EXPECT_RULES,
+        driver::rules::DRIVER_EXPECT_RULES,
+        runtime::rules::RUNTIME_EXPECT_RULES,
+        libraries::rules::LIBRARIES_EXPECT_RULES,
+        frameworks::rules::FRAMEWORKS_EXPECT_RULES,
+    ];
+
+    pub use super::compiler::rules::*;
+    pub use super::driver::rules::*;
+    pub use super::frameworks::rules::*;
+    pub use super::hardware::rules::*;
+    pub use super::libraries::rules::*;
+    pub use super::runtime::rules::*;
+    pub use super::thunk::rules::*;
+    pub use super::tools::rules::*;
+    pub use super::workloads::rules::*;
+
+    /// Failures that stop everything above them: no GPU, no driver, no KFD, no access to it. A
+    /// failure not listed here (uncorrectable RAS errors on one GPU of eight) leaves the layers
+    /// above checkable; any failure also blocks when no GPU is left in KFD.
+    pub const BLOCKING: &[&str] = &[
+        NO_AMD_GPU.id,
+        AMDGPU_NOT_LOADED.id,
+        AMDGPU_BLACKLISTED.id,
+        NOMODESET.id,
+        KFD_MISSING.id,
+        KFD_UNREADABLE.id,
+        KFD_DEVICE_MISSING.id,
+        KFD_PERMISSION_DENIED.id,
+        KFD_OPEN_FAILED.id,
+    ];
+}
 
 use crate::facts::Facts;
 use crate::facts::config::Profile;

@@ -26,14 +26,6 @@ pub struct Message {
     pub zh: String,
 }
 
-/// Parses one file's text; `name` is used in errors only.
-pub fn parse(name: &str, text: &str) -> Result<Vec<Message>, String> {
-    let table: toml::Table = text.parse().map_err(|e| format!("{name}: {e}"))?;
-    let mut out = Vec::new();
-    walk(name, "", &table, &mut out)?;
-    Ok(out)
-}
-
 fn walk(
     name: &str,
     prefix: &str,
@@ -155,74 +147,103 @@ fn has_prose_word(template: &str) -> bool {
         .any(|w| w.len() >= 4 && w.chars().all(|c| c.is_ascii_lowercase()))
 }
 
-/// A rule's Chinese title and explanation (`zh/{a,b,c}.toml`, keyed by rule id).
+/// A rule's title and explanation in both languages: the `[rules."ID"]` tables of a layer's
+/// catalogue file (`checks/<layer>/messages.toml`). They are prose, not templates: braces are
+/// literal (`/sys/…/{vendor,class}`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleText {
     /// The finding id.
     pub id: String,
-    /// Its title.
-    pub title: String,
-    /// Its explanation.
-    pub explain: String,
+    /// Its title: English, Chinese.
+    pub title: (String, String),
+    /// Its explanation: English, Chinese.
+    pub explain: (String, String),
 }
 
-/// Parses one `zh/*.toml` rule file: tables named by rule id, each with exactly a non-empty
-/// `title` and `explain` in Chinese.
-pub fn parse_rules(name: &str, text: &str) -> Result<Vec<RuleText>, String> {
-    let table: toml::Table = text.parse().map_err(|e| format!("{name}: {e}"))?;
-    let mut out = Vec::with_capacity(table.len());
-    for (id, entry) in table {
-        let Some(entry) = entry.as_table() else {
-            return Err(format!("{name}: {id} is not a table"));
+/// Everything one catalogue file holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct File {
+    /// Its messages (templates).
+    pub messages: Vec<Message>,
+    /// Its rules' texts (`[rules."ID"]`), in file order.
+    pub rules: Vec<RuleText>,
+    /// A layer's title (`[layer]`, English and Chinese), in a layer's file.
+    pub layer: Option<(String, String)>,
+}
+
+/// Parses one catalogue file: messages, and in a layer's file its `[layer]` title and the
+/// `[rules."ID"]` texts, each with exactly `title.en`, `title.zh`, `explain.en`, `explain.zh`.
+pub fn parse_file(name: &str, text: &str) -> Result<File, String> {
+    let mut table: toml::Table = text.parse().map_err(|e| format!("{name}: {e}"))?;
+    let mut file = File::default();
+    if let Some(layer) = table.remove("layer") {
+        let Some(layer) = layer.as_table() else {
+            return Err(format!("{name}: [layer] is not a table"));
         };
-        let text = |key: &str| -> Result<String, String> {
-            let v = entry
-                .get(key)
-                .and_then(toml::Value::as_str)
-                .ok_or_else(|| format!("{name}: {id} has no {key} string"))?;
-            if !is_cjk_text(v) {
-                return Err(format!("{name}: {id}.{key} is not Chinese"));
-            }
-            Ok(v.to_owned())
-        };
-        if let Some(other) = entry.keys().find(|k| *k != "title" && *k != "explain") {
-            return Err(format!("{name}: {id} has an unknown key {other}"));
-        }
-        out.push(RuleText {
-            title: text("title")?,
-            explain: text("explain")?,
-            id,
-        });
+        file.layer = Some(pair(name, "layer", layer)?);
     }
-    Ok(out)
-}
-
-/// One table of `zh/layers.toml`: its name and its (key, Chinese) pairs.
-pub type FrameSection = (String, Vec<(String, String)>);
-
-/// The words around the findings (`zh/layers.toml`): `[layers]` and `[status]`, each a table of
-/// strings, nothing else (every sentence is a message in `messages/`).
-pub fn parse_frame(name: &str, text: &str) -> Result<Vec<FrameSection>, String> {
-    let table: toml::Table = text.parse().map_err(|e| format!("{name}: {e}"))?;
-    let mut out = Vec::new();
-    for section in ["layers", "status"] {
-        let Some(t) = table.get(section).and_then(toml::Value::as_table) else {
-            return Err(format!("{name}: no [{section}] table"));
+    if let Some(rules) = table.remove("rules") {
+        let Some(rules) = rules.as_table() else {
+            return Err(format!("{name}: [rules] is not a table"));
         };
-        let mut entries = Vec::with_capacity(t.len());
-        for (k, v) in t {
-            let Some(v) = v.as_str().filter(|v| is_cjk_text(v)) else {
-                return Err(format!("{name}: {section}.{k} is not a Chinese string"));
+        for (id, entry) in rules {
+            let Some(entry) = entry.as_table() else {
+                return Err(format!("{name}: rules.{id} is not a table"));
             };
-            entries.push((k.clone(), v.to_owned()));
+            if let Some(other) = entry.keys().find(|k| *k != "title" && *k != "explain") {
+                return Err(format!("{name}: rules.{id} has an unknown key {other}"));
+            }
+            let part = |key: &str| match entry.get(key).and_then(toml::Value::as_table) {
+                Some(t) => pair(name, &format!("rules.{id}.{key}"), t),
+                None => Err(format!("{name}: rules.{id} has no {key}.en / {key}.zh")),
+            };
+            file.rules.push(RuleText {
+                id: id.clone(),
+                title: part("title")?,
+                explain: part("explain")?,
+            });
         }
-        out.push((section.to_owned(), entries));
     }
-    if let Some(other) = table
-        .keys()
-        .find(|k| !["layers", "status"].contains(&k.as_str()))
-    {
-        return Err(format!("{name}: unknown table [{other}]"));
+    walk(name, "", &table, &mut file.messages)?;
+    Ok(file)
+}
+
+/// An `en` / `zh` pair of prose (not templates): both present, non-empty, each in its language.
+fn pair(name: &str, what: &str, t: &toml::Table) -> Result<(String, String), String> {
+    if let Some(other) = t.keys().find(|k| *k != "en" && *k != "zh") {
+        return Err(format!("{name}: {what} has an unknown key `{other}`"));
     }
-    Ok(out)
+    let text = |lang: &str| match t.get(lang).and_then(toml::Value::as_str) {
+        Some(s) if !s.trim().is_empty() => Ok(s.to_owned()),
+        _ => Err(format!("{name}: {what} has no non-empty `{lang}` string")),
+    };
+    let (en, zh) = (text("en")?, text("zh")?);
+    if is_cjk_text(&en) {
+        return Err(format!("{name}: {what}.en has Chinese in it"));
+    }
+    if !is_cjk_text(&zh) {
+        return Err(format!("{name}: {what}.zh is not Chinese"));
+    }
+    Ok((en, zh))
+}
+
+/// The finding ids a layer's `rules.rs` declares: each `NAME = "id", Layer, Status;` line of its
+/// `declare_rules!` blocks. The build script compares them with the catalogue, so a rule without
+/// its texts, or texts without a rule, stop the build.
+pub fn declared_ids(rules_rs: &str) -> Vec<String> {
+    rules_rs
+        .lines()
+        .filter_map(|l| {
+            let (name, rest) = l.trim().split_once(" = \"")?;
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            {
+                return None;
+            }
+            let (id, rest) = rest.split_once('"')?;
+            rest.starts_with(", ").then(|| id.to_owned())
+        })
+        .collect()
 }

@@ -1,9 +1,9 @@
 //! The prose, in English and Simplified Chinese.
 //!
-//! Two catalogues: the rules' titles and explanations (English in the rule table, Chinese in
-//! `zh/*.toml`, keyed by rule id), and the messages — every sentence a report, a finding's
-//! summary, remedy or evidence is made of — in `messages/*.toml`, both languages side by side,
-//! compiled into the crate by the build script. Code names a message with [`msg!`]:
+//! One catalogue, both languages side by side, compiled into the crate by the build script: each
+//! layer's `checks/<layer>/messages.toml` (its title, its rules' titles and explanations, the
+//! sentences its checks print) and `i18n/messages/*.toml` (everything else a report, a finding's
+//! summary, remedy or evidence is made of). Code names a message with [`msg!`]:
 //!
 //! ```
 //! # use rocm_probe::{i18n, msg};
@@ -30,9 +30,9 @@ use std::fmt::{Display, Write as _};
 pub enum Lang {
     /// English.
     #[default]
-    En,
+    En = 0,
     /// Simplified Chinese.
-    Zh,
+    Zh = 1,
 }
 
 impl Lang {
@@ -229,31 +229,30 @@ macro_rules! msg {
     };
 }
 
-include!(concat!(env!("OUT_DIR"), "/zh.rs"));
-
-/// The Chinese of `key` in a compiled table (sorted by key).
-fn zh<const N: usize>(
-    table: &'static [(&'static str, &'static str); N],
-    key: &str,
-) -> Option<&'static str> {
-    let i = table.binary_search_by(|(k, _)| (*k).cmp(key)).ok()?;
-    Some(table[i].1)
+/// A rule's title and explanation in `lang`, by finding id (its layer's `[rules."ID"]`).
+pub fn rule_text(id: &str, lang: Lang) -> Option<(&'static str, &'static str)> {
+    let i = RULE_TEXTS.binary_search_by(|(k, _, _)| (*k).cmp(id)).ok()?;
+    let (_, title, explain) = &RULE_TEXTS[i];
+    let l = lang as usize;
+    Some((title[l], explain[l]))
 }
 
-/// A rule's Chinese title and explanation, by finding id.
-pub fn zh_rule(id: &str) -> Option<(&'static str, &'static str)> {
-    let i = ZH_RULES.binary_search_by(|(k, _, _)| (*k).cmp(id)).ok()?;
-    Some((ZH_RULES[i].1, ZH_RULES[i].2))
+/// A layer's title in `lang`, by layer id (its `[layer]`).
+pub fn layer_title(id: &str, lang: Lang) -> Option<&'static str> {
+    let i = LAYER_TITLES.binary_search_by(|(k, _)| (*k).cmp(id)).ok()?;
+    Some(LAYER_TITLES[i].1[lang as usize])
 }
 
-/// A layer's Chinese title, by layer id.
-pub fn zh_layer(id: &str) -> Option<&'static str> {
-    zh(&ZH_LAYERS, id)
-}
-
-/// A status word in Chinese, by status id (`pass`).
-pub fn zh_status(id: &str) -> Option<&'static str> {
-    zh(&ZH_STATUS, id)
+/// A status word in `lang`, by status id (`pass` → `PASS`, `通过`).
+pub fn status_word(id: &str, lang: Lang) -> Option<&'static str> {
+    match id {
+        "skip" => template("status.skip", lang),
+        "pass" => template("status.pass", lang),
+        "info" => template("status.info", lang),
+        "warn" => template("status.warn", lang),
+        "fail" => template("status.fail", lang),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -261,53 +260,61 @@ mod tests {
     use super::*;
     use crate::finding::{Layer, rule_explain, rule_title, rules};
 
-    /// The build script refuses a broken Chinese file: the same checks, fed broken files.
+    /// The build script refuses a broken rule text or layer title: the same parser, fed broken
+    /// files.
     #[test]
-    fn a_broken_chinese_file_is_refused() {
-        use super::catalogue::{parse_frame, parse_rules};
-        let good = "[\"a.b\"]\ntitle = \"标题\"\nexplain = \"说明\"\n";
-        assert_eq!(parse_rules("t", good).unwrap().len(), 1);
+    fn a_broken_rule_text_is_refused() {
+        use super::catalogue::parse_file;
+        let good = "[layer]\nen = \"hardware\"\nzh = \"硬件\"\n\
+                    [rules.\"a.b\"]\ntitle.en = \"Title\"\ntitle.zh = \"标题\"\n\
+                    explain.en = \"Why {braces} stay\"\nexplain.zh = \"说明\"\n";
+        let file = parse_file("t", good).unwrap();
+        assert_eq!(file.rules.len(), 1);
+        assert_eq!(file.rules[0].explain.0, "Why {braces} stay");
+        assert_eq!(file.layer, Some(("hardware".into(), "硬件".into())));
         for bad in [
-            "[\"a.b\"]\ntitle = \"标题\"\n",
-            "[\"a.b\"]\ntitle = \"title\"\nexplain = \"说明\"\n",
-            "[\"a.b\"]\ntitle = \"标题\"\nexplain = \"说明\"\nextra = \"多\"\n",
-            "[\"a.b\"\ntitle = ",
-            "x = 1\n",
+            "[rules.\"a.b\"]\ntitle.en = \"Title\"\ntitle.zh = \"标题\"\n",
+            "[rules.\"a.b\"]\ntitle.en = \"Title\"\ntitle.zh = \"title\"\n\
+             explain.en = \"Why\"\nexplain.zh = \"说明\"\n",
+            "[rules.\"a.b\"]\ntitle.en = \"标题\"\ntitle.zh = \"标题\"\n\
+             explain.en = \"Why\"\nexplain.zh = \"说明\"\n",
+            "[rules.\"a.b\"]\ntitle.en = \"T\"\ntitle.zh = \"标题\"\nextra.en = \"x\"\n",
+            "[layer]\nen = \"hardware\"\n",
+            "[rules.\"a.b\"\ntitle = ",
         ] {
-            assert!(parse_rules("t", bad).is_err(), "{bad}");
+            assert!(parse_file("t", bad).is_err(), "{bad}");
         }
-        let frame = "[layers]\nhardware = \"硬件\"\n[status]\npass = \"通过\"\n";
-        assert!(parse_frame("t", frame).is_ok());
-        assert!(parse_frame("t", "[layers]\n").is_err());
-        assert!(parse_frame("t", &format!("{frame}[other]\n")).is_err());
-        assert!(parse_frame("t", "[layers]\nhardware = \"hardware\"\n[status]\n").is_err());
+        let rules_rs =
+            "declare_rules! {\n    T;\n    /// doc\n    A_B = \"a.b\", Hardware, Fail;\n}\n";
+        assert_eq!(catalogue::declared_ids(rules_rs), ["a.b"]);
     }
 
-    /// Every rule, layer and status has its Chinese text, and the catalogue has nothing else.
+    /// Every rule and layer has its texts in both languages, every status its word, and the
+    /// catalogue has no rule text for an undeclared id.
     #[test]
-    fn every_message_exists_in_both_languages() {
-        let mut missing = Vec::new();
+    fn every_rule_and_layer_has_both_languages() {
         for r in rules() {
-            match zh_rule(r.id) {
-                Some((title, explain))
-                    if !title.trim().is_empty() && !explain.trim().is_empty() => {}
-                _ => missing.push(r.id),
+            for lang in [Lang::En, Lang::Zh] {
+                let (title, explain) = rule_text(r.id, lang).unwrap_or_else(|| panic!("{}", r.id));
+                assert!(
+                    !title.trim().is_empty() && !explain.trim().is_empty(),
+                    "{}",
+                    r.id
+                );
             }
-            assert!(!r.title.is_empty() && !r.explain.is_empty(), "{}", r.id);
         }
-        assert!(missing.is_empty(), "no Chinese text for {missing:?}");
         let ids: Vec<&str> = rules().iter().map(|r| r.id).collect();
-        let unknown: Vec<&str> = ZH_RULES
+        let unknown: Vec<&str> = RULE_TEXTS
             .iter()
             .map(|(id, _, _)| *id)
             .filter(|k| !ids.contains(k))
             .collect();
         assert!(unknown.is_empty(), "catalogue ids no rule has: {unknown:?}");
         for l in Layer::ALL {
-            assert!(zh(&ZH_LAYERS, l.id()).is_some(), "{l}");
+            assert!(layer_title(l.id(), Lang::Zh).is_some(), "{l}");
         }
         for s in ["skip", "pass", "info", "warn", "fail"] {
-            assert!(zh(&ZH_STATUS, s).is_some(), "{s}");
+            assert!(status_word(s, Lang::Zh).is_some(), "{s}");
         }
     }
 
@@ -321,19 +328,22 @@ mod tests {
                 "{}",
                 r.id
             );
-            if zh_rule(r.id).is_some() {
-                assert!(cjk(rule_title(r, Lang::Zh)), "{}: title", r.id);
-                assert!(cjk(rule_explain(r, Lang::Zh)), "{}: explain", r.id);
-            }
+            assert!(cjk(rule_title(r, Lang::Zh)), "{}: title", r.id);
+            assert!(cjk(rule_explain(r, Lang::Zh)), "{}: explain", r.id);
         }
     }
 
     fn message_files() -> Vec<(String, String)> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/i18n/messages");
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let layers = std::fs::read_dir(src.join("checks"))
+            .unwrap()
+            .map(|e| e.unwrap().path().join("messages.toml"))
+            .filter(|p| p.is_file());
+        let mut files: Vec<_> = std::fs::read_dir(src.join("i18n/messages"))
             .unwrap()
             .map(|e| e.unwrap().path())
             .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .chain(layers)
             .map(|p| {
                 (
                     p.display().to_string(),
@@ -351,7 +361,8 @@ mod tests {
     fn every_message_has_both_languages_with_the_same_placeholders() {
         let mut all = Vec::new();
         for (name, text) in message_files() {
-            all.extend(catalogue::parse(&name, &text).unwrap_or_else(|e| panic!("{e}")));
+            let file = catalogue::parse_file(&name, &text).unwrap_or_else(|e| panic!("{e}"));
+            all.extend(file.messages);
         }
         let problems = catalogue::check(&all);
         assert!(problems.is_empty(), "{problems:#?}");
@@ -363,7 +374,7 @@ mod tests {
             ("x.toml", "[a]\nen = \"found\"\nzh = \"found\"\n"),
         ];
         for (name, text) in broken {
-            let parsed = catalogue::parse(name, text);
+            let parsed = catalogue::parse_file(name, text).map(|f| f.messages);
             assert!(
                 parsed.is_err() || !catalogue::check(&parsed.unwrap()).is_empty(),
                 "{text}"
@@ -393,7 +404,7 @@ mod tests {
                         });
                         (plain && key.contains('.')).then(|| key.to_owned())
                     };
-                    for call in ["msg!(", "i18n::text("] {
+                    for call in ["msg!(", "i18n::text(", "template("] {
                         used.extend(text.split(call).skip(1).filter_map(key));
                     }
                 }

@@ -112,7 +112,7 @@ impl Report {
         let root = root_cause(&findings);
         // The root stops the layers above it only when nothing can run.
         let blocking = root.filter(|r| {
-            r.status == Status::Fail && (no_gpu || crate::rules::BLOCKING.contains(&r.id))
+            r.status == Status::Fail && (no_gpu || crate::checks::rules::BLOCKING.contains(&r.id))
         });
         if let Some(root) = blocking {
             // Everything broken above a failed layer follows from it.

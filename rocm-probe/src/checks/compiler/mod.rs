@@ -1,0 +1,206 @@
+//! Layer 6: the HIP compilers, whether their device libraries cover the GPUs, and the
+//! `--offload-arch=` flags for this machine.
+//!
+//! `compiler.no-compiler` needs no GPU. The per-GPU checks run only when layers 1–5 have no
+//! failure, like layer 5's. The target is the GPU's own processor: `HSA_OVERRIDE_GFX_VERSION`
+//! changes what ROCr loads, not what the compiler can build for.
+
+pub mod rules;
+
+use std::collections::BTreeMap;
+
+use crate::facts::Facts;
+use crate::facts::compiler::{CompilerFacts, InstallCompiler, Tool};
+use crate::finding::{
+    COMPILER_NOT_CAPTURED, COMPILERS_FOUND, Evidence, Finding, NO_COMPILER,
+    NO_DEVICE_LIBS_FOR_TARGET, OFFLOAD_ARCH, Status,
+};
+use crate::target::GfxVersion;
+use crate::{i18n, msg};
+
+/// One distinct target ID of the GPUs, with the processor and the evidence of its nodes.
+struct Target {
+    id: String,
+    processor: String,
+    nodes: Vec<Evidence>,
+}
+
+/// Layer 6 findings; `below` are the findings of layers 1–5.
+pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let c = &f.compiler;
+    if !c.captured {
+        out.push(COMPILER_NOT_CAPTURED.finding(msg!("compiler.not-captured")));
+        return out;
+    }
+    if c.installs.iter().all(|i| i.tools.is_empty()) {
+        out.push(
+            NO_COMPILER
+                .finding(msg!("compiler.no-compiler"))
+                .with_all(c.looked_at.iter().map(Evidence::absent))
+                .remedy(msg!("compiler.no-compiler-remedy")),
+        );
+    }
+    found(c, &mut out);
+    let Some(targets) = targets(f, below) else {
+        return out;
+    };
+    for i in c.installs.iter().filter(|i| i.any()) {
+        device_libs(i, &targets, &mut out);
+    }
+    offload_arch(c, &targets, &mut out);
+    out
+}
+
+/// The GPUs' distinct target IDs in node order, or `None` when GPU-specific checks must stay
+/// silent (a failure below, no GPU).
+fn targets(f: &Facts, below: &[Finding]) -> Option<Vec<Target>> {
+    if below.iter().any(|x| x.status == Status::Fail) {
+        return None;
+    }
+    let mut targets: Vec<Target> = Vec::new();
+    for a in f.inventory.as_ref()?.gpu_agents() {
+        let Some(processor) = a.gfx.map(|g| g.name()).or_else(|| a.name.clone()) else {
+            continue;
+        };
+        let id = a.target_id.clone().unwrap_or_else(|| processor.clone());
+        let mut value = id.clone();
+        if let Some(m) = &a.marketing_name {
+            value.push_str(&format!(" {m}"));
+        }
+        let e = Evidence::new(
+            format!("{}/nodes/{}", crate::facts::topology::TOPOLOGY_DIR, a.node),
+            value,
+        );
+        match targets.iter_mut().find(|t| t.id == id) {
+            Some(t) => t.nodes.push(e),
+            None => targets.push(Target {
+                id,
+                processor,
+                nodes: vec![e],
+            }),
+        }
+    }
+    (!targets.is_empty()).then_some(targets)
+}
+
+/// Processor names in version order, or `none`.
+fn list<'a>(targets: impl IntoIterator<Item = &'a String>) -> String {
+    let mut names: Vec<&String> = targets.into_iter().collect();
+    if names.is_empty() {
+        return msg!("compiler.none");
+    }
+    names.sort_by_key(|t| (GfxVersion::from_name(t), t.as_str()));
+    names.dedup();
+    i18n::list(names)
+}
+
+fn device_libs(i: &InstallCompiler, targets: &[Target], out: &mut Vec<Finding>) {
+    let have = i.targets();
+    // Processor → its nodes, for the processors missing.
+    let mut missing: BTreeMap<&str, Vec<Evidence>> = BTreeMap::new();
+    for t in targets.iter().filter(|t| !have.contains(&t.processor)) {
+        missing
+            .entry(t.processor.as_str())
+            .or_default()
+            .extend(t.nodes.iter().cloned());
+    }
+    if missing.is_empty() {
+        return;
+    }
+    let names: Vec<String> = missing.keys().map(|s| (*s).to_owned()).collect();
+    let mut finding = NO_DEVICE_LIBS_FOR_TARGET.finding(msg!(
+        "compiler.no-device-libs-for-target",
+        install = i.describe,
+        missing = list(&names),
+        covered = list(&have)
+    ));
+    if i.device_libs.is_empty() {
+        finding = finding.with(Evidence::absent(format!("{}/amdgcn/bitcode", i.prefix)));
+    }
+    for d in &i.device_libs {
+        finding = finding.with(Evidence::new(
+            d.dir.clone(),
+            msg!(
+                "compiler.device-libs",
+                count = d.isa_files,
+                targets = list(&d.targets)
+            ),
+        ));
+    }
+    for nodes in missing.into_values() {
+        finding = finding.with_all(nodes);
+    }
+    out.push(finding.remedy(msg!(
+        "compiler.no-device-libs-for-target-remedy",
+        isa = names[0].trim_start_matches("gfx")
+    )));
+}
+
+/// `hipcc 5.2.21153`, or the name alone when the version is unknown.
+fn named(t: &Tool) -> String {
+    match &t.version {
+        Some(v) => format!("{} {v}", t.name),
+        None => msg!("compiler.version-unknown", tool = t.name),
+    }
+}
+
+fn found(c: &CompilerFacts, out: &mut Vec<Finding>) {
+    let mut parts = Vec::new();
+    let mut evidence = Vec::new();
+    for i in c.installs.iter().filter(|i| !i.tools.is_empty()) {
+        let tools: Vec<String> = i.tools.iter().map(named).collect();
+        parts.push(msg!(
+            "compiler.found-install",
+            install = i.describe,
+            tools = i18n::list(&tools)
+        ));
+        for t in &i.tools {
+            evidence.push(Evidence::new(t.path.clone(), named(t)));
+            if let Some(s) = &t.version_source {
+                evidence.push(Evidence::new(
+                    s.clone(),
+                    t.version.clone().unwrap_or_default(),
+                ));
+            }
+        }
+        for d in &i.device_libs {
+            evidence.push(Evidence::new(d.dir.clone(), list(&d.targets)));
+        }
+    }
+    if !parts.is_empty() {
+        out.push(COMPILERS_FOUND.finding(parts.join("; ")).with_all(evidence));
+    }
+}
+
+fn offload_arch(c: &CompilerFacts, targets: &[Target], out: &mut Vec<Finding>) {
+    let line = targets
+        .iter()
+        .map(|t| format!("--offload-arch={}", t.id))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let tools: Vec<String> = c
+        .installs
+        .iter()
+        .flat_map(|i| i.tools.iter().map(|t| t.path.clone()))
+        .collect();
+    let summary = if tools.is_empty() {
+        msg!("compiler.offload-arch", flags = line)
+    } else {
+        msg!(
+            "compiler.offload-arch-compilers",
+            flags = line,
+            compilers = i18n::list(&tools)
+        )
+    };
+    let mut finding = OFFLOAD_ARCH.finding(summary);
+    for t in targets {
+        finding = finding.with_all(t.nodes.iter().cloned());
+    }
+    for i in &c.installs {
+        for d in &i.device_libs {
+            finding = finding.with(Evidence::new(d.dir.clone(), list(&d.targets)));
+        }
+    }
+    out.push(finding);
+}

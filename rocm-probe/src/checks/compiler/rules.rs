@@ -1,0 +1,13 @@
+//! Layer 6 (compiler) finding ids: their layer and default status.
+//! Their titles and explanations are in this folder's `messages.toml`.
+
+use crate::finding::declare_rules;
+
+declare_rules! {
+    COMPILER_RULES;
+    COMPILER_NOT_CAPTURED = "compiler.not-captured", Compiler, Skip;
+    NO_COMPILER = "compiler.no-compiler", Compiler, Info;
+    COMPILERS_FOUND = "compiler.found", Compiler, Pass;
+    NO_DEVICE_LIBS_FOR_TARGET = "compiler.no-device-libs-for-target", Compiler, Warn;
+    OFFLOAD_ARCH = "compiler.offload-arch", Compiler, Pass;
+}

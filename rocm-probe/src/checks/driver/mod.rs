@@ -1,0 +1,526 @@
+//! Layer 2: amdgpu, KFD and the device nodes ROCm opens.
+
+pub mod rules;
+
+use crate::facts::access::{Access, DeviceFacts, access};
+use crate::facts::config::Profile;
+use crate::facts::module::{AMDGPU_MODULE, DKMS_AMDGPU, OSRELEASE};
+use crate::facts::pci::PCI_DEVICES;
+use crate::facts::platform::{
+    CMDLINE, IOMMU_CLASS, NUMA_BALANCING as NUMA_BALANCING_FILE, SECURE_BOOT_VAR,
+};
+use crate::facts::topology::TOPOLOGY_DIR;
+use crate::facts::{Facts, KFD_DEVICE};
+use crate::finding::{
+    AMDGPU_BLACKLISTED, AMDGPU_NOT_LOADED, CONTAINER, DKMS_NOT_BUILT, Evidence, Finding,
+    GPU_NOT_BOUND, GPU_NOT_IN_KFD, IDENTITY_NOT_RECORDED, INPUT_MALFORMED, INPUT_UNREADABLE,
+    IOMMU_NOT_PASSTHROUGH, KFD_DEVICE_MISSING, KFD_MISSING, KFD_PERMISSION_DENIED, KFD_READY,
+    KFD_UNREADABLE, NO_AMD_GPU, NOMODESET, NUMA_BALANCING, OUT_OF_TREE_DRIVER, RENDER_NODE_MISSING,
+    RENDER_PERMISSION_DENIED, Rule, SECURE_BOOT, Status, WSL,
+};
+use crate::target;
+use crate::{i18n, msg};
+
+/// Layer 2 findings; `below` are the layer-1 findings (to mark consequences).
+pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
+    let no_gpu = below.iter().any(|x| x.id == NO_AMD_GPU.id);
+    let mut out = Vec::new();
+    let inputs: Vec<&crate::source::problem::Problem> = f
+        .problems
+        .iter()
+        .filter(|p| !p.path.starts_with(PCI_DEVICES))
+        .collect();
+    out.extend(super::hardware::problems(
+        &inputs,
+        &msg!("driver.input-files"),
+        [INPUT_UNREADABLE, INPUT_MALFORMED],
+    ));
+    environment(f, &mut out);
+    if !f.platform.wsl_markers.is_empty() && f.kfd.is_none() {
+        // WSL has neither amdgpu nor KFD by design; their absence is not a fault.
+        return out;
+    }
+    let unbound = bindings(f, &mut out);
+    let cause = if no_gpu {
+        Some(&NO_AMD_GPU)
+    } else if unbound {
+        Some(&GPU_NOT_BOUND)
+    } else {
+        None
+    };
+    module(f, cause, &mut out);
+    if let Some(refused) = &f.kfd_unreadable {
+        out.push(kfd_unreadable(refused));
+        return out;
+    }
+    if f.kfd.is_none() {
+        if f.module.as_ref().is_none_or(|m| m.present) {
+            let mut finding = KFD_MISSING
+                .finding(msg!("driver.kfd-missing"))
+                .with(Evidence::new(
+                    TOPOLOGY_DIR,
+                    f.kfd_error
+                        .as_ref()
+                        .map_or_else(absent, |p| p.message.clone()),
+                ))
+                .remedy(msg!("driver.kfd-missing-remedy"));
+            if no_gpu {
+                finding = finding.caused_by(&NO_AMD_GPU);
+            }
+            out.push(finding);
+        }
+        return out;
+    }
+    not_in_kfd(f, &mut out);
+    devices(f, &mut out);
+    tuning(f, profile, &mut out);
+    out
+}
+
+/// KFD is there but its topology was refused: its own diagnosis, never "no KFD".
+fn kfd_unreadable(r: &crate::facts::topology::KfdUnreadable) -> Finding {
+    let seen = match (r.mode, r.owner_uid, r.owner_gid) {
+        (Some(mode), Some(owner), Some(group)) => msg!(
+            "driver.kfd-unreadable-evidence",
+            uid = r.uid,
+            mode = format!("{mode:04o}"),
+            owner,
+            group
+        ),
+        _ => msg!("driver.kfd-unreadable-no-stat", uid = r.uid),
+    };
+    KFD_UNREADABLE
+        .finding(msg!("driver.kfd-unreadable", uid = r.uid, path = r.path))
+        .with(Evidence::new(r.path.clone(), seen))
+        .remedy(msg!("driver.kfd-unreadable-remedy", path = r.path))
+}
+
+/// Platform tuning that matters on multi-GPU nodes (ARCHITECTURE.md §5 profiles): warnings on cluster
+/// nodes, information elsewhere. Only with GPUs in KFD.
+fn tuning(f: &Facts, profile: Profile, out: &mut Vec<Finding>) {
+    if f.inventory
+        .as_ref()
+        .is_none_or(|i| i.gpu_agents().next().is_none())
+    {
+        return;
+    }
+    let status = if profile == Profile::Cluster {
+        Status::Warn
+    } else {
+        Status::Info
+    };
+    let words: Vec<&str> = f.platform.cmdline_words().collect();
+    let passthrough = words
+        .iter()
+        .any(|w| *w == "iommu=pt" || *w == "amd_iommu=pt");
+    if f.platform.iommu == Some(true) && f.platform.cmdline.is_some() && !passthrough {
+        out.push(
+            IOMMU_NOT_PASSTHROUGH
+                .finding_with(
+                    status,
+                    msg!(
+                        "driver.iommu-not-passthrough",
+                        profile = profile_name(profile)
+                    ),
+                )
+                .with(Evidence::new(IOMMU_CLASS, msg!("driver.iommu-units")))
+                .with(Evidence::new(
+                    CMDLINE,
+                    f.platform.cmdline.clone().unwrap_or_default(),
+                ))
+                .remedy(msg!("driver.iommu-not-passthrough-remedy")),
+        );
+    }
+    if f.platform.numa_balancing == Some(1) {
+        out.push(
+            NUMA_BALANCING
+                .finding_with(
+                    status,
+                    msg!("driver.numa-balancing", profile = profile_name(profile)),
+                )
+                .with(Evidence::new(NUMA_BALANCING_FILE, "1"))
+                .remedy(msg!("driver.numa-balancing-remedy")),
+        );
+    }
+}
+
+fn environment(f: &Facts, out: &mut Vec<Finding>) {
+    let p = &f.platform;
+    if !p.wsl_markers.is_empty() {
+        out.push(
+            WSL.finding(msg!("driver.wsl"))
+                .with_all(p.wsl_markers.iter().map(super::marker_evidence)),
+        );
+    }
+    if !p.container_markers.is_empty() {
+        out.push(
+            CONTAINER
+                .finding(msg!("driver.container"))
+                .with_all(p.container_markers.iter().map(super::marker_evidence)),
+        );
+    }
+}
+
+/// `cause`: what makes amdgpu's absence expected (no AMD GPU, or every GPU bound elsewhere).
+fn module(f: &Facts, cause: Option<&Rule>, out: &mut Vec<Finding>) {
+    let Some(m) = &f.module else { return };
+    if m.present {
+        if let Some(version) = &m.version {
+            let mut finding = OUT_OF_TREE_DRIVER
+                .finding(msg!("driver.out-of-tree-driver", version))
+                .with(Evidence::new(
+                    format!("{AMDGPU_MODULE}/version"),
+                    version.clone(),
+                ));
+            if let Some(taint) = &m.taint {
+                finding = finding.with(Evidence::new(
+                    format!("{AMDGPU_MODULE}/taint"),
+                    taint.clone(),
+                ));
+            }
+            out.push(finding);
+        }
+        return;
+    }
+    let mut causes: Vec<Finding> = Vec::new();
+    let blacklist_words: Vec<&str> = f
+        .platform
+        .cmdline_words()
+        .filter(|w| {
+            ["modprobe.blacklist=", "module_blacklist="]
+                .iter()
+                .any(|k| {
+                    w.strip_prefix(k)
+                        .is_some_and(|list| list.split(',').any(|m| m == "amdgpu"))
+                })
+        })
+        .collect();
+    if !f.platform.blacklists.is_empty() || !blacklist_words.is_empty() {
+        causes.push(
+            AMDGPU_BLACKLISTED
+                .finding(msg!("driver.amdgpu-blacklisted"))
+                .with_all(
+                    f.platform
+                        .blacklists
+                        .iter()
+                        .map(|b| Evidence::new(b.path.clone(), b.line.clone())),
+                )
+                .with_all(blacklist_words.iter().map(|w| Evidence::new(CMDLINE, *w)))
+                .remedy(msg!("driver.amdgpu-blacklisted-remedy")),
+        );
+    }
+    let nomodeset: Vec<&str> = f
+        .platform
+        .cmdline_words()
+        .filter(|w| *w == "nomodeset" || *w == "amdgpu.modeset=0")
+        .collect();
+    if !nomodeset.is_empty() {
+        causes.push(
+            NOMODESET
+                .finding(msg!("driver.nomodeset"))
+                .with_all(nomodeset.iter().map(|w| Evidence::new(CMDLINE, *w)))
+                .remedy(msg!("driver.nomodeset-remedy")),
+        );
+    }
+    if let Some(kernel) = &m.kernel_release {
+        let built = m.dkms.iter().any(|b| b.kernels.contains(kernel));
+        if !m.dkms.is_empty() && !built {
+            causes.push(
+                DKMS_NOT_BUILT
+                    .finding(msg!("driver.dkms-not-built", kernel))
+                    .with(Evidence::new(OSRELEASE, kernel.clone()))
+                    .with_all(m.dkms.iter().map(|b| {
+                        Evidence::new(
+                            format!("{DKMS_AMDGPU}/{}", b.version),
+                            if b.kernels.is_empty() {
+                                msg!("driver.dkms-built-for-none")
+                            } else {
+                                msg!("driver.dkms-built-for", kernels = i18n::list(&b.kernels))
+                            },
+                        )
+                    }))
+                    .remedy(msg!("driver.dkms-not-built-remedy", kernel)),
+            );
+        }
+    }
+    if f.platform.secure_boot == Some(true) {
+        causes.push(
+            SECURE_BOOT
+                .finding(msg!("driver.secure-boot"))
+                .with(Evidence::new(SECURE_BOOT_VAR, "1"))
+                .remedy(msg!("driver.secure-boot-remedy")),
+        );
+    }
+    let mut finding = AMDGPU_NOT_LOADED
+        .finding(msg!("driver.amdgpu-not-loaded"))
+        .with(Evidence::absent(AMDGPU_MODULE))
+        .remedy(msg!("driver.amdgpu-not-loaded-remedy"));
+    if let Some(cause) = cause {
+        finding = finding.caused_by(cause);
+    } else if let Some(first) = causes.iter().find(|c| c.status == Status::Fail) {
+        finding.caused_by = Some(first.id);
+    }
+    out.extend(causes);
+    out.push(finding);
+}
+
+/// AMD GPUs on the PCI bus that amdgpu does not drive. Returns whether every AMD GPU is bound
+/// elsewhere (then amdgpu not being loaded is expected, not the cause).
+fn bindings(f: &Facts, out: &mut Vec<Finding>) -> bool {
+    let Some(pci) = &f.pci else { return false };
+    let mut elsewhere = 0;
+    for g in &pci.gpus {
+        let path = format!("{PCI_DEVICES}/{}", g.address);
+        let generation = g.device.and_then(target::gcn_generation);
+        match g.driver.as_deref() {
+            Some("amdgpu") => continue,
+            Some("vfio-pci") => out.push(
+                GPU_NOT_BOUND
+                    .finding_with(
+                        Status::Info,
+                        msg!("driver.gpu-reserved-for-vms", address = g.address),
+                    )
+                    .with(Evidence::new(format!("{path}/driver"), "vfio-pci")),
+            ),
+            None if f.module.as_ref().is_some_and(|m| !m.present) => {
+                // amdgpu is not loaded at all: its own finding says why; this one follows.
+                out.push(
+                    GPU_NOT_BOUND
+                        .finding(msg!("driver.gpu-unbound", address = g.address))
+                        .with(Evidence::absent(format!("{path}/driver")))
+                        .caused_by(&AMDGPU_NOT_LOADED),
+                );
+            }
+            other => {
+                let remedy = match generation {
+                    Some(1) => msg!("driver.gpu-not-bound-gcn1-remedy"),
+                    Some(2) => msg!("driver.gpu-not-bound-gcn2-remedy"),
+                    _ => msg!("driver.gpu-not-bound-remedy"),
+                };
+                out.push(
+                    GPU_NOT_BOUND
+                        .finding(match other {
+                            None => msg!("driver.gpu-unbound", address = g.address),
+                            Some(driver) => {
+                                msg!("driver.gpu-bound-elsewhere", address = g.address, driver)
+                            }
+                        })
+                        .with(Evidence::new(
+                            format!("{path}/driver"),
+                            other.map_or_else(absent, str::to_owned),
+                        ))
+                        .with_all(
+                            g.device.map(|d| {
+                                Evidence::new(format!("{path}/device"), format!("0x{d:04x}"))
+                            }),
+                        )
+                        .remedy(remedy),
+                );
+            }
+        }
+        if g.driver.as_deref() != Some("amdgpu") && g.driver.is_some() {
+            elsewhere += 1;
+        }
+    }
+    !pci.gpus.is_empty() && elsewhere == pci.gpus.len()
+}
+
+/// GPUs amdgpu drives that KFD did not add.
+fn not_in_kfd(f: &Facts, out: &mut Vec<Finding>) {
+    let (Some(pci), Some(inv)) = (&f.pci, &f.inventory) else {
+        return;
+    };
+    // Partitions and functions of one device share (domain, bus).
+    let bus_of = |address: &str| address.rsplit_once(':').map(|(db, _)| db.to_owned());
+    let kfd_buses: Vec<Option<String>> = inv
+        .gpus
+        .iter()
+        .map(|g| g.pci_address.as_deref().and_then(bus_of))
+        .collect();
+    for g in pci
+        .gpus
+        .iter()
+        .filter(|g| g.driver.as_deref() == Some("amdgpu"))
+    {
+        if kfd_buses.contains(&bus_of(&g.address)) {
+            continue;
+        }
+        let path = format!("{PCI_DEVICES}/{}", g.address);
+        let why = match g.device.and_then(target::gcn_generation) {
+            Some(1) => msg!("driver.gpu-not-in-kfd-gcn1"),
+            Some(2) => msg!("driver.gpu-not-in-kfd-gcn2"),
+            _ => msg!("driver.gpu-not-in-kfd-atomics"),
+        };
+        out.push(
+            GPU_NOT_IN_KFD
+                .finding(msg!("driver.gpu-not-in-kfd", address = g.address, why))
+                .with(Evidence::new(format!("{path}/driver"), "amdgpu"))
+                .with_all(
+                    g.device
+                        .map(|d| Evidence::new(format!("{path}/device"), format!("0x{d:04x}"))),
+                )
+                .with(Evidence::new(
+                    format!("{TOPOLOGY_DIR}/nodes"),
+                    msg!("driver.no-node-at-address"),
+                ))
+                .remedy(msg!("driver.gpu-not-in-kfd-remedy")),
+        );
+    }
+}
+
+fn node_evidence(d: &DeviceFacts) -> Evidence {
+    match &d.node {
+        None => Evidence::absent(format!("device:{}", d.path)),
+        Some(n) => Evidence::new(
+            format!("device:{}", d.path),
+            msg!(
+                "driver.device-node",
+                mode = format!("{:04o}", n.mode),
+                uid = n.uid,
+                gid = n.gid,
+                group = d
+                    .group_name
+                    .clone()
+                    .unwrap_or_else(|| msg!("driver.no-group-name"))
+            ),
+        ),
+    }
+}
+
+fn join_remedy(d: &DeviceFacts) -> String {
+    match (&d.node, &d.group_name) {
+        (Some(_), Some(group)) => msg!("driver.join-group-remedy", group),
+        (Some(n), None) => msg!("driver.join-gid-remedy", gid = n.gid),
+        (None, _) => String::new(),
+    }
+}
+
+fn identity_evidence(f: &Facts) -> Evidence {
+    match &f.identity {
+        Some(id) => Evidence::new(
+            msg!("driver.identity"),
+            msg!(
+                "driver.identity-value",
+                uid = id.uid,
+                groups = format!("{:?}", id.groups)
+            ),
+        ),
+        None => Evidence::absent(msg!("driver.identity")),
+    }
+}
+
+fn devices(f: &Facts, out: &mut Vec<Finding>) {
+    let Some((kfd, renders)) = f.devices.split_first() else {
+        return;
+    };
+    debug_assert_eq!(kfd.path, KFD_DEVICE);
+    let mut failed = false;
+    match access(kfd.node.as_ref(), f.identity.as_ref()) {
+        Access::Missing => {
+            failed = true;
+            let container = !f.platform.container_markers.is_empty();
+            out.push(
+                KFD_DEVICE_MISSING
+                    .finding(msg!("driver.kfd-device-missing"))
+                    .with(node_evidence(kfd))
+                    .remedy(if container {
+                        msg!("driver.kfd-device-missing-container-remedy")
+                    } else {
+                        msg!("driver.kfd-device-missing-remedy")
+                    }),
+            );
+        }
+        Access::Unknown => {
+            out.push(IDENTITY_NOT_RECORDED.finding(msg!("driver.identity-not-recorded")));
+            return;
+        }
+        Access::Denied => {
+            failed = true;
+            out.push(
+                KFD_PERMISSION_DENIED
+                    .finding(match &kfd.group_name {
+                        Some(group) => msg!("driver.kfd-permission-denied", group),
+                        None => msg!("driver.kfd-permission-denied-nameless"),
+                    })
+                    .with(node_evidence(kfd))
+                    .with(identity_evidence(f))
+                    .remedy(join_remedy(kfd)),
+            );
+        }
+        Access::Granted => {}
+    }
+    let missing: Vec<&DeviceFacts> = renders.iter().filter(|d| d.node.is_none()).collect();
+    let denied: Vec<&DeviceFacts> = renders
+        .iter()
+        .filter(|d| access(d.node.as_ref(), f.identity.as_ref()) == Access::Denied)
+        .collect();
+    // A container given some render nodes is how orchestrators hand out a subset of GPUs.
+    let container = !f.platform.container_markers.is_empty();
+    for (rule, list) in [
+        (&RENDER_NODE_MISSING, &missing),
+        (&RENDER_PERMISSION_DENIED, &denied),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        let mut finding = render_finding(rule, list, renders.len(), f);
+        if kfd.node.is_none() {
+            finding = finding.caused_by(&KFD_DEVICE_MISSING);
+        }
+        if container && rule.id == RENDER_NODE_MISSING.id && list.len() < renders.len() {
+            finding.status = Status::Info;
+            finding.summary = msg!(
+                "driver.render-nodes-partial",
+                given = renders.len() - list.len(),
+                total = renders.len()
+            );
+        } else {
+            failed = true;
+        }
+        out.push(finding);
+    }
+    if !failed && !renders.is_empty() {
+        out.push(
+            KFD_READY
+                .finding(msg!(
+                    "driver.kfd-ready",
+                    count = renders.len() - missing.len()
+                ))
+                .with(node_evidence(kfd)),
+        );
+    }
+}
+
+fn render_finding(rule: &Rule, list: &[&DeviceFacts], total: usize, f: &Facts) -> Finding {
+    let count = list.len();
+    let summary = if rule.id == RENDER_PERMISSION_DENIED.id {
+        msg!("driver.render-permission-denied", count, total)
+    } else {
+        msg!("driver.render-node-missing", count, total)
+    };
+    let mut finding = rule
+        .finding(summary)
+        .with_all(list.iter().map(|d| node_evidence(d)));
+    if rule.id == RENDER_PERMISSION_DENIED.id {
+        finding = finding
+            .with(identity_evidence(f))
+            .remedy(join_remedy(list[0]));
+    } else {
+        finding = finding.remedy(msg!("driver.render-node-missing-remedy"));
+    }
+    finding
+}
+
+/// `absent`, for a file or driver that is not there.
+fn absent() -> String {
+    msg!("driver.absent")
+}
+
+/// A profile's name in prose (`cluster` in English).
+fn profile_name(profile: Profile) -> String {
+    match profile {
+        Profile::Desktop => msg!("driver.profile-desktop"),
+        Profile::Workstation => msg!("driver.profile-workstation"),
+        Profile::Cluster => msg!("driver.profile-cluster"),
+    }
+}

@@ -1,0 +1,50 @@
+//! Layer 2 (driver) finding ids: their layer and default status.
+//! Their titles and explanations are in this folder's `messages.toml`.
+
+use crate::finding::declare_rules;
+
+declare_rules! {
+    DRIVER_RULES;
+    AMDGPU_NOT_LOADED = "driver.amdgpu-not-loaded", Driver, Fail;
+    AMDGPU_BLACKLISTED = "driver.amdgpu-blacklisted", Driver, Fail;
+    NOMODESET = "driver.nomodeset", Driver, Fail;
+    SECURE_BOOT = "driver.secure-boot", Driver, Warn;
+    DKMS_NOT_BUILT = "driver.dkms-not-built", Driver, Fail;
+    OUT_OF_TREE_DRIVER = "driver.out-of-tree-driver", Driver, Info;
+    KFD_MISSING = "driver.kfd-missing", Driver, Fail;
+    KFD_UNREADABLE = "driver.kfd-unreadable", Driver, Fail;
+    GPU_NOT_IN_KFD = "driver.gpu-not-in-kfd", Driver, Fail;
+    GPU_NOT_BOUND = "driver.gpu-not-bound", Driver, Fail;
+    KFD_DEVICE_MISSING = "driver.kfd-device-missing", Driver, Fail;
+    KFD_PERMISSION_DENIED = "driver.kfd-permission-denied", Driver, Fail;
+    RENDER_NODE_MISSING = "driver.render-node-missing", Driver, Fail;
+    RENDER_PERMISSION_DENIED = "driver.render-permission-denied", Driver, Fail;
+    INPUT_MALFORMED = "driver.input-malformed", Driver, Warn;
+    INPUT_UNREADABLE = "driver.input-unreadable", Driver, Skip;
+    IDENTITY_NOT_RECORDED = "driver.identity-not-recorded", Driver, Skip;
+    KFD_READY = "driver.kfd-ready", Driver, Pass;
+    CONTAINER = "driver.container", Driver, Info;
+    WSL = "driver.wsl", Driver, Info;
+}
+
+declare_rules! {
+    DRIVER_PLATFORM_RULES;
+    IOMMU_NOT_PASSTHROUGH = "driver.iommu-not-passthrough", Driver, Info;
+    NUMA_BALANCING = "driver.numa-balancing", Driver, Info;
+}
+
+declare_rules! {
+    DRIVER_ACTIVE_RULES;
+    KFD_OPEN_FAILED = "driver.kfd-open-failed", Driver, Fail;
+    KFD_ANSWERS = "driver.kfd-answers", Driver, Pass;
+    KFD_INTERFACE_OLD = "driver.kfd-interface-old", Driver, Warn;
+    KFD_GPUS_HIDDEN = "driver.kfd-gpus-hidden", Driver, Warn;
+    KFD_CLOCK_STUCK = "driver.kfd-clock-stuck", Driver, Warn;
+    KFD_IOCTL_FAILED = "driver.kfd-ioctl-failed", Driver, Warn;
+}
+
+declare_rules! {
+    DRIVER_EXPECT_RULES;
+    EXPECT_AMDGPU = "driver.expect-amdgpu", Driver, Fail;
+    EXPECT_KERNEL = "driver.expect-kernel", Driver, Fail;
+}

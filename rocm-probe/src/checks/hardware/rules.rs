@@ -1,0 +1,33 @@
+//! Layer 1 (hardware) finding ids: their layer and default status.
+//! Their titles and explanations are in this folder's `messages.toml`.
+
+use crate::finding::declare_rules;
+
+declare_rules! {
+    HARDWARE_RULES;
+    GPUS_FOUND = "hardware.gpus-found", Hardware, Pass;
+    NO_AMD_GPU = "hardware.no-amd-gpu", Hardware, Fail;
+    WSL_PARAVIRTUAL = "hardware.wsl-paravirtual", Hardware, Skip;
+    PCI_NOT_CAPTURED = "hardware.pci-not-captured", Hardware, Skip;
+    SYSFS_MALFORMED = "hardware.sysfs-malformed", Hardware, Warn;
+    SYSFS_UNREADABLE = "hardware.sysfs-unreadable", Hardware, Skip;
+    PARTITION_MISSING = "hardware.partition-missing", Hardware, Warn;
+}
+
+declare_rules! {
+    HARDWARE_DEVICE_RULES;
+    PCIE_LINK_DEGRADED = "hardware.pcie-link-degraded", Hardware, Warn;
+    LARGE_BAR_OFF = "hardware.large-bar-off", Hardware, Warn;
+    APU_SMALL_MEMORY = "hardware.apu-small-memory", Hardware, Warn;
+    RAS_UNCORRECTABLE = "hardware.ras-uncorrectable", Hardware, Fail;
+    RAS_CORRECTABLE = "hardware.ras-correctable", Hardware, Info;
+    RETIRED_PAGES = "hardware.retired-pages", Hardware, Warn;
+    RUNTIME_SUSPENDED = "hardware.runtime-suspended", Hardware, Info;
+    PARTITION_MODE_MISMATCH = "hardware.partition-mode-mismatch", Hardware, Warn;
+}
+
+declare_rules! {
+    HARDWARE_EXPECT_RULES;
+    EXPECT_GPUS = "hardware.expect-gpus", Hardware, Fail;
+    EXPECT_PCIE = "hardware.expect-pcie", Hardware, Fail;
+}

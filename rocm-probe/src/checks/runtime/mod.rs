@@ -1,0 +1,1268 @@
+//! Layer 4: ROCr and HIP as installed, and the environment that steers them.
+//!
+//! The install checks need no GPU. The GPU checks (device masks, overrides against the real
+//! target, iGPU beside dGPU, release support) run only when layers 1–3 have no failure: with a
+//! broken lower layer they would only repeat its consequences.
+
+pub mod rules;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::facts::Facts;
+use crate::facts::agent::Agent;
+use crate::facts::install::{Install, InstallFacts, OPT_ROCM};
+use crate::facts::support::{self, Support};
+use crate::finding::{
+    Evidence, Finding, GPU_CHECKS_SKIPPED, HSA_OVERRIDE_IGPU, HSA_OVERRIDE_MALFORMED,
+    HSA_OVERRIDE_REDUNDANT, HSA_OVERRIDE_SAME_FAMILY, HSA_OVERRIDE_UNKNOWN_TARGET,
+    HSA_OVERRIDE_WRONG_FAMILY, IGPU_BESIDE_DGPU, INSTALL_FILES_MALFORMED, INSTALL_FILES_UNREADABLE,
+    INSTALLS_FOUND, MIXED_INSTALLS, NO_ROCM, NOT_CAPTURED, OPT_ROCM_DANGLING, RELEASE_UNKNOWN,
+    ROCM_PATH_INVALID, ROCR_NOT_ON_SEARCH_PATH, Status, TARGET_DEPRECATED, TARGET_SUPPORTED,
+    TARGET_UNSUPPORTED, VISIBLE_DEVICES_MASK, VISIBLE_DEVICES_OUT_OF_RANGE,
+};
+use crate::target::GfxVersion;
+use crate::{i18n, msg};
+
+use self::env::{Selection, hip_visible, parse_override, rocr_visible};
+
+/// The variable that overrides every GPU's gfx version.
+pub const HSA_OVERRIDE_GFX_VERSION: &str = "HSA_OVERRIDE_GFX_VERSION";
+/// ROCr's device mask.
+pub const ROCR_VISIBLE_DEVICES: &str = "ROCR_VISIBLE_DEVICES";
+/// HIP's device mask.
+pub const HIP_VISIBLE_DEVICES: &str = "HIP_VISIBLE_DEVICES";
+/// HIP's fallback device mask, used when `HIP_VISIBLE_DEVICES` is unset or empty.
+pub const CUDA_VISIBLE_DEVICES: &str = "CUDA_VISIBLE_DEVICES";
+/// OpenCL's device mask (ROCclr; HIP ignores it).
+pub const GPU_DEVICE_ORDINAL: &str = "GPU_DEVICE_ORDINAL";
+
+/// Layer 4 findings; `below` are the findings of layers 1–3.
+pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    installs(&f.installs, &mut out);
+    let env = &f.platform.env;
+    let Ok(overridden) = override_format(env, &mut out) else {
+        // libhsakmt refuses the topology (or ROCr every GPU agent): no GPU to check.
+        return out;
+    };
+
+    let gpus: Vec<&Agent> = f
+        .inventory
+        .as_ref()
+        .map(|i| i.gpu_agents().collect())
+        .unwrap_or_default();
+    if let Some(cause) = below.iter().find(|x| x.status == Status::Fail) {
+        let mut skipped = GPU_CHECKS_SKIPPED.finding(msg!(
+            "runtime.gpu-checks-skipped",
+            layer = cause.layer.number(),
+            name = crate::finding::layer_name(cause.layer)
+        ));
+        skipped.caused_by = Some(cause.id);
+        out.push(skipped);
+        return out;
+    }
+    if gpus.is_empty() {
+        return out;
+    }
+    let view = visibility(&gpus, env, &mut out);
+    let visible: Vec<&Agent> = view.hip.iter().map(|&i| gpus[i]).collect();
+    if visible.is_empty() {
+        return out;
+    }
+    if let Some(o) = overridden {
+        override_checks(o, &visible, &mut out);
+    }
+    igpu(&gpus, &view, overridden, &mut out);
+    release_support(&f.installs, &visible, overridden, &mut out);
+    out
+}
+
+// ----------------------------------------------------------------------------------------------
+// Installs
+
+fn installs(facts: &InstallFacts, out: &mut Vec<Finding>) {
+    if !facts.captured {
+        out.push(NOT_CAPTURED.finding(msg!("runtime.not-captured")));
+        return;
+    }
+    let problems: Vec<&crate::source::problem::Problem> = facts.problems.iter().collect();
+    out.extend(super::hardware::problems(
+        &problems,
+        &msg!("runtime.problem-files"),
+        [INSTALL_FILES_UNREADABLE, INSTALL_FILES_MALFORMED],
+    ));
+    if let Some(o) = facts.opt_rocm.as_ref().filter(|o| !o.target_exists) {
+        out.push(
+            OPT_ROCM_DANGLING
+                .finding(msg!("runtime.opt-rocm-dangling", target = o.target))
+                .with(Evidence::new(OPT_ROCM, chain(&o.chain)))
+                .with(Evidence::absent(o.target.clone()))
+                .remedy(msg!("runtime.opt-rocm-dangling-remedy")),
+        );
+    }
+    for e in facts.env.iter().filter(|e| e.install.is_none()) {
+        out.push(
+            ROCM_PATH_INVALID
+                .finding(msg!(
+                    "runtime.rocm-path-invalid",
+                    name = e.name,
+                    value = e.value
+                ))
+                .with(Evidence::new(format!("env:{}", e.name), e.value.clone()))
+                .remedy(match facts.effective() {
+                    Some(i) => msg!("runtime.set-or-unset", name = e.name, prefix = i.prefix),
+                    None => msg!("runtime.unset", name = e.name),
+                }),
+        );
+    }
+    let with_runtime: Vec<&Install> = facts.installs.iter().filter(|i| i.libs.runtime()).collect();
+    if with_runtime.is_empty() {
+        let mut finding = NO_ROCM
+            .finding(msg!("runtime.no-rocm"))
+            .with(Evidence::new(
+                msg!("runtime.search-path"),
+                facts.search_path_text(),
+            ))
+            .remedy(msg!("runtime.no-rocm-remedy"));
+        finding = finding.with_all(facts.installs.iter().map(|i| {
+            Evidence::new(
+                i.prefix.clone(),
+                msg!(
+                    "runtime.no-runtime-libraries",
+                    install = i.describe(),
+                    dir = i.lib_dir
+                ),
+            )
+        }));
+        if facts.installs.is_empty() {
+            finding = finding.with(Evidence::absent("/opt/rocm*"));
+        }
+        out.push(finding);
+        return;
+    }
+    out.push(installs_found(facts, &with_runtime));
+    if facts.loaded_rocr().is_none() {
+        let rocr = facts
+            .effective()
+            .filter(|i| i.libs.rocr.is_some())
+            .or_else(|| with_runtime.iter().copied().find(|i| i.libs.rocr.is_some()));
+        if let Some(i) = rocr {
+            out.push(
+                ROCR_NOT_ON_SEARCH_PATH
+                    .finding(msg!(
+                        "runtime.rocr-not-on-search-path",
+                        install = i.describe()
+                    ))
+                    .with(Evidence::new(
+                        msg!("runtime.search-path"),
+                        facts.search_path_text(),
+                    ))
+                    .remedy(msg!(
+                        "runtime.rocr-not-on-search-path-remedy",
+                        dir = i.lib_dir
+                    )),
+            );
+        }
+    }
+    mixed(facts, out);
+}
+
+fn chain(links: &[String]) -> String {
+    if links.is_empty() {
+        msg!("runtime.chain-directory")
+    } else {
+        format!("→ {}", links.join(" → "))
+    }
+}
+
+fn installs_found(facts: &InstallFacts, with_runtime: &[&Install]) -> Finding {
+    let names: Vec<String> = with_runtime.iter().map(|i| i.describe()).collect();
+    let loaded = match facts.loaded_rocr() {
+        Some(d) => msg!(
+            "runtime.loaded-from",
+            dir = d.dir,
+            origin = origin(&d.origin)
+        ),
+        None => msg!("runtime.not-loaded"),
+    };
+    let mut finding = INSTALLS_FOUND
+        .finding(msg!(
+            "runtime.installs-found",
+            installs = i18n::list(&names),
+            loaded
+        ))
+        .with_all(facts.installs.iter().map(|i| {
+            let version = match (&i.version, &i.version_source) {
+                (Some(version), Some(source)) => msg!("runtime.install-version", version, source),
+                _ => msg!("runtime.version-unknown"),
+            };
+            let via = if i.via.is_empty() {
+                msg!("runtime.not-referenced")
+            } else {
+                msg!("runtime.reached-via", via = via_list(&i.via))
+            };
+            Evidence::new(
+                i.prefix.clone(),
+                msg!(
+                    "runtime.install-evidence",
+                    version,
+                    libraries = i.libs.describe(),
+                    via
+                ),
+            )
+        }));
+    if let Some(o) = &facts.opt_rocm {
+        finding = finding.with(Evidence::new(OPT_ROCM, chain(&o.chain)));
+    }
+    if let Some(d) = facts.loaded_rocr() {
+        let lib = d.libs.rocr.as_ref().expect("loaded_rocr has ROCr");
+        finding = finding.with(Evidence::new(lib.path(), lib.describe()));
+    }
+    finding
+}
+
+fn origin(origin: &str) -> String {
+    match origin {
+        "default" => msg!("runtime.origin-default"),
+        "LD_LIBRARY_PATH" => "LD_LIBRARY_PATH".to_owned(),
+        file => msg!("runtime.origin-listed", file),
+    }
+}
+
+/// How an install is reached, in the report's language: the facts keep `default library path
+/// (DIR)` in English, like the other origins (which are names: variables, files).
+fn via_list(via: &[String]) -> String {
+    i18n::list(via.iter().map(|v| {
+        match v
+            .strip_prefix("default library path (")
+            .and_then(|d| d.strip_suffix(')'))
+        {
+            Some(dir) => msg!("runtime.via-default-path", dir),
+            None => v.clone(),
+        }
+    }))
+}
+
+fn mixed(facts: &InstallFacts, out: &mut Vec<Finding>) {
+    let reachable: Vec<&Install> = facts
+        .reachable()
+        .filter(|i| i.libs.runtime() || i.version.is_some())
+        .collect();
+    if reachable.len() < 2 {
+        return;
+    }
+    // Keep the install /opt/rocm names, else the newest.
+    let keep = facts
+        .opt_rocm
+        .as_ref()
+        .and_then(|o| o.install)
+        .and_then(|i| facts.installs.get(i))
+        .filter(|i| !i.via.is_empty())
+        .or_else(|| reachable.iter().copied().max_by_key(|i| i.version))
+        .expect("two reachable installs");
+    let mut steps: Vec<String> = Vec::new();
+    for i in reachable.iter().filter(|i| i.prefix != keep.prefix) {
+        for via in &i.via {
+            let step = if via == OPT_ROCM {
+                msg!("runtime.step-opt-rocm", prefix = keep.prefix)
+            } else if via == "ROCM_PATH" || via == "HIP_PATH" {
+                msg!(
+                    "runtime.step-set-or-unset",
+                    name = via,
+                    prefix = keep.prefix
+                )
+            } else if let Some(dir) = via
+                .strip_prefix("LD_LIBRARY_PATH (")
+                .and_then(|d| d.strip_suffix(')'))
+            {
+                msg!("runtime.step-ld-library-path", dir)
+            } else if via.starts_with("default library path") {
+                msg!("runtime.step-default-path")
+            } else if let Some((file, _)) = via.split_once(" (") {
+                msg!("runtime.step-ld-so-conf", file)
+            } else {
+                msg!("runtime.step-drop", via)
+            };
+            if !steps.contains(&step) {
+                steps.push(step);
+            }
+        }
+    }
+    let versions: Vec<String> = reachable
+        .iter()
+        .map(|i| {
+            i.version.map_or_else(
+                || msg!("runtime.unknown-version-at", prefix = i.prefix),
+                |version| msg!("runtime.version-at", version, prefix = i.prefix),
+            )
+        })
+        .collect();
+    out.push(
+        MIXED_INSTALLS
+            .finding(msg!(
+                "runtime.mixed",
+                count = reachable.len(),
+                versions = i18n::list(&versions)
+            ))
+            .with_all(reachable.iter().map(|i| {
+                Evidence::new(
+                    i.prefix.clone(),
+                    msg!("runtime.via", via = via_list(&i.via)),
+                )
+            }))
+            .remedy(msg!(
+                "runtime.mixed-remedy",
+                install = keep.describe(),
+                steps = i18n::join(&steps, &msg!("runtime.steps-separator"))
+            )),
+    );
+}
+
+// ----------------------------------------------------------------------------------------------
+// HSA_OVERRIDE_GFX_VERSION
+
+/// Processors in ROCr's ISA table (`isa.cpp`: ROCR-Runtime at ROCm 6.3, plus gfx950 and gfx1153
+/// from rocm-systems).
+const ROCR_PROCESSORS: &[&str] = &[
+    "gfx700", "gfx701", "gfx702", "gfx801", "gfx802", "gfx803", "gfx805", "gfx810", "gfx900",
+    "gfx902", "gfx904", "gfx906", "gfx908", "gfx909", "gfx90a", "gfx90c", "gfx940", "gfx941",
+    "gfx942", "gfx950", "gfx1010", "gfx1011", "gfx1012", "gfx1013", "gfx1030", "gfx1031",
+    "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036", "gfx1100", "gfx1101", "gfx1102",
+    "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153", "gfx1200", "gfx1201",
+];
+
+/// The family whose members can share code objects through an override: from GFX10 on, one
+/// major.minor (gfx103x, gfx110x, gfx115x, gfx120x); on GFX9 the LLVM generic groups, with gfx908
+/// and gfx90a on their own (they have no generic target); before GFX9, major.minor.
+pub fn family(g: GfxVersion) -> String {
+    if g.major == 9 {
+        let name = g.name();
+        return match name.as_str() {
+            "gfx900" | "gfx902" | "gfx904" | "gfx906" | "gfx909" | "gfx90c" => "gfx9".to_owned(),
+            "gfx940" | "gfx941" | "gfx942" | "gfx950" => "gfx9-4".to_owned(),
+            _ => name,
+        };
+    }
+    format!("gfx{}{:x}", g.major, g.minor)
+}
+
+/// Reports a malformed or unknown override. `Ok` with the override when ROCr can use it (or
+/// `None` when unset); `Err` when it leaves ROCr without GPUs.
+fn override_format(
+    env: &BTreeMap<String, String>,
+    out: &mut Vec<Finding>,
+) -> Result<Option<GfxVersion>, ()> {
+    let Some(value) = env.get(HSA_OVERRIDE_GFX_VERSION) else {
+        return Ok(None);
+    };
+    let evidence = Evidence::new(
+        format!("env:{HSA_OVERRIDE_GFX_VERSION}"),
+        format!("{value:?}"),
+    );
+    match parse_override(value) {
+        Err(why) => {
+            out.push(
+                HSA_OVERRIDE_MALFORMED
+                    .finding(msg!(
+                        "runtime.override-malformed",
+                        value = format!("{value:?}"),
+                        why
+                    ))
+                    .with(evidence)
+                    .remedy(msg!("runtime.override-malformed-remedy")),
+            );
+            Err(())
+        }
+        Ok(g) if !ROCR_PROCESSORS.contains(&g.name().as_str()) => {
+            out.push(
+                HSA_OVERRIDE_UNKNOWN_TARGET
+                    .finding(msg!(
+                        "runtime.override-unknown-target",
+                        value,
+                        target = g.name()
+                    ))
+                    .with(evidence)
+                    .remedy(msg!("runtime.override-unknown-target-remedy")),
+            );
+            Err(())
+        }
+        Ok(g) => Ok(Some(g)),
+    }
+}
+
+fn override_checks(o: GfxVersion, visible: &[&Agent], out: &mut Vec<Finding>) {
+    let mut groups: BTreeMap<(u8, String), Vec<&Agent>> = BTreeMap::new();
+    for a in visible {
+        let Some(g) = a.gfx else { continue };
+        let kind = if g == o {
+            0
+        } else if family(g) == family(o) {
+            1
+        } else {
+            2
+        };
+        groups.entry((kind, g.name())).or_default().push(a);
+    }
+    let value = format!("{}.{}.{}", o.major, o.minor, o.stepping);
+    for ((kind, real), agents) in groups {
+        let nodes = node_list(&agents);
+        let evidence = agents.iter().map(|a| {
+            Evidence::new(
+                format!("{}/nodes/{}", crate::facts::topology::TOPOLOGY_DIR, a.node),
+                format!(
+                    "{real}{}",
+                    a.marketing_name
+                        .as_deref()
+                        .map(|m| format!(" {m}"))
+                        .unwrap_or_default()
+                ),
+            )
+        });
+        let env = Evidence::new(format!("env:{HSA_OVERRIDE_GFX_VERSION}"), value.clone());
+        let finding = match kind {
+            0 => HSA_OVERRIDE_REDUNDANT
+                .finding(msg!("runtime.override-redundant", value, real, nodes))
+                .with(env)
+                .with_all(evidence),
+            1 => HSA_OVERRIDE_SAME_FAMILY
+                .finding(msg!(
+                    "runtime.override-same-family",
+                    value,
+                    real,
+                    nodes,
+                    target = o.name()
+                ))
+                .with(env)
+                .with_all(evidence)
+                .remedy(msg!("runtime.override-same-family-remedy", real)),
+            _ => HSA_OVERRIDE_WRONG_FAMILY
+                .finding(msg!(
+                    "runtime.override-wrong-family",
+                    value,
+                    real,
+                    nodes,
+                    target = o.name()
+                ))
+                .with(env)
+                .with_all(evidence)
+                .remedy(msg!(
+                    "runtime.override-wrong-family-remedy",
+                    real,
+                    siblings = family_hint(real.as_str())
+                )),
+        };
+        out.push(finding);
+    }
+}
+
+fn family_hint(real: &str) -> String {
+    let Some(g) = GfxVersion::from_name(real) else {
+        return msg!("runtime.family-none-known");
+    };
+    let siblings: Vec<&str> = ROCR_PROCESSORS
+        .iter()
+        .copied()
+        .filter(|p| *p != real)
+        .filter(|p| GfxVersion::from_name(p).is_some_and(|x| family(x) == family(g)))
+        .collect();
+    if siblings.is_empty() {
+        msg!("runtime.family-no-siblings")
+    } else {
+        siblings
+            .iter()
+            .filter_map(|p| GfxVersion::from_name(p))
+            .map(|x| format!("{}.{}.{} = {}", x.major, x.minor, x.stepping, x.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn node_list(agents: &[&Agent]) -> String {
+    let nodes: Vec<String> = agents.iter().map(|a| a.node.to_string()).collect();
+    if nodes.len() == 1 {
+        msg!("runtime.node", node = nodes[0])
+    } else {
+        msg!("runtime.nodes", nodes = i18n::list(&nodes))
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Device masks
+
+/// Which GPUs ROCr and HIP expose, as indices into the GPU agents in node order.
+struct View {
+    /// After HIP_VISIBLE_DEVICES (or CUDA_VISIBLE_DEVICES), in HIP's order.
+    hip: Vec<usize>,
+    /// Names of the mask variables in effect.
+    masks: Vec<&'static str>,
+}
+
+fn visibility(gpus: &[&Agent], env: &BTreeMap<String, String>, out: &mut Vec<Finding>) -> View {
+    let all: Vec<usize> = (0..gpus.len()).collect();
+    let uuids = |list: &[usize]| -> Vec<Option<String>> {
+        list.iter().map(|&i| gpus[i].uuid.clone()).collect()
+    };
+    let mut problems: Vec<Evidence> = Vec::new();
+    let mut masks = Vec::new();
+    let mut note = |name: &str, value: &str, s: &Selection, over: &[usize]| {
+        let mut bad = Vec::new();
+        if let Some((token, why)) = &s.stopped_at {
+            bad.push(msg!(
+                "runtime.mask-stopped",
+                token = format!("{token:?}"),
+                why
+            ));
+        }
+        for token in &s.ignored {
+            bad.push(msg!(
+                "runtime.mask-ignored",
+                token = format!("{token:?}"),
+                why = s.ignored_reason
+            ));
+        }
+        if !bad.is_empty() {
+            problems.push(Evidence::new(
+                format!("env:{name}"),
+                msg!(
+                    "runtime.mask-problem",
+                    value = format!("{value:?}"),
+                    problems = i18n::join(&bad, &msg!("runtime.steps-separator")),
+                    selected = s.visible.len(),
+                    total = over.len()
+                ),
+            ));
+        }
+    };
+
+    let rocr = match env.get(ROCR_VISIBLE_DEVICES) {
+        Some(v) => {
+            masks.push(ROCR_VISIBLE_DEVICES);
+            let s = rocr_visible(v, &uuids(&all));
+            note(ROCR_VISIBLE_DEVICES, v, &s, &all);
+            s.visible.clone()
+        }
+        None => all.clone(),
+    };
+    let hip_var = [HIP_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES]
+        .into_iter()
+        .find(|n| env.get(*n).is_some_and(|v| !v.is_empty()));
+    let hip = match hip_var {
+        Some(name) => {
+            masks.push(name);
+            let v = &env[name];
+            let s = hip_visible(v, &uuids(&rocr));
+            note(name, v, &s, &rocr);
+            s.visible.iter().map(|&i| rocr[i]).collect()
+        }
+        None => rocr.clone(),
+    };
+    let mut ocl_none = false;
+    if let Some(v) = env.get(GPU_DEVICE_ORDINAL).filter(|v| !v.is_empty()) {
+        masks.push(GPU_DEVICE_ORDINAL);
+        let s = hip_visible(v, &uuids(&rocr));
+        ocl_none = s.visible.is_empty();
+        note(GPU_DEVICE_ORDINAL, v, &s, &rocr);
+    }
+
+    let describe = |list: &[usize]| -> String {
+        if list.is_empty() {
+            return msg!("runtime.no-gpu");
+        }
+        list.iter()
+            .enumerate()
+            .map(|(k, &i)| {
+                let a = gpus[i];
+                msg!(
+                    "runtime.device-entry",
+                    index = k,
+                    node = a.node,
+                    name = a.name.as_deref().unwrap_or("gfx?"),
+                    uuid = a
+                        .uuid
+                        .as_deref()
+                        .map(|u| format!(" {u}"))
+                        .unwrap_or_default()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let devices = || {
+        [
+            (msg!("runtime.gpus-node-order"), describe(&all)),
+            (msg!("runtime.rocr-devices"), describe(&rocr)),
+            (msg!("runtime.hip-devices"), describe(&hip)),
+        ]
+        .map(|(source, value)| Evidence::new(source, value))
+    };
+    let values: Vec<String> = masks
+        .iter()
+        .map(|n| format!("{n}={}", env.get(*n).map(String::as_str).unwrap_or("")))
+        .collect();
+    if !problems.is_empty() {
+        let status = if hip.is_empty() {
+            Status::Fail
+        } else {
+            VISIBLE_DEVICES_OUT_OF_RANGE.status
+        };
+        let summary = if hip.is_empty() {
+            msg!("runtime.mask-sees-none", values = values.join(" "))
+        } else {
+            msg!(
+                "runtime.mask-sees-some",
+                values = values.join(" "),
+                hip = hip.len(),
+                total = gpus.len()
+            )
+        };
+        let remedy = if masks.contains(&ROCR_VISIBLE_DEVICES) && hip_var.is_some() {
+            msg!("runtime.mask-two-remedy")
+        } else {
+            msg!("runtime.mask-one-remedy")
+        };
+        out.push(
+            VISIBLE_DEVICES_OUT_OF_RANGE
+                .finding_with(status, summary)
+                .with_all(problems)
+                .with_all(devices())
+                .remedy(remedy),
+        );
+    } else if !masks.is_empty() {
+        let mut finding = VISIBLE_DEVICES_MASK
+            .finding(msg!(
+                "runtime.mask-summary",
+                values = values.join(" "),
+                rocr = rocr.len(),
+                hip = hip.len(),
+                total = gpus.len(),
+                opencl = if ocl_none {
+                    msg!("runtime.opencl-none")
+                } else {
+                    String::new()
+                }
+            ))
+            .with_all(devices());
+        if let (Some(h), Some(c)) = (env.get(HIP_VISIBLE_DEVICES), env.get(CUDA_VISIBLE_DEVICES)) {
+            if !h.is_empty() {
+                finding = finding.with(Evidence::new(
+                    format!("env:{CUDA_VISIBLE_DEVICES}"),
+                    msg!("runtime.cuda-ignored", value = format!("{c:?}")),
+                ));
+            }
+        }
+        out.push(finding);
+    }
+    View { hip, masks }
+}
+
+// ----------------------------------------------------------------------------------------------
+// iGPU beside dGPU
+
+fn igpu(gpus: &[&Agent], view: &View, overridden: Option<GfxVersion>, out: &mut Vec<Finding>) {
+    let integrated = |i: &usize| gpus[*i].integrated == Some(true);
+    let discrete = |i: &usize| gpus[*i].integrated == Some(false);
+    let visible_igpus: Vec<usize> = view.hip.iter().copied().filter(integrated).collect();
+    if visible_igpus.is_empty() || !view.hip.iter().any(discrete) {
+        return;
+    }
+    // The mask that keeps the discrete GPUs: by index in node order (= ROCr's order without a
+    // mask) and by UUID, which does not depend on the order.
+    let dgpus: Vec<usize> = (0..gpus.len()).filter(discrete).collect();
+    let by_index = dgpus
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    let by_uuid: Option<String> = dgpus
+        .iter()
+        .map(|&i| gpus[i].uuid.clone())
+        .collect::<Option<Vec<_>>>()
+        .map(|u| u.join(","));
+    let names = |list: &[usize]| -> String {
+        list.iter()
+            .map(|&i| {
+                let a = gpus[i];
+                msg!(
+                    "runtime.gpu-name",
+                    name = a.marketing_name.as_deref().unwrap_or("GPU"),
+                    target = a.name.as_deref().unwrap_or("gfx?"),
+                    node = a.node
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mask = if view.masks.is_empty() {
+        msg!(
+            "runtime.igpu-mask",
+            index = by_index,
+            uuid = by_uuid
+                .as_deref()
+                .map(|uuids| msg!("runtime.igpu-mask-uuid", uuids))
+                .unwrap_or_default()
+        )
+    } else {
+        msg!(
+            "runtime.igpu-mask-rocr",
+            devices = by_uuid.clone().unwrap_or_else(|| by_index.clone()),
+            masks = i18n::join(
+                view.masks.iter().filter(|m| **m != ROCR_VISIBLE_DEVICES),
+                &msg!("runtime.and")
+            )
+        )
+    };
+    let evidence = |a: &Agent| {
+        Evidence::new(
+            format!("{}/nodes/{}", crate::facts::topology::TOPOLOGY_DIR, a.node),
+            msg!(
+                "runtime.gpu-evidence",
+                target = a.name.as_deref().unwrap_or("gfx?"),
+                marketing = a
+                    .marketing_name
+                    .as_deref()
+                    .map(|m| format!(" {m}"))
+                    .unwrap_or_default(),
+                kind = if a.integrated == Some(true) {
+                    msg!("runtime.integrated")
+                } else {
+                    msg!("runtime.discrete")
+                },
+                uuid = a
+                    .uuid
+                    .as_deref()
+                    .map(|u| format!(", {u}"))
+                    .unwrap_or_default()
+            ),
+        )
+    };
+    out.push(
+        IGPU_BESIDE_DGPU
+            .finding(msg!(
+                "runtime.igpu-beside-dgpu",
+                igpus = names(&visible_igpus),
+                dgpus = names(
+                    &view
+                        .hip
+                        .iter()
+                        .copied()
+                        .filter(discrete)
+                        .collect::<Vec<_>>()
+                )
+            ))
+            .with_all(view.hip.iter().map(|&i| evidence(gpus[i])))
+            .remedy(mask.clone()),
+    );
+    if let Some(o) = overridden {
+        out.push(
+            HSA_OVERRIDE_IGPU
+                .finding(msg!(
+                    "runtime.override-igpu",
+                    igpus = names(&visible_igpus),
+                    target = o.name()
+                ))
+                .with(Evidence::new(
+                    format!("env:{HSA_OVERRIDE_GFX_VERSION}"),
+                    format!("{}.{}.{}", o.major, o.minor, o.stepping),
+                ))
+                .with_all(visible_igpus.iter().map(|&i| evidence(gpus[i])))
+                .remedy(msg!(
+                    "runtime.override-igpu-remedy",
+                    mask,
+                    per_node = dgpus
+                        .iter()
+                        .map(|&i| format!(
+                            "HSA_OVERRIDE_GFX_VERSION_{}={}.{}.{}",
+                            gpus[i].node, o.major, o.minor, o.stepping
+                        ))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                )),
+        );
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Release support
+
+fn release_support(
+    facts: &InstallFacts,
+    visible: &[&Agent],
+    overridden: Option<GfxVersion>,
+    out: &mut Vec<Finding>,
+) {
+    if !facts.captured || !facts.installs.iter().any(|i| i.libs.runtime()) {
+        return;
+    }
+    let Some(install) = facts.effective() else {
+        out.push(RELEASE_UNKNOWN.finding(msg!("runtime.release-unknown-install")));
+        return;
+    };
+    let Some(version) = install.version else {
+        out.push(
+            RELEASE_UNKNOWN
+                .finding(msg!(
+                    "runtime.release-unknown-version",
+                    prefix = install.prefix
+                ))
+                .with(Evidence::new(
+                    install.lib_dir.clone(),
+                    install.libs.describe(),
+                )),
+        );
+        return;
+    };
+    let Some(release) = support::release(&version) else {
+        out.push(
+            RELEASE_UNKNOWN
+                .finding(msg!(
+                    "runtime.release-not-in-table",
+                    version,
+                    rows = i18n::list(support::RELEASES.iter().map(|r| r.name()))
+                ))
+                .with(Evidence::new(
+                    install
+                        .version_source
+                        .clone()
+                        .unwrap_or_else(|| install.prefix.clone()),
+                    version.to_string(),
+                )),
+        );
+        return;
+    };
+    let targets: BTreeSet<String> = visible.iter().filter_map(|a| a.name.clone()).collect();
+    let nodes_of = |t: &str| -> String {
+        let list: Vec<&Agent> = visible
+            .iter()
+            .copied()
+            .filter(|a| a.name.as_deref() == Some(t))
+            .collect();
+        node_list(&list)
+    };
+    let source = Evidence::new(
+        msg!("runtime.support-table"),
+        format!("ROCm {}: {}", release.name(), release.source),
+    );
+    let listed = msg!(
+        "runtime.supports",
+        version,
+        targets = i18n::list(release.supported(version.patch))
+    );
+    let mut supported = Vec::new();
+    for t in &targets {
+        match release.status(t, version.patch) {
+            Some(Support::Supported) => supported.push(t.clone()),
+            Some(Support::Deprecated) => out.push(
+                TARGET_DEPRECATED
+                    .finding(msg!(
+                        "runtime.target-deprecated",
+                        target = t,
+                        nodes = nodes_of(t),
+                        release = release.name()
+                    ))
+                    .with(source.clone()),
+            ),
+            status => {
+                let how = if status == Some(Support::Unsupported) {
+                    msg!("runtime.listed-unsupported")
+                } else {
+                    msg!("runtime.not-listed")
+                };
+                let via = overridden.filter(|o| {
+                    release.status(&o.name(), version.patch) == Some(Support::Supported)
+                });
+                let finding = match via {
+                    Some(o) => TARGET_UNSUPPORTED.finding_with(
+                        Status::Info,
+                        msg!(
+                            "runtime.target-via-override",
+                            target = t,
+                            nodes = nodes_of(t),
+                            how,
+                            release = release.name(),
+                            supported = o.name()
+                        ),
+                    ),
+                    None => TARGET_UNSUPPORTED
+                        .finding(msg!(
+                            "runtime.target-unsupported",
+                            target = t,
+                            nodes = nodes_of(t),
+                            how,
+                            release = release.name()
+                        ))
+                        .remedy(msg!(
+                            "runtime.target-unsupported-remedy",
+                            listed,
+                            target = t
+                        )),
+                };
+                out.push(
+                    finding.with(source.clone()).with(Evidence::new(
+                        install
+                            .version_source
+                            .clone()
+                            .unwrap_or_else(|| install.prefix.clone()),
+                        version.to_string(),
+                    )),
+                );
+            }
+        }
+    }
+    if !supported.is_empty() {
+        out.push(
+            TARGET_SUPPORTED
+                .finding(msg!(
+                    "runtime.targets-supported",
+                    targets = i18n::list(supported.iter().map(|t| msg!(
+                        "runtime.target-with-nodes",
+                        target = t,
+                        nodes = nodes_of(t)
+                    ))),
+                    version
+                ))
+                .with(source),
+        );
+    }
+}
+
+/// Parsers for the variables ROCr, HIP and libhsakmt read, each following its reader's code.
+pub mod env {
+    use crate::msg;
+    use crate::target::GfxVersion;
+
+    /// `HSA_OVERRIDE_GFX_VERSION` as libhsakmt reads it: `sscanf(v, "%u.%u.%u%c")` must give
+    /// exactly three numbers (so nothing may follow, not even a space), then major ≤ 63, minor
+    /// and stepping ≤ 255 (rocm_agent_enumerator applies the same limits). `%u` skips leading
+    /// whitespace and takes a sign; a minus is refused here, since it wraps to a huge number.
+    pub fn parse_override(value: &str) -> Result<GfxVersion, String> {
+        if value.is_empty() {
+            return Err(msg!("runtime.env-empty"));
+        }
+        let mut parts = Vec::new();
+        let mut rest = value;
+        for i in 0..3 {
+            let s = rest.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+            let s = s.strip_prefix('+').unwrap_or(s);
+            let digits = s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            if digits == 0 {
+                return Err(msg!("runtime.env-not-triple"));
+            }
+            let n: u32 = s[..digits]
+                .parse()
+                .map_err(|_| msg!("runtime.env-too-large"))?;
+            parts.push(n);
+            rest = &s[digits..];
+            if i < 2 {
+                rest = rest
+                    .strip_prefix('.')
+                    .ok_or_else(|| msg!("runtime.env-not-triple"))?;
+            }
+        }
+        if !rest.is_empty() {
+            return Err(msg!("runtime.env-followed-by", rest = format!("{rest:?}")));
+        }
+        let (major, minor, stepping) = (parts[0], parts[1], parts[2]);
+        if major > 63 || minor > 255 || stepping > 255 {
+            return Err(msg!("runtime.env-out-of-range"));
+        }
+        Ok(GfxVersion {
+            major,
+            minor,
+            stepping,
+        })
+    }
+
+    /// Which GPUs a mask selects.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct Selection {
+        /// Indices into the list the mask applies to, in the mask's order.
+        pub visible: Vec<usize>,
+        /// The entry where reading stopped and why; every entry after it is dropped too.
+        pub stopped_at: Option<(String, String)>,
+        /// Entries never read (ROCr reads at most as many entries as there are GPUs) or
+        /// skipped (HIP skips repeats).
+        pub ignored: Vec<String>,
+        /// Why `ignored` entries were not used.
+        pub ignored_reason: String,
+    }
+
+    /// `ROCR_VISIBLE_DEVICES` as ROCr's `RvdFilter` reads it. `uuids` are the GPUs' UUIDs in
+    /// node order (`GPU-<16 hex>`, `None` when the GPU has none). Entries are split at commas,
+    /// upper-cased and trimmed; an entry starting with `G` is a UUID (5–20 characters, a prefix
+    /// matching exactly one GPU), anything else a number in C's `strtol(…, 0)` syntax. Reading
+    /// stops at the first entry that is malformed, out of range, ambiguous or a repeat; only as
+    /// many entries as there are GPUs are read; an empty value selects no GPU.
+    pub fn rocr_visible(value: &str, uuids: &[Option<String>]) -> Selection {
+        let mut s = Selection {
+            visible: Vec::new(),
+            stopped_at: None,
+            ignored: Vec::new(),
+            ignored_reason: msg!("runtime.env-beyond-count"),
+        };
+        if value.is_empty() {
+            s.stopped_at = Some((String::new(), msg!("runtime.env-empty-hides")));
+            return s;
+        }
+        let mut tokens: Vec<String> = value
+            .split(',')
+            .map(|t| t.to_ascii_uppercase().trim().to_owned())
+            .collect();
+        // getline() yields no empty token after a trailing comma.
+        if value.ends_with(',') {
+            tokens.pop();
+        }
+        let n = uuids.len();
+        let upper: Vec<Option<String>> = uuids
+            .iter()
+            .map(|u| u.as_ref().map(|u| u.to_ascii_uppercase()))
+            .collect();
+        for (k, token) in tokens.iter().enumerate() {
+            if k >= n {
+                s.ignored.push(token.clone());
+                continue;
+            }
+            if s.stopped_at.is_some() {
+                continue;
+            }
+            let index = if token.is_empty() {
+                Err(msg!("runtime.env-entry-empty"))
+            } else if token.starts_with('G') {
+                uuid_index(token, &upper)
+            } else {
+                match strtol(token) {
+                    Some(i) if i < 0 || i >= n as i64 => Err(if n == 1 {
+                        msg!("runtime.env-rocr-out-of-range-one", count = n)
+                    } else {
+                        msg!("runtime.env-rocr-out-of-range-many", count = n)
+                    }),
+                    Some(i) => Ok(i as usize),
+                    None => Err(if token.contains('-') && !token.starts_with('-') {
+                        msg!("runtime.env-not-index-or-uuid-range")
+                    } else {
+                        msg!("runtime.env-not-index-or-uuid")
+                    }),
+                }
+            };
+            match index {
+                Ok(i) if s.visible.contains(&i) => {
+                    s.stopped_at = Some((token.clone(), msg!("runtime.env-repeats")));
+                }
+                Ok(i) => s.visible.push(i),
+                Err(why) => s.stopped_at = Some((token.clone(), why)),
+            }
+        }
+        s
+    }
+
+    fn uuid_index(token: &str, uuids: &[Option<String>]) -> Result<usize, String> {
+        if !(5..=20).contains(&token.len()) {
+            return Err(msg!("runtime.env-not-uuid"));
+        }
+        let hits: Vec<usize> = uuids
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| u.as_deref().is_some_and(|u| u.starts_with(token)))
+            .map(|(i, _)| i)
+            .collect();
+        match hits.as_slice() {
+            [i] => Ok(*i),
+            [] => Err(msg!("runtime.env-no-uuid-match")),
+            _ => Err(msg!("runtime.env-many-uuid-match")),
+        }
+    }
+
+    /// C's `strtol(s, &end, 0)` with `*end == '\0'` required: optional sign, `0x` hex, leading
+    /// `0` octal, else decimal.
+    fn strtol(s: &str) -> Option<i64> {
+        let (neg, body) = match s.as_bytes().first() {
+            Some(b'-') => (true, &s[1..]),
+            Some(b'+') => (false, &s[1..]),
+            _ => (false, s),
+        };
+        let (radix, digits) =
+            if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+                (16, h)
+            } else if body.len() > 1 && body.starts_with('0') {
+                (8, &body[1..])
+            } else {
+                (10, body)
+            };
+        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+            return None;
+        }
+        let v = i64::from_str_radix(digits, radix).ok()?;
+        Some(if neg { -v } else { v })
+    }
+
+    /// `HIP_VISIBLE_DEVICES` / `CUDA_VISIBLE_DEVICES` (and OpenCL's `GPU_DEVICE_ORDINAL`) as
+    /// HIP's ROCm device layer reads them. `uuids` are the GPUs ROCr exposes, in ROCr's order.
+    /// Entries are split at commas without trimming; an entry containing `GPU-` selects the
+    /// first GPU whose UUID contains it (case-sensitive); anything else must be a plain decimal
+    /// index (`01`, `+1`, ` 1` are refused). Reading stops at the first bad entry; repeats are
+    /// skipped. An empty value is treated as unset by HIP and is not passed here.
+    pub fn hip_visible(value: &str, uuids: &[Option<String>]) -> Selection {
+        let mut s = Selection {
+            visible: Vec::new(),
+            stopped_at: None,
+            ignored: Vec::new(),
+            ignored_reason: msg!("runtime.env-repeat-skipped"),
+        };
+        let mut tokens: Vec<&str> = value.split(',').collect();
+        if value.ends_with(',') {
+            tokens.pop();
+        }
+        let n = uuids.len();
+        for token in tokens {
+            let index = if token.contains("GPU-") {
+                uuids
+                    .iter()
+                    .position(|u| u.as_deref().unwrap_or("GPU-XX").contains(token))
+                    .ok_or_else(|| msg!("runtime.env-no-uuid-match"))
+            } else {
+                match token.parse::<usize>() {
+                    Ok(i) if i.to_string() == token && i < n => Ok(i),
+                    Ok(i) if i.to_string() == token => Err(if n == 1 {
+                        msg!("runtime.env-hip-out-of-range-one", count = n)
+                    } else {
+                        msg!("runtime.env-hip-out-of-range-many", count = n)
+                    }),
+                    _ => Err(if token.contains('-') && !token.starts_with('-') {
+                        msg!("runtime.env-not-plain-range")
+                    } else {
+                        msg!("runtime.env-not-plain")
+                    }),
+                }
+            };
+            match index {
+                Ok(i) if s.visible.contains(&i) => s.ignored.push(token.to_owned()),
+                Ok(i) => s.visible.push(i),
+                Err(why) => {
+                    s.stopped_at = Some((token.to_owned(), why));
+                    break;
+                }
+            }
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::env::*;
+    use super::*;
+
+    fn v(s: &str) -> GfxVersion {
+        GfxVersion::from_name(s).unwrap()
+    }
+
+    #[test]
+    fn override_follows_libhsakmt_sscanf() {
+        let ok = |s: &str| parse_override(s).map(|g| g.name());
+        assert_eq!(ok("11.0.0"), Ok("gfx1100".into()));
+        assert_eq!(ok("10.3.0"), Ok("gfx1030".into()));
+        assert_eq!(ok("9.0.10"), Ok("gfx90a".into()));
+        assert_eq!(ok(" 10. 3.+0"), Ok("gfx1030".into()));
+        for bad in [
+            "",
+            "gfx1030",
+            "10.3",
+            "11.0.0 ",
+            "11.0.0\n",
+            "11.0.0.0",
+            "\"10.3.0\"",
+            "-1.0.0",
+            "64.0.0",
+            "10.256.0",
+            "10.3.x",
+            "99999999999.0.0",
+        ] {
+            assert!(parse_override(bad).is_err(), "{bad:?}");
+        }
+        assert!(
+            parse_override("11.0.0 ")
+                .unwrap_err()
+                .contains("followed by")
+        );
+    }
+
+    #[test]
+    fn families() {
+        assert_eq!(family(v("gfx1031")), family(v("gfx1030")));
+        assert_eq!(family(v("gfx1036")), family(v("gfx1030")));
+        assert_eq!(family(v("gfx1103")), family(v("gfx1100")));
+        assert_ne!(family(v("gfx1150")), family(v("gfx1100")));
+        assert_ne!(family(v("gfx1201")), family(v("gfx1100")));
+        assert_eq!(family(v("gfx90c")), family(v("gfx900")));
+        assert_ne!(family(v("gfx90a")), family(v("gfx908")));
+        assert_ne!(family(v("gfx90a")), family(v("gfx900")));
+        assert_eq!(family(v("gfx950")), family(v("gfx942")));
+        assert!(family_hint("gfx1150").contains("11.5.1 = gfx1151"));
+    }
+
+    fn uuids(n: usize) -> Vec<Option<String>> {
+        (0..n)
+            .map(|i| Some(format!("GPU-{:016x}", 0xabcd_0000_0000_0000u64 + i as u64)))
+            .collect()
+    }
+
+    #[test]
+    fn rocr_mask_follows_rvd_filter() {
+        let u = uuids(4);
+        let sel = |v: &str| rocr_visible(v, &u);
+        assert_eq!(sel("3,0").visible, [3, 0]);
+        assert_eq!(sel(" 1 , 2 ").visible, [1, 2]);
+        assert_eq!(sel("0x1,010").visible, [1], "010 is octal 8: out of range");
+        assert_eq!(sel("1,4,2").visible, [1]);
+        assert!(sel("1,4,2").stopped_at.unwrap().1.contains("out of range"));
+        assert_eq!(sel("1,1").visible, [1]);
+        assert!(sel("1,1").stopped_at.unwrap().1.contains("repeats"));
+        assert!(sel("").visible.is_empty());
+        assert!(sel("").stopped_at.is_some());
+        assert!(sel("-1").visible.is_empty());
+        // A range is no number: nothing at all is selected.
+        let r = sel("0-3");
+        assert!(r.visible.is_empty());
+        assert!(r.stopped_at.unwrap().1.contains("ranges"));
+        // UUIDs: case-insensitive unique prefixes.
+        assert_eq!(sel("gpu-abcd000000000002").visible, [2]);
+        assert_eq!(sel("GPU-ABCD000000000003,0").visible, [3, 0]);
+        assert!(
+            sel("GPU-ABCD")
+                .stopped_at
+                .unwrap()
+                .1
+                .contains("more than one")
+        );
+        assert!(sel("GPU-ffff").stopped_at.unwrap().1.contains("no GPU"));
+        assert!(sel("GPU-XX").stopped_at.is_some());
+        // Only as many entries as GPUs are read.
+        let two = rocr_visible("0,1,5", &u[..2]);
+        assert_eq!(two.visible, [0, 1]);
+        assert_eq!(two.ignored, ["5"]);
+        assert_eq!(sel("0,").visible, [0]);
+        assert!(sel("0,,1").stopped_at.is_some());
+    }
+
+    #[test]
+    fn hip_mask_follows_rocdevice() {
+        let u = uuids(2);
+        let sel = |v: &str| hip_visible(v, &u);
+        assert_eq!(sel("1,0").visible, [1, 0]);
+        assert_eq!(sel("1,1,0").visible, [1, 0]);
+        assert_eq!(sel("1,1,0").ignored, ["1"]);
+        assert_eq!(sel("0,2,1").visible, [0]);
+        assert!(sel("0,2,1").stopped_at.unwrap().1.contains("out of range"));
+        for bad in ["01", "+1", " 1", "-1", "0-1", "x"] {
+            assert!(sel(bad).visible.is_empty(), "{bad:?}");
+        }
+        // UUIDs: substring of ROCr's lower-case UUID, case-sensitive.
+        assert_eq!(sel("GPU-abcd000000000001").visible, [1]);
+        assert!(sel("GPU-ABCD000000000001").visible.is_empty());
+        assert_eq!(sel("0,").visible, [0]);
+        // HIP indices count the GPUs ROCr leaves.
+        let rocr = rocr_visible("1", &uuids(8));
+        assert_eq!(rocr.visible, [1]);
+        let left: Vec<Option<String>> = rocr.visible.iter().map(|&i| uuids(8)[i].clone()).collect();
+        assert!(hip_visible("1", &left).visible.is_empty());
+    }
+}

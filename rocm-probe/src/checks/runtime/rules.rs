@@ -1,0 +1,50 @@
+//! Layer 4 (runtime) finding ids: their layer and default status.
+//! Their titles and explanations are in this folder's `messages.toml`.
+
+use crate::finding::declare_rules;
+
+declare_rules! {
+    RUNTIME_RULES;
+    NOT_CAPTURED = "runtime.not-captured", Runtime, Skip;
+    NO_ROCM = "runtime.no-rocm", Runtime, Fail;
+    INSTALLS_FOUND = "runtime.installs-found", Runtime, Pass;
+    ROCR_NOT_ON_SEARCH_PATH = "runtime.rocr-not-on-search-path", Runtime, Info;
+    MIXED_INSTALLS = "runtime.mixed-installs", Runtime, Warn;
+    OPT_ROCM_DANGLING = "runtime.opt-rocm-dangling", Runtime, Warn;
+    ROCM_PATH_INVALID = "runtime.rocm-path-invalid", Runtime, Warn;
+    INSTALL_FILES_UNREADABLE = "runtime.install-files-unreadable", Runtime, Skip;
+    INSTALL_FILES_MALFORMED = "runtime.install-files-malformed", Runtime, Warn;
+    HSA_OVERRIDE_MALFORMED = "runtime.hsa-override-malformed", Runtime, Fail;
+    HSA_OVERRIDE_UNKNOWN_TARGET = "runtime.hsa-override-unknown-target", Runtime, Fail;
+    HSA_OVERRIDE_WRONG_FAMILY = "runtime.hsa-override-wrong-family", Runtime, Fail;
+    HSA_OVERRIDE_SAME_FAMILY = "runtime.hsa-override-same-family", Runtime, Warn;
+    HSA_OVERRIDE_REDUNDANT = "runtime.hsa-override-redundant", Runtime, Info;
+    HSA_OVERRIDE_IGPU = "runtime.hsa-override-igpu", Runtime, Warn;
+    VISIBLE_DEVICES_OUT_OF_RANGE = "runtime.visible-devices-out-of-range", Runtime, Warn;
+    VISIBLE_DEVICES_MASK = "runtime.visible-devices-mask", Runtime, Info;
+    IGPU_BESIDE_DGPU = "runtime.igpu-beside-dgpu", Runtime, Warn;
+    TARGET_SUPPORTED = "runtime.target-supported", Runtime, Pass;
+    TARGET_DEPRECATED = "runtime.target-deprecated", Runtime, Info;
+    TARGET_UNSUPPORTED = "runtime.target-unsupported", Runtime, Warn;
+    RELEASE_UNKNOWN = "runtime.release-unknown", Runtime, Skip;
+    GPU_CHECKS_SKIPPED = "runtime.gpu-checks-skipped", Runtime, Skip;
+}
+
+declare_rules! {
+    RUNTIME_ACTIVE_RULES;
+    ROCR_ANSWERS = "runtime.rocr-answers", Runtime, Pass;
+    ROCR_INIT_FAILED = "runtime.rocr-init-failed", Runtime, Fail;
+    ROCR_NOT_INSTALLED = "runtime.rocr-not-installed", Runtime, Warn;
+    ROCR_LOAD_FAILED = "runtime.rocr-load-failed", Runtime, Fail;
+    ROCR_AGENT_MISSING = "runtime.rocr-agent-missing", Runtime, Fail;
+    HIP_ANSWERS = "runtime.hip-answers", Runtime, Pass;
+    HIP_FAILED = "runtime.hip-failed", Runtime, Fail;
+    HIP_NOT_INSTALLED = "runtime.hip-not-installed", Runtime, Info;
+    DISPATCH_OK = "runtime.dispatch-ok", Runtime, Pass;
+    DISPATCH_FAILED = "runtime.dispatch-failed", Runtime, Fail;
+}
+
+declare_rules! {
+    RUNTIME_EXPECT_RULES;
+    EXPECT_ROCM = "runtime.expect-rocm", Runtime, Fail;
+}
