@@ -35,7 +35,7 @@ pub const DXG: &str = "/dev/dxg";
 
 /// Environment variables that change what ROCm sees or loads; read by name so that a snapshot
 /// can record exactly these.
-pub const ROCM_ENV: [&str; 17] = [
+pub const ROCM_ENV: [&str; 18] = [
     "HSA_OVERRIDE_GFX_VERSION",
     "HSA_XNACK",
     "HSA_ENABLE_SDMA",
@@ -48,6 +48,8 @@ pub const ROCM_ENV: [&str; 17] = [
     "LD_LIBRARY_PATH",
     "AMD_LOG_LEVEL",
     "container",
+    // Layer 6: the --offload-arch list of PyTorch's extension builder and of vLLM's builds.
+    "PYTORCH_ROCM_ARCH",
     // Layers 7 and 8: where Python environments and tools are looked for.
     "PATH",
     "VIRTUAL_ENV",
