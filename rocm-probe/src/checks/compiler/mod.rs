@@ -9,11 +9,12 @@ pub mod rules;
 
 use std::collections::BTreeMap;
 
+use crate::codeobject::target_id::{Processor, TargetId, family_of};
 use crate::facts::Facts;
 use crate::facts::compiler::{CompilerFacts, InstallCompiler, Tool};
 use crate::finding::{
-    COMPILER_NOT_CAPTURED, COMPILERS_FOUND, Evidence, Finding, NO_COMPILER,
-    NO_DEVICE_LIBS_FOR_TARGET, OFFLOAD_ARCH, Status,
+    BUILD_TARGETS_EXCLUDE_GPU, COMPILER_NOT_CAPTURED, COMPILERS_FOUND, Evidence, Finding,
+    NO_COMPILER, NO_DEVICE_LIBS_FOR_TARGET, OFFLOAD_ARCH, Status,
 };
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
@@ -28,6 +29,7 @@ struct Target {
 /// Layer 6 findings; `below` are the findings of layers 1–5.
 pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     let mut out = Vec::new();
+    build_targets_env(f, below, &mut out);
     let c = &f.compiler;
     if !c.captured {
         out.push(COMPILER_NOT_CAPTURED.finding(msg!("compiler.not-captured")));
@@ -50,6 +52,74 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     }
     offload_arch(c, &targets, &mut out);
     out
+}
+
+/// The variable PyTorch's extension builder reads for its `--offload-arch` list
+/// (`torch.utils.cpp_extension._get_rocm_arch_flags`), also PyTorch's own and vLLM's build
+/// setting; ROCm images bake it in with `ENV`.
+pub const PYTORCH_ROCM_ARCH: &str = "PYTORCH_ROCM_ARCH";
+
+/// `compiler.build-targets-exclude-gpu`: `PYTORCH_ROCM_ARCH` set, and a GPU's effective target
+/// (the one its code objects must match) named by none of its entries. PyTorch splits the value
+/// on spaces and semicolons and passes each entry as `--offload-arch=`; an empty value means
+/// unset. Only the processor is compared (a generic target covers its family): a feature
+/// mismatch is left to the loader checks of layers 5 and 7.
+fn build_targets_env(f: &Facts, below: &[Finding], out: &mut Vec<Finding>) {
+    let Some(value) = f
+        .platform
+        .env
+        .get(PYTORCH_ROCM_ARCH)
+        .filter(|v| !v.is_empty())
+    else {
+        return;
+    };
+    let Some(targets) = crate::checks::libraries::targets(f, below) else {
+        return;
+    };
+    let entries: Vec<TargetId> = value
+        .split([' ', ';'])
+        .filter_map(|e| TargetId::parse(e).ok())
+        .collect();
+    let covers = |processor: &str| {
+        let Some(gfx) = GfxVersion::from_name(processor) else {
+            return true;
+        };
+        entries.iter().any(|e| match &e.processor {
+            Processor::Gfx(g) => *g == gfx,
+            Processor::Generic(name) => {
+                family_of(gfx).is_some_and(|(family, _)| family.name == name)
+            }
+        })
+    };
+    let missing: Vec<(&String, &Vec<Evidence>)> =
+        targets.iter().filter(|(t, _)| !covers(t)).collect();
+    if missing.is_empty() {
+        return;
+    }
+    let names: Vec<&String> = missing.iter().map(|(t, _)| *t).collect();
+    let mut added = value.trim_end_matches([' ', ';']).to_owned();
+    for t in &names {
+        added.push(';');
+        added.push_str(t);
+    }
+    out.push(
+        BUILD_TARGETS_EXCLUDE_GPU
+            .finding(msg!(
+                "compiler.build-targets-exclude-gpu",
+                variable = PYTORCH_ROCM_ARCH,
+                targets = i18n::list(&names)
+            ))
+            .with(Evidence::new(
+                format!("env:{PYTORCH_ROCM_ARCH}"),
+                value.clone(),
+            ))
+            .with_all(missing.iter().flat_map(|(_, e)| e.iter().cloned()))
+            .remedy(msg!(
+                "compiler.build-targets-exclude-gpu-remedy",
+                variable = PYTORCH_ROCM_ARCH,
+                value = added
+            )),
+    );
 }
 
 /// The GPUs' distinct target IDs in node order, or `None` when GPU-specific checks must stay
@@ -203,4 +273,56 @@ fn offload_arch(c: &CompilerFacts, targets: &[Target], out: &mut Vec<Finding>) {
         }
     }
     out.push(finding);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Source;
+
+    /// `build_targets_env` on the Radeon 780M (gfx1103) fixture with `env` as its `[env]`.
+    fn build_targets(env: &str) -> Vec<&'static str> {
+        let dir = tempfile::tempdir().unwrap();
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/apu-phoenix-780m/."
+        );
+        let copied = std::process::Command::new("cp")
+            .args(["-a", fixture])
+            .arg(dir.path())
+            .status()
+            .unwrap();
+        assert!(copied.success());
+        let toml = dir.path().join("fixture.toml");
+        let text = std::fs::read_to_string(&toml).unwrap();
+        std::fs::write(
+            &toml,
+            text.replacen("[identity]", &format!("[env]\n{env}\n\n[identity]"), 1),
+        )
+        .unwrap();
+        let facts = Facts::collect(&Source::fixture(dir.path()).unwrap());
+        let mut out = Vec::new();
+        build_targets_env(&facts, &[], &mut out);
+        out.iter().map(|f| f.id).collect()
+    }
+
+    #[test]
+    fn a_list_without_the_gpu_is_reported_and_one_with_it_is_not() {
+        let id = [BUILD_TARGETS_EXCLUDE_GPU.id];
+        assert_eq!(build_targets(r#"PYTORCH_ROCM_ARCH = "gfx90a;gfx942""#), id);
+        // PyTorch splits on spaces as well as semicolons.
+        assert!(build_targets(r#"PYTORCH_ROCM_ARCH = "gfx1100 gfx1103""#).is_empty());
+        // A generic target covers its family; an empty value is unset for PyTorch.
+        assert!(build_targets(r#"PYTORCH_ROCM_ARCH = "gfx11-generic""#).is_empty());
+        assert!(build_targets(r#"PYTORCH_ROCM_ARCH = """#).is_empty());
+        assert!(build_targets("").is_empty());
+    }
+
+    #[test]
+    fn the_target_compared_is_the_effective_one() {
+        let env = "PYTORCH_ROCM_ARCH = \"gfx1100\"\nHSA_OVERRIDE_GFX_VERSION = \"11.0.0\"";
+        assert!(build_targets(env).is_empty());
+        let env = "PYTORCH_ROCM_ARCH = \"gfx1103\"\nHSA_OVERRIDE_GFX_VERSION = \"11.0.0\"";
+        assert_eq!(build_targets(env), [BUILD_TARGETS_EXCLUDE_GPU.id]);
+    }
 }

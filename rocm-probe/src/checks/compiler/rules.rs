@@ -10,4 +10,5 @@ declare_rules! {
     COMPILERS_FOUND = "compiler.found", Compiler, Pass;
     NO_DEVICE_LIBS_FOR_TARGET = "compiler.no-device-libs-for-target", Compiler, Warn;
     OFFLOAD_ARCH = "compiler.offload-arch", Compiler, Pass;
+    BUILD_TARGETS_EXCLUDE_GPU = "compiler.build-targets-exclude-gpu", Compiler, Warn;
 }
