@@ -29,11 +29,11 @@ use rocm_probe_tests::{fixtures, fixtures_dir};
 const NOT_YET_COVERED: &[(&str, &str)] = &[
     (
         "driver.kfd-clock-stuck",
-        "no `[active]` fixture with this result yet (no public report found in the time)",
+        "no public report found of a GPU whose clock counter stops while /dev/kfd still answers; the one way found (a GPU the device cgroup hides, which KFD answers with a counter of 0) was a false finding, fixed by asking only the GPUs in the apertures",
     ),
     (
         "driver.kfd-ioctl-failed",
-        "no `[active]` fixture with this result yet (no public report found in the time)",
+        "no public report found of GET_VERSION, GET_PROCESS_APERTURES_NEW, AVAILABLE_MEMORY (interface 1.9 and later) or GET_CLOCK_COUNTERS failing on an open /dev/kfd; the one way found (AVAILABLE_MEMORY on a GPU the device cgroup hides: EINVAL) was a false finding, fixed by asking only the GPUs in the apertures",
     ),
     (
         "frameworks.bundled-rocblas-no-kernels-for-target",
@@ -92,16 +92,8 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
         "the scenario hip-path-stale (a stale HIP_PATH, legacy-rocm-build#6285) should give it, but the probe takes any path under an install prefix as valid",
     ),
     (
-        "runtime.rocr-load-failed",
-        "a real loader message (`libhsakmt.so.1: cannot open shared object file`, ROCm 3.9.1 without its thunk) is printed unquoted in the Chinese report, and `cannot` may not join the zh allowlist",
-    ),
-    (
         "runtime.target-deprecated",
         "no fixture yet: no public report turned into a scenario in the time",
-    ),
-    (
-        "thunk.hsakmt-load-failed",
-        "no `[active]` fixture with this result yet (no public report found in the time)",
     ),
     (
         "tools.deprecated-profiler",
