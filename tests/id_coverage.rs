@@ -1,36 +1,39 @@
 //! Every declared finding id is produced by something committed: a fixture's report (with its
 //! `[active]` replay, which `Report::collect` uses whenever the fixture has one), a conformance
-//! file of `fixtures/expect/` run against the fixture it names, or a committed case of the
-//! malformed-input corpus. An id nothing produces has nothing proving it can fire; the ones not
-//! covered yet are listed, each with why, and the list may only shrink.
+//! file of `fixtures/expect/` run against the fixture it names, or a case of the malformed-input
+//! corpus — committed, or generated at test time (what git cannot hold: FIFOs, device nodes,
+//! mode-000 files read as `nobody` through `setpriv`) and run through the `rocm-probe` binary.
+//! An id nothing produces has nothing proving it can fire; the ones not covered yet are listed,
+//! each with why, and the list may only shrink.
+//!
+//! The generated corpus needs root (to run the binary as another user), as CI has: without it
+//! the test fails rather than count less. The binary is `ROCM_PROBE_BIN` (the release build, as
+//! `scripts/test` sets it), else the debug build beside this test's own executable, which must be
+//! built from the same tree (`cargo build -p rocm-probe-cli`).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use rocm_probe::finding::rules;
 use rocm_probe::report::Options;
 use rocm_probe::report::expect::Expectations;
 use rocm_probe::{Report, Source};
 
+use rocm_probe_tests::malformed::{self, is_root, unprivileged};
 use rocm_probe_tests::{fixtures, fixtures_dir};
 
 /// Declared ids no committed case produces yet, with why.
 const NOT_YET_COVERED: &[(&str, &str)] = &[
     (
-        "driver.input-unreadable",
-        "needs a mode-000 file read by a non-root user: git keeps no mode 000 and this test runs as root",
-    ),
-    (
         "driver.kfd-clock-stuck",
-        "no `[active]` fixture with this result yet (no public report found in the time)",
+        "no public report found of a GPU whose clock counter stops while /dev/kfd still answers; the one way found (a GPU the device cgroup hides, which KFD answers with a counter of 0) was a false finding, fixed by asking only the GPUs in the apertures",
     ),
     (
         "driver.kfd-ioctl-failed",
-        "no `[active]` fixture with this result yet (no public report found in the time)",
-    ),
-    (
-        "driver.kfd-unreadable",
-        "needs a mode-000 file read by a non-root user: git keeps no mode 000 and this test runs as root",
+        "no public report found of GET_VERSION, GET_PROCESS_APERTURES_NEW, AVAILABLE_MEMORY (interface 1.9 and later) or GET_CLOCK_COUNTERS failing on an open /dev/kfd; the one way found (AVAILABLE_MEMORY on a GPU the device cgroup hides: EINVAL) was a false finding, fixed by asking only the GPUs in the apertures",
     ),
     (
         "frameworks.bundled-rocblas-no-kernels-for-target",
@@ -69,10 +72,6 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
         "no fixture yet: needs a real capture of a partition-mode change left pending",
     ),
     (
-        "libraries.files-unreadable",
-        "needs a mode-000 file read by a non-root user: git keeps no mode 000 and this test runs as root",
-    ),
-    (
         "libraries.hipblaslt-no-kernels-for-target",
         "no fixture yet: needs hipBLASLt's kernel files for targets other than the GPU's",
     ),
@@ -89,32 +88,16 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
         "no malformed-corpus case for a ROCm install file yet",
     ),
     (
-        "runtime.install-files-unreadable",
-        "needs a mode-000 file read by a non-root user: git keeps no mode 000 and this test runs as root",
-    ),
-    (
         "runtime.rocm-path-invalid",
         "the scenario hip-path-stale (a stale HIP_PATH, legacy-rocm-build#6285) should give it, but the probe takes any path under an install prefix as valid",
-    ),
-    (
-        "runtime.rocr-load-failed",
-        "a real loader message (`libhsakmt.so.1: cannot open shared object file`, ROCm 3.9.1 without its thunk) is printed unquoted in the Chinese report, and `cannot` may not join the zh allowlist",
     ),
     (
         "runtime.target-deprecated",
         "no fixture yet: no public report turned into a scenario in the time",
     ),
     (
-        "thunk.hsakmt-load-failed",
-        "no `[active]` fixture with this result yet (no public report found in the time)",
-    ),
-    (
         "tools.deprecated-profiler",
         "no fixture yet: no public report turned into a scenario in the time",
-    ),
-    (
-        "tools.files-unreadable",
-        "needs a mode-000 file read by a non-root user: git keeps no mode 000 and this test runs as root",
     ),
     (
         "tools.rocm-smi-without-amd-smi",
@@ -135,11 +118,13 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
 ];
 
 /// Finding id → the cases producing it.
-type Coverage = BTreeMap<&'static str, BTreeSet<String>>;
+type Coverage = BTreeMap<String, BTreeSet<String>>;
 
 fn record(cov: &mut Coverage, report: &Report, case: &str) {
     for f in &report.findings {
-        cov.entry(f.id).or_default().insert(case.to_owned());
+        cov.entry(f.id.to_owned())
+            .or_default()
+            .insert(case.to_owned());
     }
 }
 
@@ -193,11 +178,10 @@ fn conformance_runs(cov: &mut Coverage) {
     }
 }
 
-/// The committed cases of the malformed corpus (the generated ones need a FIFO, a device node
-/// or a mode-000 file read by a non-root user: `rocm-probe-cli/tests/malformed.rs` makes them).
-/// A case whose `fixture.toml` is the defect gives an error, not a report.
+/// The committed cases of the malformed corpus (and its clean `base`), in process. A case whose
+/// `fixture.toml` is the defect gives an error, not a report.
 fn malformed_corpus(cov: &mut Coverage) {
-    let corpus = fixtures_dir().join("malformed");
+    let corpus = malformed::corpus();
     let mut dirs: Vec<_> = std::fs::read_dir(&corpus)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -214,11 +198,127 @@ fn malformed_corpus(cov: &mut Coverage) {
     }
 }
 
+/// The `rocm-probe` binary: `ROCM_PROBE_BIN`, else the one cargo built beside this test.
+fn probe_binary() -> PathBuf {
+    if let Some(p) = std::env::var_os("ROCM_PROBE_BIN") {
+        return PathBuf::from(p);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI runs the generated corpus against the release binary (ROCM_PROBE_BIN)"
+    );
+    // target/<profile>/deps/id_coverage-<hash> → target/<profile>/rocm-probe
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test runs from target/<profile>/deps")
+        .join("rocm-probe");
+    assert!(
+        bin.is_file(),
+        "{} is missing: build it (cargo build -p rocm-probe-cli) or name one in ROCM_PROBE_BIN",
+        bin.display()
+    );
+    bin
+}
+
+/// Runs `cmd` to its end, killed after a generous bound (a hang fails the test); returns the
+/// exit code and standard output.
+fn run_bounded(cmd: &mut Command) -> (i32, Vec<u8>) {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        stdout.read_to_end(&mut out).map(|_| out)
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{cmd:?}: still running after 60 s, killed");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let out = reader.join().unwrap().unwrap();
+    let code = status
+        .code()
+        .unwrap_or_else(|| panic!("{cmd:?}: killed by a signal: {status}"));
+    (code, out)
+}
+
+/// The generated cases of the malformed corpus (`rocm_probe_tests::malformed` makes them, as
+/// `rocm-probe-cli/tests/malformed.rs` does), each run through the binary with `--json`; the
+/// permission cases as `nobody`.
+fn generated_corpus(cov: &mut Coverage) {
+    assert!(
+        is_root(),
+        "the generated corpus needs root: its mode-000 files are read by uid {} through setpriv, \
+         and root reads anything (run this test as root, as CI does)",
+        malformed::NOBODY
+    );
+    assert!(
+        Path::new("/usr/bin/setpriv").is_file(),
+        "/usr/bin/setpriv is missing: CI installs Debian's util-linux"
+    );
+    let cases: Vec<_> = malformed::cases()
+        .into_iter()
+        .filter(|c| c.generate.is_some())
+        .collect();
+    assert!(!cases.is_empty(), "no generated case in cases.toml");
+    let scratch = tempfile::tempdir().unwrap();
+    // nobody must reach the binary and the cases.
+    let bin = scratch.path().join("rocm-probe");
+    std::fs::copy(probe_binary(), &bin).unwrap();
+    let chmod = Command::new("chmod")
+        .arg("a+rx")
+        .arg(scratch.path())
+        .arg(&bin)
+        .status()
+        .unwrap();
+    assert!(chmod.success());
+    for case in cases {
+        let dir = scratch.path().join(&case.name);
+        let mut cmd = if case.build(&dir) {
+            unprivileged(&bin)
+        } else {
+            Command::new(&bin)
+        };
+        cmd.env_clear().arg("--root").arg(&dir).arg("--json");
+        let (code, out) = run_bounded(&mut cmd);
+        assert!(
+            code == 0 || code == 1,
+            "malformed/{} (generated): exit {code}",
+            case.name
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&out)
+            .unwrap_or_else(|e| panic!("malformed/{} (generated): --json: {e}", case.name));
+        let findings = doc["findings"]
+            .as_array()
+            .unwrap_or_else(|| panic!("malformed/{}: no findings array", case.name));
+        for f in findings {
+            let id = f["id"].as_str().expect("a finding id is a string");
+            cov.entry(id.to_owned())
+                .or_default()
+                .insert(format!("malformed/{} (generated)", case.name));
+        }
+    }
+}
+
 fn coverage() -> Coverage {
     let mut cov = Coverage::new();
     fixture_reports(&mut cov);
     conformance_runs(&mut cov);
     malformed_corpus(&mut cov);
+    generated_corpus(&mut cov);
     cov
 }
 
@@ -232,13 +332,16 @@ fn every_declared_finding_id_is_produced_by_a_committed_case() {
     let stale: Vec<&&str> = listed.keys().filter(|id| !declared.contains(*id)).collect();
     let now_covered: Vec<String> = listed
         .keys()
-        .filter_map(|id| cov.get(id).map(|cases| format!("{id} (by {cases:?})")))
+        .filter_map(|id| cov.get(*id).map(|cases| format!("{id} (by {cases:?})")))
         .collect();
     let uncovered: Vec<&&str> = declared
         .iter()
-        .filter(|id| !cov.contains_key(*id) && !listed.contains_key(*id))
+        .filter(|id| !cov.contains_key(**id) && !listed.contains_key(*id))
         .collect();
-    let undeclared: Vec<&&str> = cov.keys().filter(|id| !declared.contains(*id)).collect();
+    let undeclared: Vec<&String> = cov
+        .keys()
+        .filter(|id| !declared.contains(id.as_str()))
+        .collect();
 
     assert!(
         stale.is_empty(),

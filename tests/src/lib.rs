@@ -1,6 +1,9 @@
-//! Test kit shared by the workspace-level tests: where the fixtures are and which exist.
+//! Test kit shared by the workspace-level tests: where the fixtures are and which exist, and the
+//! malformed-input corpus.
 
 use std::path::PathBuf;
+
+pub mod malformed;
 
 /// The workspace's `fixtures/` directory.
 pub fn fixtures_dir() -> PathBuf {

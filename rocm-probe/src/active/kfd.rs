@@ -18,9 +18,26 @@ pub fn errno_name(e: Errno) -> String {
     format!("{e:?}")
 }
 
-/// Opens `path`, reads the interface version and apertures, and per GPU (`gpu_ids`, from the
-/// topology) the available memory and two clock-counter readings. The descriptor is closed
-/// before returning, which ends the probe's KFD process.
+/// The GPUs to ask per-GPU questions: those of the topology (`gpu_ids`) that KFD gave this
+/// process (`apertures`), or all of them when the apertures are unknown. KFD answers a GPU the
+/// device cgroup hides with `EINVAL` (AVAILABLE_MEMORY) and a clock counter of 0
+/// (GET_CLOCK_COUNTERS: "node without GPU resource"), which would read as a failing, stopped GPU;
+/// the hidden GPU is reported from the apertures instead.
+fn usable(gpu_ids: &[u32], apertures: Option<&[u32]>) -> Vec<u32> {
+    match apertures {
+        Some(seen) => gpu_ids
+            .iter()
+            .copied()
+            .filter(|id| seen.contains(id))
+            .collect(),
+        None => gpu_ids.to_vec(),
+    }
+}
+
+/// Opens `path`, reads the interface version and apertures, and per usable GPU (`gpu_ids`, from
+/// the topology, less those KFD does not give this process) the available memory and two
+/// clock-counter readings. The descriptor is closed before returning, which ends the probe's KFD
+/// process.
 pub fn probe(path: &str, gpu_ids: &[u32]) -> ActiveFacts {
     let mut facts = ActiveFacts::default();
     let fd = match ioctl::open(path) {
@@ -41,9 +58,10 @@ pub fn probe(path: &str, gpu_ids: &[u32]) -> ActiveFacts {
         Ok(apertures) => facts.kfd_gpus = Some(apertures.iter().map(|a| a.gpu_id).collect()),
         Err(e) => errors.push(format!("GET_PROCESS_APERTURES_NEW: {}", errno_name(e))),
     }
+    let gpu_ids = usable(gpu_ids, facts.kfd_gpus.as_deref());
     let mut memory = BTreeMap::new();
     let mut first = BTreeMap::new();
-    for &id in gpu_ids {
+    for &id in &gpu_ids {
         match ioctl::available_memory(fd, id) {
             Ok(bytes) => {
                 memory.insert(id.to_string(), bytes);
@@ -112,5 +130,14 @@ mod tests {
             "{errors:?}"
         );
         assert_eq!(f.kfd_clock_stuck, Some(Vec::new()));
+    }
+
+    /// A GPU the device cgroup hides is not in the apertures: it is not asked, so KFD's EINVAL
+    /// and zero counter for it are not taken for a failing GPU.
+    #[test]
+    fn only_gpus_in_the_apertures_are_asked() {
+        assert_eq!(usable(&[11, 22, 33], Some(&[22])), [22]);
+        assert_eq!(usable(&[11, 22], Some(&[])), Vec::<u32>::new());
+        assert_eq!(usable(&[11, 22], None), [11, 22]);
     }
 }

@@ -54,8 +54,8 @@ pub fn probe(
     };
     result.library = Some(path.display().to_string());
     let (Ok(init), Ok(shut_down)) = (&lib.hsa_init, &lib.hsa_shut_down) else {
-        result.load_error = Some(super::LoadError::Other(
-            "hsa_init or hsa_shut_down missing from the library".to_owned(),
+        result.load_error = Some(super::LoadError::EntryPointsMissing(
+            "hsa_init or hsa_shut_down".to_owned(),
         ));
         return (result, None);
     };

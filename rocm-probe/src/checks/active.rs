@@ -349,7 +349,8 @@ pub fn runtime(f: &Facts) -> Vec<Finding> {
     out
 }
 
-/// A recorded load error in the report's language (the loader's own message as it is).
+/// A recorded load error in the report's language; the loader's own message is quoted data,
+/// shown as it is in backticks.
 fn load_error_text(e: &LoadError) -> String {
     match e {
         LoadError::NotInstalledAt(path) => msg!("active.not-installed-path", path),
@@ -361,7 +362,10 @@ fn load_error_text(e: &LoadError) -> String {
             library,
             or_install: true,
         } => msg!("active.not-installed-nowhere-or-install", library),
-        LoadError::Other(message) => message.clone(),
+        LoadError::EntryPointsMissing(functions) => {
+            msg!("active.entry-points-missing", functions)
+        }
+        LoadError::Other(message) => msg!("active.loader-message", message),
     }
 }
 

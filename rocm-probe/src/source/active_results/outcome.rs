@@ -53,24 +53,32 @@ pub enum LoadError {
         /// Whether the installs were searched too.
         or_install: bool,
     },
-    /// The dynamic loader's own message (a file that exists but does not load), or a missing
-    /// entry point.
+    /// The library loaded but lacks entry points the probe calls (`hsa_init or hsa_shut_down`).
+    EntryPointsMissing(String),
+    /// The dynamic loader's own message (a file that exists but does not load).
     Other(String),
 }
 
 const NOT_INSTALLED: &str = "not installed: ";
 const NOWHERE: &str = " in the loader's search path";
 const OR_INSTALL: &str = " or an install";
+const ENTRY_POINTS_MISSING: &str = " missing from the library";
 
 impl LoadError {
     /// Whether the library is simply absent (a different finding from one that fails to load).
     pub fn is_not_installed(&self) -> bool {
-        !matches!(self, Self::Other(_))
+        matches!(
+            self,
+            Self::NotInstalledAt(_) | Self::NotInstalledAnywhere { .. }
+        )
     }
 }
 
 impl From<String> for LoadError {
     fn from(s: String) -> Self {
+        if let Some(functions) = s.strip_suffix(ENTRY_POINTS_MISSING) {
+            return Self::EntryPointsMissing(functions.to_owned());
+        }
         let Some(rest) = s.strip_prefix(NOT_INSTALLED) else {
             return Self::Other(s);
         };
@@ -108,6 +116,7 @@ impl fmt::Display for LoadError {
                 "{NOT_INSTALLED}no {library}{NOWHERE}{}",
                 if *or_install { OR_INSTALL } else { "" }
             ),
+            Self::EntryPointsMissing(functions) => write!(f, "{functions}{ENTRY_POINTS_MISSING}"),
             Self::Other(message) => f.write_str(message),
         }
     }
@@ -180,11 +189,17 @@ mod tests {
             "not installed: no libhsakmt.so.1 in the loader's search path",
             "not installed: no libamdhip64.so in the loader's search path or an install",
             "libfoo.so: cannot open shared object file: Permission denied",
+            "hsa_init or hsa_shut_down missing from the library",
         ] {
             assert_eq!(LoadError::from(s.to_owned()).to_string(), s);
         }
         assert!(LoadError::from("not installed: /x".to_owned()).is_not_installed());
         assert!(!LoadError::from("bad ELF".to_owned()).is_not_installed());
+        assert_eq!(
+            LoadError::from("hsa_init or hsa_shut_down missing from the library".to_owned()),
+            LoadError::EntryPointsMissing("hsa_init or hsa_shut_down".into())
+        );
+        assert!(!LoadError::EntryPointsMissing("hsa_init".into()).is_not_installed());
         for s in [
             "ok",
             "timeout",
