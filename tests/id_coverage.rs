@@ -93,10 +93,6 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
         "a real loader message (`libhsakmt.so.1: cannot open shared object file`, ROCm 3.9.1 without its thunk) is printed unquoted in the Chinese report, and `cannot` may not join the zh allowlist",
     ),
     (
-        "runtime.target-deprecated",
-        "the support table's only deprecated target is gfx906 (ROCm 6.1, 6.2) and no real gfx906 KFD capture exists here (k8s-device-plugin and LACT, the sources of the existing captures, have none)",
-    ),
-    (
         "thunk.hsakmt-load-failed",
         "no `[active]` fixture with this result yet (no public report found in the time)",
     ),
