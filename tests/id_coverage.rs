@@ -69,7 +69,7 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
     ),
     (
         "hardware.partition-mode-mismatch",
-        "no fixture yet: needs a real capture of a partition-mode change left pending",
+        "the public description of mixed modes (k8s-device-plugin docs, ROCm/gpu-operator#101: 5 GPUs SPX-NPS1 beside 3 CPX-NPS1) needs SPX KFD nodes beside CPX ones; every real MI300 capture here is CPX, and a merged SPX node would be invented",
     ),
     (
         "libraries.hipblaslt-no-kernels-for-target",
@@ -81,19 +81,7 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
     ),
     (
         "runtime.hsa-override-unknown-target",
-        "no fixture yet: no public report turned into a scenario in the time",
-    ),
-    (
-        "runtime.install-files-malformed",
-        "no malformed-corpus case for a ROCm install file yet",
-    ),
-    (
-        "runtime.rocm-path-invalid",
-        "the scenario hip-path-stale (a stale HIP_PATH, legacy-rocm-build#6285) should give it, but the probe takes any path under an install prefix as valid",
-    ),
-    (
-        "runtime.target-deprecated",
-        "no fixture yet: no public report turned into a scenario in the time",
+        "no public report found of an override naming a processor missing from ROCr's table: the reports found use 10.3.0, 11.0.0, 11.5.1 or 12.0.1, all known targets",
     ),
     (
         "tools.deprecated-profiler",
@@ -109,11 +97,7 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
     ),
     (
         "workloads.hive-incomplete",
-        "no fixture yet: needs a real capture of an XGMI hive with a missing link",
-    ),
-    (
-        "workloads.no-p2p",
-        "no fixture yet: no public report turned into a scenario in the time",
+        "bare-metal KFD cannot show it: kfd_create_vcrat_image_gpu (kfd_crat.c) adds an XGMI io_link to every GPU of the same hive_id; only an SR-IOV guest whose host disabled XGMI sharing between two VFs of one hive lacks one, and no such capture exists",
     ),
 ];
 

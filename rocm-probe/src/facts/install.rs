@@ -662,31 +662,27 @@ impl Collector<'_> {
         })
     }
 
+    /// `ROCM_PATH` must name an install's root. `HIP_PATH` may also name a directory inside
+    /// one that holds HIP (`<prefix>/hip` of the layout before ROCm 6, with `lib/libamdhip64`);
+    /// ROCm 6 removed that directory, and a stale `HIP_PATH=<prefix>/hip` names no install
+    /// (ROCm/legacy-rocm-build#6285). A path outside every known install is probed as an install
+    /// of its own.
     fn env_install(&mut self, name: &str, value: &str) {
         let path = self.canonical(value);
-        let found = self
+        let root = self.facts.installs.iter().position(|i| path == i.prefix);
+        let inside = self
             .facts
             .installs
             .iter()
-            .position(|i| path == i.prefix || path.starts_with(&format!("{}/", i.prefix)));
-        let install = found.or_else(|| {
-            if !path.starts_with('/') || !self.root.exists(&path) {
-                return None;
+            .position(|i| path.starts_with(&format!("{}/", i.prefix)));
+        let install = match (root, inside) {
+            (Some(i), _) => Some(i),
+            (None, Some(i)) => {
+                let has_hip = name == "HIP_PATH" && !self.libs(&join(&path, "lib")).hip.is_empty();
+                has_hip.then_some(i)
             }
-            let kind = if path.starts_with("/opt/") {
-                InstallKind::Opt
-            } else {
-                InstallKind::Other
-            };
-            let i = self.install(&path, kind);
-            let it = &self.facts.installs[i];
-            if it.version.is_none() && !it.libs.any() {
-                // Nothing ROCm-like there: forget it again.
-                self.facts.installs.pop();
-                return None;
-            }
-            Some(i)
-        });
+            (None, None) => self.env_elsewhere(&path),
+        };
         if let Some(i) = install {
             push_via(&mut self.facts.installs[i], name.to_owned());
         }
@@ -695,6 +691,27 @@ impl Collector<'_> {
             value: value.to_owned(),
             install,
         });
+    }
+
+    /// An environment path outside every known install: an install of its own when something
+    /// ROCm-like is there.
+    fn env_elsewhere(&mut self, path: &str) -> Option<usize> {
+        if !path.starts_with('/') || !self.root.exists(path) {
+            return None;
+        }
+        let kind = if path.starts_with("/opt/") {
+            InstallKind::Opt
+        } else {
+            InstallKind::Other
+        };
+        let i = self.install(path, kind);
+        let it = &self.facts.installs[i];
+        if it.version.is_none() && !it.libs.any() {
+            // Nothing ROCm-like there: forget it again.
+            self.facts.installs.pop();
+            return None;
+        }
+        Some(i)
     }
 
     fn search_path(&mut self, ld_library_path: Option<&str>) {
@@ -1275,5 +1292,43 @@ mod tests {
         assert!(f.installs.is_empty());
         assert_eq!(f.env.len(), 2);
         assert!(f.env.iter().all(|e| e.install.is_none()));
+    }
+
+    #[test]
+    fn env_must_name_an_install_root_or_a_hip_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = dir.path();
+        touch(b, "opt/rocm-6.2.0/.info/version", "6.2.0\n");
+        touch(b, "opt/rocm-6.2.0/lib/libamdhip64.so.6", "");
+        touch(b, "opt/rocm-5.4.0/.info/version", "5.4.0\n");
+        touch(b, "opt/rocm-5.4.0/lib/libamdhip64.so.5", "");
+        // ROCm 5's layout kept HIP in `<prefix>/hip` too.
+        link(
+            b,
+            "opt/rocm-5.4.0/hip/lib/libamdhip64.so.5",
+            "../../lib/libamdhip64.so.5",
+        );
+        let run = |name: &str, value: &str| {
+            let env: BTreeMap<String, String> = [(name.to_owned(), value.to_owned())].into();
+            let f = InstallFacts::collect_from(&SysRoot::fixture(b), &env);
+            f.env[0].install.map(|i| f.installs[i].prefix.clone())
+        };
+        assert_eq!(
+            run("ROCM_PATH", "/opt/rocm-6.2.0/").as_deref(),
+            Some("/opt/rocm-6.2.0")
+        );
+        assert_eq!(
+            run("HIP_PATH", "/opt/rocm-6.2.0").as_deref(),
+            Some("/opt/rocm-6.2.0")
+        );
+        // ROCm 6 has no `<prefix>/hip`: a stale HIP_PATH names nothing.
+        assert_eq!(run("HIP_PATH", "/opt/rocm-6.2.0/hip"), None);
+        assert_eq!(
+            run("HIP_PATH", "/opt/rocm-5.4.0/hip").as_deref(),
+            Some("/opt/rocm-5.4.0")
+        );
+        // A directory inside an install is not its root.
+        assert_eq!(run("ROCM_PATH", "/opt/rocm-6.2.0/lib"), None);
+        assert_eq!(run("ROCM_PATH", "/opt/rocm-5.4.0/hip"), None);
     }
 }
