@@ -224,17 +224,11 @@ pub fn thunk(f: &Facts) -> Vec<Finding> {
         return out;
     }
     if let Some(e) = &t.load_error {
-        let rule = if e.is_not_installed() {
-            &HSAKMT_NOT_INSTALLED
-        } else {
-            &HSAKMT_LOAD_FAILED
-        };
-        let text = load_error_text(e);
         out.push(load_failure(
-            rule,
+            e,
+            [&HSAKMT_NOT_INSTALLED, &HSAKMT_LOAD_FAILED],
             "libhsakmt",
-            msg!("active.hsakmt-load-error", error = text),
-            text,
+            |error| msg!("active.hsakmt-load-error", error),
         ));
         return out;
     }
@@ -370,8 +364,17 @@ fn load_error_text(e: &LoadError) -> String {
 }
 
 /// A library of layers 3–4 that did not load: the finding with the load attempt as evidence.
-fn load_failure(rule: &Rule, library: &str, summary: String, text: String) -> Finding {
-    rule.finding(summary).with(Evidence::new(
+/// The finding of a library the probe could not load: `absent` when it is not installed,
+/// `failed` otherwise; `summary` makes the sentence from the loader's text.
+fn load_failure(
+    e: &LoadError,
+    [absent, failed]: [&Rule; 2],
+    library: &str,
+    summary: impl FnOnce(&str) -> String,
+) -> Finding {
+    let rule = if e.is_not_installed() { absent } else { failed };
+    let text = load_error_text(e);
+    rule.finding(summary(&text)).with(Evidence::new(
         format!("{SOURCE}:{}", msg!("active.source-load", library)),
         text,
     ))
@@ -379,17 +382,11 @@ fn load_failure(rule: &Rule, library: &str, summary: String, text: String) -> Fi
 
 fn rocr(f: &Facts, r: &RocrResult, out: &mut Vec<Finding>) {
     if let Some(e) = &r.load_error {
-        let rule = if e.is_not_installed() {
-            &ROCR_NOT_INSTALLED
-        } else {
-            &ROCR_LOAD_FAILED
-        };
-        let text = load_error_text(e);
         out.push(load_failure(
-            rule,
+            e,
+            [&ROCR_NOT_INSTALLED, &ROCR_LOAD_FAILED],
             "libhsa-runtime64",
-            msg!("active.rocr-load-error", error = text),
-            text,
+            |error| msg!("active.rocr-load-error", error),
         ));
         return;
     }
@@ -508,17 +505,11 @@ fn rocr(f: &Facts, r: &RocrResult, out: &mut Vec<Finding>) {
 
 fn hip(h: &crate::active::HipResult, out: &mut Vec<Finding>) {
     if let Some(e) = &h.load_error {
-        let rule = if e.is_not_installed() {
-            &HIP_NOT_INSTALLED
-        } else {
-            &HIP_FAILED
-        };
-        let text = load_error_text(e);
         out.push(load_failure(
-            rule,
+            e,
+            [&HIP_NOT_INSTALLED, &HIP_FAILED],
             "libamdhip64",
-            msg!("active.hip-load-error", error = text),
-            text,
+            |error| msg!("active.hip-load-error", error),
         ));
         return;
     }
