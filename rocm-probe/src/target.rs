@@ -9,6 +9,63 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
+/// The variable that makes every GPU run as another processor (libhsakmt reads it; ROCr then
+/// reports the override as each GPU agent's ISA).
+pub const HSA_OVERRIDE_GFX_VERSION: &str = "HSA_OVERRIDE_GFX_VERSION";
+
+/// Why a value of `HSA_OVERRIDE_GFX_VERSION` is not one libhsakmt accepts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OverrideError {
+    /// Set but empty.
+    Empty,
+    /// Not three numbers separated by dots.
+    NotTriple,
+    /// A number too large for an unsigned int.
+    TooLarge,
+    /// Something after the third number (this text).
+    FollowedBy(String),
+    /// Major above 63, or minor or stepping above 255.
+    OutOfRange,
+}
+
+/// `HSA_OVERRIDE_GFX_VERSION` as libhsakmt reads it: `sscanf(v, "%u.%u.%u%c")` must give
+/// exactly three numbers (so nothing may follow, not even a space), then major ≤ 63, minor and
+/// stepping ≤ 255 (rocm_agent_enumerator applies the same limits). `%u` skips leading whitespace
+/// and takes a sign; a minus is refused here, since it wraps to a huge number.
+pub fn parse_override(value: &str) -> Result<GfxVersion, OverrideError> {
+    if value.is_empty() {
+        return Err(OverrideError::Empty);
+    }
+    let mut parts = Vec::new();
+    let mut rest = value;
+    for i in 0..3 {
+        let s = rest.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+        let s = s.strip_prefix('+').unwrap_or(s);
+        let digits = s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits == 0 {
+            return Err(OverrideError::NotTriple);
+        }
+        let n: u32 = s[..digits].parse().map_err(|_| OverrideError::TooLarge)?;
+        parts.push(n);
+        rest = &s[digits..];
+        if i < 2 {
+            rest = rest.strip_prefix('.').ok_or(OverrideError::NotTriple)?;
+        }
+    }
+    if !rest.is_empty() {
+        return Err(OverrideError::FollowedBy(rest.to_owned()));
+    }
+    let (major, minor, stepping) = (parts[0], parts[1], parts[2]);
+    if major > 63 || minor > 255 || stepping > 255 {
+        return Err(OverrideError::OutOfRange);
+    }
+    Ok(GfxVersion {
+        major,
+        minor,
+        stepping,
+    })
+}
+
 /// A gfx IP version as KFD encodes it: `major*10000 + minor*100 + stepping`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GfxVersion {
@@ -265,6 +322,35 @@ pub fn target_id(gfx: GfxVersion, sramecc: Option<bool>, xnack: Option<bool>) ->
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn override_follows_libhsakmt_sscanf() {
+        let ok = |s: &str| super::parse_override(s).map(|g| g.name());
+        assert_eq!(ok("11.0.0"), Ok("gfx1100".into()));
+        assert_eq!(ok("10.3.0"), Ok("gfx1030".into()));
+        assert_eq!(ok("9.0.10"), Ok("gfx90a".into()));
+        assert_eq!(ok(" 10. 3.+0"), Ok("gfx1030".into()));
+        for bad in [
+            "",
+            "gfx1030",
+            "10.3",
+            "11.0.0 ",
+            "11.0.0\n",
+            "11.0.0.0",
+            "\"10.3.0\"",
+            "-1.0.0",
+            "64.0.0",
+            "10.256.0",
+            "10.3.x",
+            "99999999999.0.0",
+        ] {
+            assert!(super::parse_override(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(
+            super::parse_override("11.0.0 "),
+            Err(super::OverrideError::FollowedBy(" ".into()))
+        );
+    }
+
     use super::*;
 
     fn v(n: u32) -> GfxVersion {

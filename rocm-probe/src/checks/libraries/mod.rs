@@ -24,7 +24,6 @@ use crate::source::problem::Problem;
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
 
-use super::runtime::env::parse_override;
 use super::runtime::{HSA_OVERRIDE_GFX_VERSION, family};
 
 /// The GPUs' effective targets: processor → the evidence of the nodes that have it.
@@ -104,11 +103,7 @@ pub(crate) fn gpus(f: &Facts, below: &[Finding]) -> Option<Vec<Gpu>> {
         return None;
     }
     let mut gpus = f.inventory.as_ref()?.code_object_gpus();
-    let overridden = f
-        .platform
-        .env
-        .get(HSA_OVERRIDE_GFX_VERSION)
-        .and_then(|v| parse_override(v).ok());
+    let overridden = f.gfx_override();
     if let Some(o) = overridden {
         for g in &mut gpus {
             // ROCr reports the override as the agent's ISA, and HIP picks code objects for it;
@@ -227,11 +222,7 @@ pub(crate) fn targets(f: &Facts, below: &[Finding]) -> Option<Targets> {
     if below.iter().any(|x| x.status == Status::Fail) {
         return None;
     }
-    let overridden = f
-        .platform
-        .env
-        .get(HSA_OVERRIDE_GFX_VERSION)
-        .and_then(|v| parse_override(v).ok());
+    let overridden = f.gfx_override();
     let mut targets = Targets::new();
     for a in f.inventory.as_ref()?.gpu_agents() {
         let real = a.gfx.map(|g| g.name()).or_else(|| a.name.clone());

@@ -23,10 +23,11 @@ use crate::finding::{
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
 
-use self::env::{Selection, hip_visible, parse_override, rocr_visible};
+use self::env::{Selection, hip_visible, rocr_visible};
+use crate::target::{OverrideError, parse_override};
 
 /// The variable that overrides every GPU's gfx version.
-pub const HSA_OVERRIDE_GFX_VERSION: &str = "HSA_OVERRIDE_GFX_VERSION";
+pub use crate::target::HSA_OVERRIDE_GFX_VERSION;
 /// ROCr's device mask.
 pub const ROCR_VISIBLE_DEVICES: &str = "ROCR_VISIBLE_DEVICES";
 /// HIP's device mask.
@@ -336,12 +337,10 @@ const ROCR_PROCESSORS: &[&str] = &[
 /// and gfx90a on their own (they have no generic target); before GFX9, major.minor.
 pub fn family(g: GfxVersion) -> String {
     if g.major == 9 {
-        let name = g.name();
-        return match name.as_str() {
-            "gfx900" | "gfx902" | "gfx904" | "gfx906" | "gfx909" | "gfx90c" => "gfx9".to_owned(),
-            "gfx940" | "gfx941" | "gfx942" | "gfx950" => "gfx9-4".to_owned(),
-            _ => name,
-        };
+        return crate::codeobject::target_id::family_of(g).map_or_else(
+            || g.name(),
+            |(generic, _)| generic.name.trim_end_matches("-generic").to_owned(),
+        );
     }
     format!("gfx{}{:x}", g.major, g.minor)
 }
@@ -360,7 +359,16 @@ fn override_format(
         format!("{value:?}"),
     );
     match parse_override(value) {
-        Err(why) => {
+        Err(e) => {
+            let why = match e {
+                OverrideError::Empty => msg!("runtime.env-empty"),
+                OverrideError::NotTriple => msg!("runtime.env-not-triple"),
+                OverrideError::TooLarge => msg!("runtime.env-too-large"),
+                OverrideError::FollowedBy(rest) => {
+                    msg!("runtime.env-followed-by", rest = format!("{rest:?}"))
+                }
+                OverrideError::OutOfRange => msg!("runtime.env-out-of-range"),
+            };
             out.push(
                 HSA_OVERRIDE_MALFORMED
                     .finding(msg!(
@@ -928,49 +936,6 @@ fn release_support(
 /// Parsers for the variables ROCr, HIP and libhsakmt read, each following its reader's code.
 pub mod env {
     use crate::msg;
-    use crate::target::GfxVersion;
-
-    /// `HSA_OVERRIDE_GFX_VERSION` as libhsakmt reads it: `sscanf(v, "%u.%u.%u%c")` must give
-    /// exactly three numbers (so nothing may follow, not even a space), then major ≤ 63, minor
-    /// and stepping ≤ 255 (rocm_agent_enumerator applies the same limits). `%u` skips leading
-    /// whitespace and takes a sign; a minus is refused here, since it wraps to a huge number.
-    pub fn parse_override(value: &str) -> Result<GfxVersion, String> {
-        if value.is_empty() {
-            return Err(msg!("runtime.env-empty"));
-        }
-        let mut parts = Vec::new();
-        let mut rest = value;
-        for i in 0..3 {
-            let s = rest.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
-            let s = s.strip_prefix('+').unwrap_or(s);
-            let digits = s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-            if digits == 0 {
-                return Err(msg!("runtime.env-not-triple"));
-            }
-            let n: u32 = s[..digits]
-                .parse()
-                .map_err(|_| msg!("runtime.env-too-large"))?;
-            parts.push(n);
-            rest = &s[digits..];
-            if i < 2 {
-                rest = rest
-                    .strip_prefix('.')
-                    .ok_or_else(|| msg!("runtime.env-not-triple"))?;
-            }
-        }
-        if !rest.is_empty() {
-            return Err(msg!("runtime.env-followed-by", rest = format!("{rest:?}")));
-        }
-        let (major, minor, stepping) = (parts[0], parts[1], parts[2]);
-        if major > 63 || minor > 255 || stepping > 255 {
-            return Err(msg!("runtime.env-out-of-range"));
-        }
-        Ok(GfxVersion {
-            major,
-            minor,
-            stepping,
-        })
-    }
 
     /// Which GPUs a mask selects.
     #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1153,36 +1118,6 @@ mod tests {
 
     fn v(s: &str) -> GfxVersion {
         GfxVersion::from_name(s).unwrap()
-    }
-
-    #[test]
-    fn override_follows_libhsakmt_sscanf() {
-        let ok = |s: &str| parse_override(s).map(|g| g.name());
-        assert_eq!(ok("11.0.0"), Ok("gfx1100".into()));
-        assert_eq!(ok("10.3.0"), Ok("gfx1030".into()));
-        assert_eq!(ok("9.0.10"), Ok("gfx90a".into()));
-        assert_eq!(ok(" 10. 3.+0"), Ok("gfx1030".into()));
-        for bad in [
-            "",
-            "gfx1030",
-            "10.3",
-            "11.0.0 ",
-            "11.0.0\n",
-            "11.0.0.0",
-            "\"10.3.0\"",
-            "-1.0.0",
-            "64.0.0",
-            "10.256.0",
-            "10.3.x",
-            "99999999999.0.0",
-        ] {
-            assert!(parse_override(bad).is_err(), "{bad:?}");
-        }
-        assert!(
-            parse_override("11.0.0 ")
-                .unwrap_err()
-                .contains("followed by")
-        );
     }
 
     #[test]
