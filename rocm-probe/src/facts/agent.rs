@@ -4,7 +4,6 @@
 //! Only fields sysfs can give are here. Queue sizes, pools, grid and workgroup limits are ROCr's
 //! and come only from active probes.
 
-use crate::msg;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -87,9 +86,13 @@ impl AgentFacts {
         let topology = Topology::collect(root)?;
         let mut problems = Vec::new();
         let gpus: Vec<&Node> = topology.gpu_nodes().collect();
-        let render_nodes = gpus
+        // A minor shared by several nodes (a capture that says 0 for every GPU) is read once.
+        let minors: std::collections::BTreeSet<u32> = gpus
             .iter()
             .filter_map(|n| n.props().drm_render_minor)
+            .collect();
+        let render_nodes = minors
+            .into_iter()
             .map(|minor| (minor, RenderNode::collect(root, minor, &mut problems)))
             .collect();
         let mut device_ids: Vec<u32> = gpus.iter().filter_map(|n| n.props().device_id).collect();
@@ -349,14 +352,14 @@ impl Inventory {
                                 crate::facts::topology::TOPOLOGY_DIR,
                                 node.id
                             ),
-                            msg!("facts.gpu-without-target"),
+                            crate::text!("facts.gpu-without-target"),
                         ));
                     }
                     agents.push(gpu_agent(node, gfx, xnack, facts));
                 }
                 NodeKind::Unknown => problems.push(Problem::new(
                     format!("{}/nodes/{}", crate::facts::topology::TOPOLOGY_DIR, node.id),
-                    msg!("facts.node-kind-unknown"),
+                    crate::text!("facts.node-kind-unknown"),
                 )),
             }
         }
@@ -589,7 +592,7 @@ fn group_physical(agents: &mut [Agent], problems: &mut Vec<Problem>) -> Vec<Phys
                             crate::facts::topology::TOPOLOGY_DIR,
                             a.node
                         ),
-                        msg!("facts.duplicated-node", location = l, first),
+                        crate::text!("facts.duplicated-node", location = l, first),
                     ));
                 }
             }
