@@ -168,7 +168,7 @@ fn mi25_2018_names_targets_from_the_device_id() {
     assert!(
         inv.problems
             .iter()
-            .any(|p| p.message.contains("same PCI location_id"))
+            .any(|p| p.message.to_string().contains("same PCI location_id"))
     );
 }
 

@@ -138,8 +138,13 @@ impl<'ast> Visit<'ast> for Uses {
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-        // `msg!` expands to `$crate::i18n::text(…)`.
-        if mac.path.segments.last().is_some_and(|s| s.ident == "msg") {
+        // `msg!` expands to `$crate::i18n::text(…)`, `text!` to `$crate::i18n::Text::new(…)`.
+        if mac
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "msg" || s.ident == "text")
+        {
             self.modules.insert("i18n".to_owned());
         }
         self.scan_tokens(mac.tokens.clone());

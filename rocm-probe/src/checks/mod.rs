@@ -145,7 +145,12 @@ mod tests {
     #[test]
     fn grouped_problem_evidence_keeps_the_count() {
         let all: Vec<crate::source::problem::Problem> = (0..1001)
-            .map(|i| crate::source::problem::Problem::new("/p", format!("line {i}: bad")))
+            .map(|i| {
+                crate::source::problem::Problem::new(
+                    "/p",
+                    crate::text!("facts.not-a-number", text = i),
+                )
+            })
             .collect();
         let groups = crate::source::problem::group(&all);
         assert_eq!(super::problems_evidence(&groups)[0].count, Some(1001));

@@ -4,84 +4,96 @@
 use std::fmt;
 
 use super::{Error, Malformed};
+use crate::i18n::Text;
 use crate::msg;
 
 impl fmt::Display for Malformed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text())
+        self.text().fmt(f)
     }
 }
 
 impl std::error::Error for Malformed {}
 
 impl Malformed {
-    fn text(&self) -> String {
+    /// The sentence, kept as data until it is shown.
+    pub fn text(&self) -> Text {
         match self {
-            Self::NotRecognized => msg!("codeobject-error.not-recognized"),
-            Self::NotElf => msg!("codeobject-error.not-elf"),
-            Self::BadElf(detail) => msg!("codeobject-error.bad-elf", detail),
-            Self::BadArchive(detail) => msg!("codeobject-error.bad-archive", detail),
+            Self::NotRecognized => crate::text!("codeobject-error.not-recognized"),
+            Self::NotElf => crate::text!("codeobject-error.not-elf"),
+            Self::BadElf(detail) => crate::text!("codeobject-error.bad-elf", detail),
+            Self::BadArchive(detail) => crate::text!("codeobject-error.bad-archive", detail),
             Self::Truncated { what, need, have } => {
-                msg!("codeobject-error.truncated", what = part(what), need, have)
+                crate::text!("codeobject-error.truncated", what = part(what), need, have)
             }
-            Self::NotABundle => msg!("codeobject-error.not-a-bundle"),
+            Self::NotABundle => crate::text!("codeobject-error.not-a-bundle"),
             Self::TooManyEntries { count, limit } => {
-                msg!("codeobject-error.too-many-entries", count, limit)
+                crate::text!("codeobject-error.too-many-entries", count, limit)
             }
-            Self::IdTooLong { len, limit } => msg!("codeobject-error.id-too-long", len, limit),
-            Self::IdNotUtf8 => msg!("codeobject-error.id-not-utf8"),
+            Self::IdTooLong { len, limit } => {
+                crate::text!("codeobject-error.id-too-long", len, limit)
+            }
+            Self::IdNotUtf8 => crate::text!("codeobject-error.id-not-utf8"),
             Self::EntryOutOfBounds {
                 id,
                 offset,
                 size,
                 available,
-            } => msg!(
+            } => crate::text!(
                 "codeobject-error.entry-out-of-bounds",
                 id = format!("{id:?}"),
                 offset,
                 size,
                 available
             ),
-            Self::UnknownVersion(version) => msg!("codeobject-error.unknown-version", version),
-            Self::UnknownMethod(method) => msg!("codeobject-error.unknown-method", method),
+            Self::UnknownVersion(version) => {
+                crate::text!("codeobject-error.unknown-version", version)
+            }
+            Self::UnknownMethod(method) => crate::text!("codeobject-error.unknown-method", method),
             Self::TotalSizeTooSmall { total, header } => {
-                msg!("codeobject-error.total-too-small", total, header)
+                crate::text!("codeobject-error.total-too-small", total, header)
             }
             Self::DeclaredTooLarge { declared, limit } => {
-                msg!("codeobject-error.declared-too-large", declared, limit)
+                crate::text!("codeobject-error.declared-too-large", declared, limit)
             }
             Self::HeaderTooLarge { size, limit } => {
-                msg!("codeobject-error.header-too-large", size, limit)
+                crate::text!("codeobject-error.header-too-large", size, limit)
             }
             Self::LargerThanDeclared { declared } => {
-                msg!("codeobject-error.larger-than-declared", declared)
+                crate::text!("codeobject-error.larger-than-declared", declared)
             }
             Self::SmallerThanDeclared { declared, actual } => {
-                msg!("codeobject-error.smaller-than-declared", declared, actual)
+                crate::text!("codeobject-error.smaller-than-declared", declared, actual)
             }
-            Self::CompressedTruncated => msg!("codeobject-error.compressed-truncated"),
+            Self::CompressedTruncated => crate::text!("codeobject-error.compressed-truncated"),
             Self::Decompress { method, message } => {
-                msg!("codeobject-error.decompress", method, message)
+                crate::text!("codeobject-error.decompress", method = *method, message)
             }
-            Self::HashMismatch { stored, computed } => msg!(
+            Self::HashMismatch { stored, computed } => crate::text!(
                 "codeobject-error.hash-mismatch",
                 stored = format!("{stored:#018x}"),
                 computed = format!("{computed:#018x}")
             ),
-            Self::TooManyInFile { limit } => msg!("codeobject-error.too-many-in-file", limit),
-            Self::IdBytesInFile { limit } => msg!("codeobject-error.id-bytes-in-file", limit),
-            Self::TooManyInRun { limit } => msg!("codeobject-error.too-many-in-run", limit),
-            Self::IdBytesInRun { limit } => msg!("codeobject-error.id-bytes-in-run", limit),
+            Self::TooManyInFile { limit } => {
+                crate::text!("codeobject-error.too-many-in-file", limit)
+            }
+            Self::IdBytesInFile { limit } => {
+                crate::text!("codeobject-error.id-bytes-in-file", limit)
+            }
+            Self::TooManyInRun { limit } => crate::text!("codeobject-error.too-many-in-run", limit),
+            Self::IdBytesInRun { limit } => crate::text!("codeobject-error.id-bytes-in-run", limit),
             Self::EntriesOverlap {
                 bundle,
                 total,
                 size,
-            } => msg!("codeobject-error.entries-overlap", bundle, total, size),
-            Self::ExtractTooLarge { limit } => msg!("codeobject-error.extract-too-large", limit),
-            Self::InDecompressed { offset, kind } => msg!(
+            } => crate::text!("codeobject-error.entries-overlap", bundle, total, size),
+            Self::ExtractTooLarge { limit } => {
+                crate::text!("codeobject-error.extract-too-large", limit)
+            }
+            Self::InDecompressed { offset, kind } => crate::text!(
                 "codeobject-error.in-decompressed",
                 offset = format!("{offset:#x}"),
-                kind
+                kind = kind.text()
             ),
         }
     }
@@ -89,24 +101,26 @@ impl Malformed {
 
 /// What a truncated structure was: the parsers name it in English, as data; a name no
 /// message covers is shown as it is.
-fn part(what: &str) -> String {
-    match what {
-        "bundle" => msg!("codeobject-error.part.bundle"),
-        "bundle header" => msg!("codeobject-error.part.bundle-header"),
-        "compressed bundle header" => msg!("codeobject-error.part.compressed-bundle-header"),
-        "compressed bundle (its header's total size)" => {
-            msg!("codeobject-error.part.compressed-bundle-total")
+fn part(what: &str) -> crate::i18n::Arg {
+    crate::i18n::Arg::from(match what {
+        "bundle" => crate::text!("codeobject-error.part.bundle"),
+        "bundle header" => crate::text!("codeobject-error.part.bundle-header"),
+        "compressed bundle header" => {
+            crate::text!("codeobject-error.part.compressed-bundle-header")
         }
-        "archive member" => msg!("codeobject-error.part.archive-member"),
-        "section" => msg!("codeobject-error.part.section"),
-        "ELF header" => msg!("codeobject-error.part.elf-header"),
-        "entry count" => msg!("codeobject-error.part.entry-count"),
-        "entry ID length" => msg!("codeobject-error.part.entry-id-length"),
-        "entry offset" => msg!("codeobject-error.part.entry-offset"),
-        "entry size" => msg!("codeobject-error.part.entry-size"),
-        "entry ID" => msg!("codeobject-error.part.entry-id"),
-        other => other.to_owned(),
-    }
+        "compressed bundle (its header's total size)" => {
+            crate::text!("codeobject-error.part.compressed-bundle-total")
+        }
+        "archive member" => crate::text!("codeobject-error.part.archive-member"),
+        "section" => crate::text!("codeobject-error.part.section"),
+        "ELF header" => crate::text!("codeobject-error.part.elf-header"),
+        "entry count" => crate::text!("codeobject-error.part.entry-count"),
+        "entry ID length" => crate::text!("codeobject-error.part.entry-id-length"),
+        "entry offset" => crate::text!("codeobject-error.part.entry-offset"),
+        "entry size" => crate::text!("codeobject-error.part.entry-size"),
+        "entry ID" => crate::text!("codeobject-error.part.entry-id"),
+        other => return other.into(),
+    })
 }
 
 impl fmt::Display for Error {
@@ -164,7 +178,7 @@ mod tests {
         }
         assert!(names.len() >= 10, "{names:?}");
         for name in names {
-            let zh = scoped(Lang::Zh, || part(&name));
+            let zh = scoped(Lang::Zh, || part(&name).to_string());
             let cjk = zh.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
             assert!(cjk, "{name}: {zh}");
         }

@@ -2,7 +2,6 @@
 //! (the PCI function for whole GPUs; partitions past the first are platform devices without
 //! most of these files).
 
-use crate::msg;
 use serde::Serialize;
 
 use crate::source::problem::{Problem, optional};
@@ -87,7 +86,7 @@ impl RenderNode {
             if parsed.is_none() {
                 problems.push(Problem::new(
                     format!("{dir}/{name}"),
-                    msg!("facts.not-a-number", text = format!("{v:?}")),
+                    crate::text!("facts.not-a-number", text = format!("{v:?}")),
                 ));
             }
             parsed
@@ -99,7 +98,7 @@ impl RenderNode {
             if parsed.is_none() {
                 problems.push(Problem::new(
                     format!("{dir}/revision"),
-                    msg!("facts.not-hex-revision", text = format!("{t:?}")),
+                    crate::text!("facts.not-hex-revision", text = format!("{t:?}")),
                 ));
             }
             parsed

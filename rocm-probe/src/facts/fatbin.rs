@@ -144,11 +144,13 @@ fn problem(abs: &str, e: &codeobject::Error) -> Unread {
     // The error names the real path (inside a fixture directory); the problem names the
     // path the machine has.
     let message = match e {
-        codeobject::Error::Io { source, .. } => crate::i18n::os_error(source),
-        codeobject::Error::Malformed { offset, kind, .. } => crate::msg!(
+        codeobject::Error::Io { source, .. } => {
+            crate::text!("facts.read-io", error = crate::i18n::OsError::from(source))
+        }
+        codeobject::Error::Malformed { offset, kind, .. } => crate::text!(
             "codeobject-error.problem-at-offset",
             offset = format!("{offset:#x}"),
-            kind
+            kind = kind.text()
         ),
     };
     Unread::Problem {

@@ -794,10 +794,10 @@ impl Collector<'_> {
             if let Some(text) = optional(self.root.read_text(&metadata), &mut self.facts.problems) {
                 match parse_metadata(&text) {
                     Some(m) => d.version = m.version,
-                    None => self
-                        .facts
-                        .problems
-                        .push(Problem::new(metadata, msg!("facts.no-name-version"))),
+                    None => self.facts.problems.push(Problem::new(
+                        metadata,
+                        crate::text!("facts.no-name-version"),
+                    )),
                 }
             }
             d

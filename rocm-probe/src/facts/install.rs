@@ -597,7 +597,10 @@ impl Collector<'_> {
                 None => {
                     self.facts.problems.push(Problem::new(
                         path,
-                        format!("{:?} is not a ROCm version", truncate(&text)),
+                        crate::text!(
+                            "facts.not-a-rocm-version",
+                            text = format!("{:?}", truncate(&text))
+                        ),
                     ));
                     return None;
                 }
@@ -608,10 +611,9 @@ impl Collector<'_> {
         match parse_version_header(&text) {
             Some(v) => Some((v, path)),
             None => {
-                self.facts.problems.push(Problem::new(
-                    path,
-                    "no ROCM_VERSION_MAJOR/MINOR/PATCH defines",
-                ));
+                self.facts
+                    .problems
+                    .push(Problem::new(path, crate::text!("facts.no-version-defines")));
                 None
             }
         }

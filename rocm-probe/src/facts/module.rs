@@ -1,7 +1,6 @@
 //! The amdgpu kernel module as `/sys/module/amdgpu` shows it — never `lsmod`, which misses a
 //! built-in amdgpu.
 
-use crate::msg;
 use serde::Serialize;
 
 use crate::source::problem::{Problem, optional};
@@ -42,7 +41,7 @@ impl AmdgpuParameters {
             if parsed.is_none() {
                 problems.push(Problem::new(
                     path,
-                    msg!("facts.not-an-integer", text = format!("{text:?}")),
+                    crate::text!("facts.not-an-integer", text = format!("{text:?}")),
                 ));
             }
             parsed

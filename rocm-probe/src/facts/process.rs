@@ -2,7 +2,6 @@
 //! per-GPU VRAM, SDMA activity, CU occupancy, eviction time and queues, joined with
 //! `/proc/<pid>/comm`.
 
-use crate::msg;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -126,7 +125,7 @@ fn number(root: &SysRoot, path: &str, problems: &mut Vec<Problem>) -> Option<u64
     if v.is_none() {
         problems.push(Problem::new(
             path.to_owned(),
-            msg!("facts.not-a-number", text = format!("{text:?}")),
+            crate::text!("facts.not-a-number", text = format!("{text:?}")),
         ));
     }
     v

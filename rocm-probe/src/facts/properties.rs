@@ -17,10 +17,10 @@ pub fn parse_u64(text: &str) -> Option<u64> {
 pub(crate) fn convert<T: TryFrom<u64>>(
     key: &str,
     text: &str,
-    problems: &mut Vec<String>,
+    problems: &mut Vec<crate::i18n::Text>,
 ) -> Option<T> {
     let Some(value) = parse_u64(text) else {
-        problems.push(crate::msg!(
+        problems.push(crate::text!(
             "facts.key-not-unsigned",
             key,
             text = format!("{text:?}")
@@ -30,7 +30,7 @@ pub(crate) fn convert<T: TryFrom<u64>>(
     match T::try_from(value) {
         Ok(v) => Some(v),
         Err(_) => {
-            problems.push(crate::msg!(
+            problems.push(crate::text!(
                 "facts.key-too-wide",
                 key,
                 value,
@@ -69,7 +69,7 @@ macro_rules! properties {
             /// Parses `key value` lines in one pass: key order never matters, a key without a
             /// value (a truncated file), extra words and repeated keys are problems (the first
             /// value wins), unknown numeric keys go to `extra`. Problems carry no path.
-            pub fn parse(text: &str, problems: &mut Vec<String>) -> Self {
+            pub fn parse(text: &str, problems: &mut Vec<$crate::i18n::Text>) -> Self {
                 let mut this = Self::default();
                 // Known keys seen so far, one bit per position in KEYS (at most 64 keys).
                 let mut seen: u64 = 0;
@@ -77,11 +77,11 @@ macro_rules! properties {
                     let mut words = line.split_whitespace();
                     let Some(key) = words.next() else { continue };
                     let Some(value) = words.next() else {
-                        problems.push($crate::msg!("facts.key-no-value", line = i + 1, key));
+                        problems.push($crate::text!("facts.key-no-value", line = i + 1, key));
                         continue;
                     };
                     if words.next().is_some() {
-                        problems.push($crate::msg!("facts.key-many-values", line = i + 1, key));
+                        problems.push($crate::text!("facts.key-many-values", line = i + 1, key));
                         continue;
                     }
                     let repeated = match Self::KEYS.iter().position(|k| *k == key) {
@@ -93,7 +93,7 @@ macro_rules! properties {
                         None => this.extra.contains_key(key),
                     };
                     if repeated {
-                        problems.push($crate::msg!("facts.key-repeated", line = i + 1, key));
+                        problems.push($crate::text!("facts.key-repeated", line = i + 1, key));
                         continue;
                     }
                     match key {
@@ -101,7 +101,7 @@ macro_rules! properties {
                         $($( $tkey => this.$tfield = Some(value.to_owned()), )*)?
                         _ => match $crate::facts::properties::parse_u64(value) {
                             Some(v) => { this.extra.insert(key.to_owned(), v); }
-                            None => problems.push($crate::msg!(
+                            None => problems.push($crate::text!(
                                 "facts.unknown-key-not-unsigned",
                                 key,
                                 value = format!("{value:?}")
@@ -157,20 +157,27 @@ mod tests {
         assert_eq!(d.big, None);
         assert_eq!(p.len(), 5, "{p:?}");
         assert!(
-            p.iter().any(|m| m.contains("line 4: key `small` repeated")),
+            p.iter()
+                .any(|m| m.to_string().contains("line 4: key `small` repeated")),
             "{p:?}"
         );
         assert!(
             p.iter()
-                .any(|m| m.contains("line 5: key `bi` has no value")),
+                .any(|m| m.to_string().contains("line 5: key `bi` has no value")),
             "{p:?}"
         );
-        assert!(p.iter().any(|m| m.contains("does not fit in 32 bits")));
         assert!(
             p.iter()
-                .any(|m| m.contains("\"-1\" is not an unsigned number"))
+                .any(|m| m.to_string().contains("does not fit in 32 bits"))
         );
-        assert!(p.iter().any(|m| m.contains("unknown key `weird`")));
+        assert!(
+            p.iter()
+                .any(|m| m.to_string().contains("\"-1\" is not an unsigned number"))
+        );
+        assert!(
+            p.iter()
+                .any(|m| m.to_string().contains("unknown key `weird`"))
+        );
     }
 
     #[test]

@@ -24,7 +24,6 @@
 //! `None`, never guessed. In a fixture without `[env]` `PATH` there is no `PATH`; when neither
 //! `PATH` nor the installs were captured, nothing is looked at ([`ToolFacts::captured`]).
 
-use crate::msg;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
@@ -510,7 +509,10 @@ impl Collector<'_> {
                     match text.lines().next().map(str::trim).filter(|v| is_version(v)) {
                         Some(v) => Some(v.to_owned()),
                         None => {
-                            problems.push(Problem::new(&path, msg!("facts.no-version-first-line")));
+                            problems.push(Problem::new(
+                                &path,
+                                crate::text!("facts.no-version-first-line"),
+                            ));
                             None
                         }
                     }
@@ -520,7 +522,7 @@ impl Collector<'_> {
                 |text| match python_version(&text) {
                     Some(v) => Some(v),
                     None => {
-                        problems.push(Problem::new(&path, "no __version__ = \"…\" line"));
+                        problems.push(Problem::new(&path, crate::text!("facts.no-python-version")));
                         None
                     }
                 },

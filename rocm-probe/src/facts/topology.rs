@@ -3,7 +3,6 @@
 //! Nodes are numbered 0..N-1 with no upper bound; every value is optional; anything malformed
 //! becomes a [`Problem`] naming the path, and the rest of the tree is still read.
 
-use crate::msg;
 use serde::Serialize;
 
 use crate::facts::properties::properties;
@@ -272,7 +271,7 @@ impl Topology {
                 if !stable {
                     topology.problems.push(Problem::new(
                         format!("{TOPOLOGY_DIR}/generation_id"),
-                        msg!("facts.generation-changed", retries = GENERATION_RETRIES),
+                        crate::text!("facts.generation-changed", retries = GENERATION_RETRIES),
                     ));
                 }
                 return Ok(topology);
@@ -287,7 +286,7 @@ fn read_generation(root: &SysRoot) -> Result<u64, Option<Problem>> {
         Ok(text) => crate::facts::properties::parse_u64(&text).ok_or_else(|| {
             Some(Problem::new(
                 path,
-                msg!("facts.not-a-number", text = format!("{text:?}")),
+                crate::text!("facts.not-a-number", text = format!("{text:?}")),
             ))
         }),
         Err(e) if e.is_not_found() => Err(None),
@@ -313,7 +312,7 @@ fn scan(root: &SysRoot, scope: Scope) -> Result<Topology, ReadError> {
             Ok(id) if id.to_string() == name => ids.push(id),
             _ => topology.problems.push(Problem::new(
                 format!("{nodes_dir}/{name}"),
-                msg!("facts.not-node-dir"),
+                crate::text!("facts.not-node-dir"),
             )),
         }
     }
@@ -379,7 +378,7 @@ fn drop_implausible_target(p: &mut NodeProperties, path: &str, problems: &mut Ve
     p.gfx_target_version = None;
     problems.push(Problem::new(
         path,
-        msg!("facts.target-version-implausible", value = v),
+        crate::text!("facts.target-version-implausible", value = v),
     ));
 }
 
@@ -389,7 +388,7 @@ fn read_indexed<T>(
     root: &SysRoot,
     dir: &str,
     problems: &mut Vec<Problem>,
-    parse: fn(&str, &mut Vec<String>) -> T,
+    parse: fn(&str, &mut Vec<crate::i18n::Text>) -> T,
 ) -> Vec<T> {
     let Some(names) = optional(root.read_dir(dir), problems) else {
         return Vec::new();
@@ -400,7 +399,7 @@ fn read_indexed<T>(
             Ok(i) if i.to_string() == name => ids.push(i),
             _ => problems.push(Problem::new(
                 format!("{dir}/{name}"),
-                msg!("facts.not-index-dir"),
+                crate::text!("facts.not-index-dir"),
             )),
         }
     }
@@ -414,14 +413,14 @@ fn read_properties<T>(
     root: &SysRoot,
     path: &str,
     problems: &mut Vec<Problem>,
-    parse: fn(&str, &mut Vec<String>) -> T,
+    parse: fn(&str, &mut Vec<crate::i18n::Text>) -> T,
 ) -> Option<T> {
     match root.read_text(path) {
         Ok(text) => {
             let mut messages = Vec::new();
             let parsed = parse(&text, &mut messages);
             if text.trim().is_empty() {
-                messages.push("empty file".to_owned());
+                messages.push(crate::text!("facts.empty-file"));
             }
             problems.extend(crate::source::problem::fold(path, messages));
             Some(parsed)
@@ -446,7 +445,7 @@ fn read_number(root: &SysRoot, path: &str, problems: &mut Vec<Problem>) -> Optio
         _ => {
             problems.push(Problem::new(
                 path.to_owned(),
-                msg!("facts.not-u32", text = format!("{text:?}")),
+                crate::text!("facts.not-u32", text = format!("{text:?}")),
             ));
             None
         }
@@ -591,7 +590,7 @@ mod tests {
         let has = |path: &str, needle: &str| {
             topo.problems
                 .iter()
-                .any(|p| p.path.ends_with(path) && p.message.contains(needle))
+                .any(|p| p.path.ends_with(path) && p.message.to_string().contains(needle))
         };
         assert!(
             has("nodes/1/properties", "`location_id`"),

@@ -23,7 +23,7 @@
 //! catalogue holds one nothing names.
 
 use std::cell::Cell;
-use std::fmt::{Display, Write as _};
+use std::fmt::{self, Display, Write as _};
 
 /// A language of the prose.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -147,6 +147,142 @@ fn fill(key: &str, template: &str, args: &[(&str, &dyn Display)]) -> String {
     out
 }
 
+/// A sentence kept as data until it is shown: a catalogue key and its values. Facts hold these
+/// instead of prose (a problem's message, a read error), so that what a collector found does
+/// not depend on the language it ran in; the sentence is made, in the current language, when it
+/// is displayed. Make one with [`text!`](crate::text).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Text {
+    key: &'static str,
+    args: Vec<(&'static str, Arg)>,
+}
+
+/// A value in a [`Text`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Arg {
+    /// A value shown as it is: a path, a number, a quoted input.
+    Value(String),
+    /// Another sentence, made in the same language.
+    Text(Text),
+    /// A system error, shown as [`os_error`] does.
+    Os(OsError),
+}
+
+/// A system error as data: its number or kind, and the system's own message.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct OsError {
+    code: Option<i32>,
+    kind: std::io::ErrorKind,
+    message: String,
+}
+
+impl From<&std::io::Error> for OsError {
+    fn from(e: &std::io::Error) -> Self {
+        Self {
+            code: e.raw_os_error(),
+            kind: e.kind(),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for OsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if current() == Lang::En {
+            return f.write_str(&self.message);
+        }
+        let translated = match self.code {
+            Some(code) => errno_text(code),
+            None => kind_text(self.kind),
+        };
+        f.write_str(translated.as_deref().unwrap_or(&self.message))
+    }
+}
+
+impl Text {
+    /// The sentence `key` with its values; use [`text!`](crate::text).
+    pub fn new(key: &'static str, args: Vec<(&'static str, Arg)>) -> Self {
+        Self { key, args }
+    }
+
+    /// Its catalogue key.
+    pub fn key(&self) -> &'static str {
+        self.key
+    }
+}
+
+impl fmt::Display for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let values: Vec<String> = self.args.iter().map(|(_, a)| a.to_string()).collect();
+        let args: Vec<(&str, &dyn Display)> = self
+            .args
+            .iter()
+            .zip(&values)
+            .map(|((name, _), v)| (*name, v as &dyn Display))
+            .collect();
+        f.write_str(&text(self.key, &args))
+    }
+}
+
+impl serde::Serialize for Text {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl fmt::Display for Arg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Arg::Value(v) => f.write_str(v),
+            Arg::Text(t) => t.fmt(f),
+            Arg::Os(e) => e.fmt(f),
+        }
+    }
+}
+
+impl From<Text> for Arg {
+    fn from(t: Text) -> Self {
+        Arg::Text(t)
+    }
+}
+
+impl From<OsError> for Arg {
+    fn from(e: OsError) -> Self {
+        Arg::Os(e)
+    }
+}
+
+impl From<String> for Arg {
+    fn from(v: String) -> Self {
+        Arg::Value(v)
+    }
+}
+
+impl From<&String> for Arg {
+    fn from(v: &String) -> Self {
+        Arg::Value(v.clone())
+    }
+}
+
+impl From<&str> for Arg {
+    fn from(v: &str) -> Self {
+        Arg::Value(v.to_owned())
+    }
+}
+
+macro_rules! arg_from_number {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Arg {
+            fn from(v: $t) -> Self {
+                Arg::Value(v.to_string())
+            }
+        }
+    )*};
+}
+arg_from_number!(
+    u8, u16, u32, u64, usize, i32, i64, &u8, &u16, &u32, &u64, &usize, &i32, &i64
+);
+
 /// A system error in the current language: in English the system's own message, as `{e}`
 /// prints it; in Chinese the catalogue's, for the errors a probe meets (a missing file, a
 /// refused permission …), with the error number kept. Others stay as the system says them.
@@ -225,6 +361,19 @@ macro_rules! msg {
         $crate::i18n::text(
             $key,
             &[$((stringify!($name), &$crate::msg!(@value $name $(= $value)?) as &dyn ::std::fmt::Display)),*],
+        )
+    };
+}
+
+/// A [`Text`]: the sentence `key` kept as data, made in the language current when it is shown.
+/// Arguments as for [`msg!`]; each value converts into an [`Arg`] (strings, numbers, a nested
+/// [`Text`], an [`OsError`]).
+#[macro_export]
+macro_rules! text {
+    ($key:literal $(, $name:ident $(= $value:expr)?)* $(,)?) => {
+        $crate::i18n::Text::new(
+            $key,
+            vec![$((stringify!($name), $crate::i18n::Arg::from($crate::msg!(@value $name $(= $value)?))),)*],
         )
     };
 }
@@ -404,7 +553,7 @@ mod tests {
                         });
                         (plain && key.contains('.')).then(|| key.to_owned())
                     };
-                    for call in ["msg!(", "i18n::text(", "template("] {
+                    for call in ["msg!(", "text!(", "i18n::text(", "template("] {
                         used.extend(text.split(call).skip(1).filter_map(key));
                     }
                 }

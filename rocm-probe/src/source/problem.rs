@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::i18n::Text;
 use crate::source::root::{ReadError, ReadErrorKind};
 
 /// A file that was unreadable or malformed. Problems are facts about the input; the report
@@ -12,8 +13,8 @@ use crate::source::root::{ReadError, ReadErrorKind};
 pub struct Problem {
     /// The absolute path (inside the root) at fault.
     pub path: String,
-    /// What is wrong with it.
-    pub message: String,
+    /// What is wrong with it, as data (a sentence made when shown).
+    pub message: Text,
     /// Whether it could not be read at all, or was read and is malformed.
     pub kind: ProblemKind,
     /// How many problems of the file this one stands for: 1, or more when the ones past the
@@ -40,10 +41,10 @@ pub enum ProblemKind {
 
 impl Problem {
     /// A malformed-input problem with `path`.
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn new(path: impl Into<String>, message: Text) -> Self {
         Self {
             path: path.into(),
-            message: message.into(),
+            message,
             kind: ProblemKind::Malformed,
             count: 1,
         }
@@ -60,9 +61,9 @@ impl From<ReadError> for Problem {
     fn from(e: ReadError) -> Self {
         let message = match e.kind {
             ReadErrorKind::PermissionDenied => {
-                crate::msg!("facts.permission-hint", error = e.kind)
+                crate::text!("facts.permission-hint", error = e.kind.text())
             }
-            _ => e.kind.to_string(),
+            _ => e.kind.text(),
         };
         let kind = match e.kind {
             ReadErrorKind::NotText => ProblemKind::Malformed,
@@ -94,13 +95,13 @@ pub struct ProblemGroup {
     /// How many problems the file had.
     pub count: usize,
     /// Its first [`MESSAGES_PER_FILE`] distinct messages, in the order found.
-    pub messages: Vec<String>,
+    pub messages: Vec<Text>,
 }
 
 impl ProblemGroup {
     /// The messages in one line, with the ones not shown counted.
     pub fn line(&self) -> String {
-        let shown = self.messages.join("; ");
+        let shown = crate::i18n::join(&self.messages, "; ");
         let hidden = self.count.saturating_sub(self.messages.len());
         if hidden == 0 {
             shown
@@ -136,7 +137,7 @@ pub fn group<'a>(problems: impl IntoIterator<Item = &'a Problem>) -> Vec<Problem
 
 /// The malformed-input problems of one file: the first [`MESSAGES_PER_FILE`] as they are, the
 /// rest folded into one that counts them.
-pub fn fold(path: &str, messages: Vec<String>) -> Vec<Problem> {
+pub fn fold(path: &str, messages: Vec<Text>) -> Vec<Problem> {
     let total = messages.len();
     let mut out: Vec<Problem> = Vec::with_capacity(total.min(MESSAGES_PER_FILE + 1));
     for message in messages {
@@ -178,19 +179,19 @@ pub fn serialize_grouped<S: serde::Serializer>(
     #[derive(Serialize)]
     struct Grouped<'a> {
         path: &'a str,
-        message: &'a str,
+        message: String,
         kind: ProblemKind,
         count: usize,
         #[serde(skip_serializing_if = "<[String]>::is_empty")]
-        more_messages: &'a [String],
+        more_messages: Vec<String>,
     }
     let groups = group(problems);
     serializer.collect_seq(groups.iter().map(|g| Grouped {
         path: &g.path,
-        message: g.messages.first().map_or("", String::as_str),
+        message: g.messages.first().map(Text::to_string).unwrap_or_default(),
         kind: g.kind,
         count: g.count,
-        more_messages: g.messages.get(1..).unwrap_or_default(),
+        more_messages: g.messages.iter().skip(1).map(Text::to_string).collect(),
     }))
 }
 
@@ -228,17 +229,19 @@ pub(crate) fn optional<T>(result: Result<T, ReadError>, problems: &mut Vec<Probl
 mod tests {
     use super::*;
 
+    fn bad(i: usize) -> Text {
+        crate::text!("facts.not-a-number", text = format!("line {i}"))
+    }
+
     fn many(path: &str, n: usize) -> Vec<Problem> {
-        (0..n)
-            .map(|i| Problem::new(path, format!("line {i}: bad")))
-            .collect()
+        (0..n).map(|i| Problem::new(path, bad(i))).collect()
     }
 
     #[test]
     fn problems_group_per_file_with_a_count_and_the_first_messages() {
         let mut all = many("/a", 1000);
         all.extend(many("/b", 1));
-        all.push(Problem::new("/a", "line 0: bad"));
+        all.push(Problem::new("/a", bad(0)));
         let groups = group(&all);
         assert_eq!(groups.len(), 2);
         assert_eq!(groups[0].count, 1001);
@@ -248,18 +251,18 @@ mod tests {
             "{}",
             groups[0].line()
         );
-        assert_eq!(groups[1].line(), "line 0: bad");
+        assert_eq!(groups[1].line(), bad(0).to_string());
     }
 
     #[test]
     fn a_file_of_bad_lines_folds_into_a_few_problems_that_keep_the_count() {
-        let messages: Vec<String> = (0..10_000).map(|i| format!("line {i}: bad")).collect();
+        let messages: Vec<Text> = (0..10_000).map(bad).collect();
         let folded = fold("/p", messages);
         assert_eq!(folded.len(), MESSAGES_PER_FILE + 1);
         let groups = group(&folded);
         assert_eq!(groups[0].count, 10_000);
         assert_eq!(groups[0].messages.len(), MESSAGES_PER_FILE);
-        assert_eq!(fold("/p", vec!["one".into()]).len(), 1);
+        assert_eq!(fold("/p", vec![bad(1)]).len(), 1);
     }
 
     #[test]
@@ -267,10 +270,13 @@ mod tests {
         let mut all: Vec<Problem> = (0..FILES_LISTED + 5)
             .flat_map(|i| many(&format!("/n/{i}"), 100))
             .collect();
-        all.insert(0, Problem::new("/n/2\nFAIL injected", "\x1b[31mred"));
+        let red = crate::text!("facts.not-a-number", text = "\x1b[31mred");
+        all.insert(0, Problem::new("/n/2\nFAIL injected", red.clone()));
         let lines = warnings(&all);
         assert_eq!(lines.len(), FILES_LISTED + 1, "{lines:#?}");
-        assert_eq!(lines[0], "/n/2\\nFAIL injected: \\x1b[31mred");
+        let shown = crate::source::escape::text(&red.to_string());
+        assert_eq!(lines[0], format!("/n/2\\nFAIL injected: {shown}"));
+        assert!(shown.contains("\\x1b[31mred"), "{shown}");
         assert!(lines.last().unwrap().contains("6 more file(s)"));
         assert!(lines.iter().all(|l| !l.chars().any(char::is_control)));
     }

@@ -5,7 +5,6 @@
 //! target resolves inside the fixture and nothing can resolve outside it; the live root lets the
 //! kernel follow links, since sysfs is built out of them.
 
-use crate::msg;
 use std::collections::HashMap;
 use std::fmt;
 use std::fs::{File, OpenOptions};
@@ -60,8 +59,27 @@ pub enum ReadErrorKind {
     },
     /// Following symlinks did not end.
     SymlinkLoop,
-    /// Any other I/O error, with the system's message.
-    Io(String),
+    /// Any other I/O error.
+    Io(crate::i18n::OsError),
+}
+
+impl ReadErrorKind {
+    /// What went wrong, as a sentence made when shown.
+    pub fn text(&self) -> crate::i18n::Text {
+        match self {
+            Self::NotFound => crate::text!("facts.read-not-found"),
+            Self::PermissionDenied => crate::text!("facts.read-permission-denied"),
+            Self::WrongType => crate::text!("facts.read-wrong-type"),
+            Self::NotRegular => crate::text!("facts.read-not-regular"),
+            Self::TooLarge => crate::text!("facts.read-too-large", cap = READ_CAP),
+            Self::NotText => crate::text!("facts.read-not-text"),
+            Self::EscapesRoot { target } => {
+                crate::text!("facts.read-escapes-root", target = format!("{target:?}"))
+            }
+            Self::SymlinkLoop => crate::text!("facts.read-symlink-loop"),
+            Self::Io(e) => crate::text!("facts.read-io", error = e.clone()),
+        }
+    }
 }
 
 impl fmt::Display for ReadError {
@@ -72,20 +90,7 @@ impl fmt::Display for ReadError {
 
 impl fmt::Display for ReadErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::NotFound => f.write_str(&msg!("facts.read-not-found")),
-            Self::PermissionDenied => f.write_str(&msg!("facts.read-permission-denied")),
-            Self::WrongType => f.write_str(&msg!("facts.read-wrong-type")),
-            Self::NotRegular => f.write_str(&msg!("facts.read-not-regular")),
-            Self::TooLarge => f.write_str(&msg!("facts.read-too-large", cap = READ_CAP)),
-            Self::NotText => f.write_str(&msg!("facts.read-not-text")),
-            Self::EscapesRoot { target } => f.write_str(&msg!(
-                "facts.read-escapes-root",
-                target = format!("{target:?}")
-            )),
-            Self::SymlinkLoop => f.write_str(&msg!("facts.read-symlink-loop")),
-            Self::Io(msg) => f.write_str(msg),
-        }
+        self.text().fmt(f)
     }
 }
 
@@ -108,7 +113,7 @@ impl ReadError {
                 Some(libc::ELOOP) => ReadErrorKind::SymlinkLoop,
                 // sysfs answers EPERM where a device cgroup hides a GPU.
                 Some(libc::EPERM) => ReadErrorKind::PermissionDenied,
-                _ => ReadErrorKind::Io(err.to_string()),
+                _ => ReadErrorKind::Io(err.into()),
             },
         };
         Self::new(path, kind)

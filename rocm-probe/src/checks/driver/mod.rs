@@ -61,7 +61,7 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
                     TOPOLOGY_DIR,
                     f.kfd_error
                         .as_ref()
-                        .map_or_else(absent, |p| p.message.clone()),
+                        .map_or_else(absent, |p| p.message.to_string()),
                 ))
                 .remedy(msg!("driver.kfd-missing-remedy"));
             if no_gpu {

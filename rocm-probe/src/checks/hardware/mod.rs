@@ -39,7 +39,7 @@ pub fn check(f: &Facts) -> Vec<Finding> {
                 let kfd = f
                     .kfd_error
                     .as_ref()
-                    .map_or_else(|| msg!("hardware.no-gpu-node"), |p| p.message.clone());
+                    .map_or_else(|| msg!("hardware.no-gpu-node"), |p| p.message.to_string());
                 out.push(
                     NO_AMD_GPU
                         .finding(msg!("hardware.no-amd-gpu"))

@@ -385,7 +385,7 @@ fn missing_finding(
     let unread = i.unread.iter().find(|p| p.path == expected_dir);
     let dir = match (dir, unread) {
         (Some(d), _) => Ok(d),
-        (None, Some(p)) => Err(Evidence::new(expected_dir, p.message.clone())),
+        (None, Some(p)) => Err(Evidence::new(expected_dir, p.message.to_string())),
         (None, None) => Err(Evidence::absent(expected_dir)),
     };
     kernel_evidence(finding, dir, missing, (targets, override_evidence))
