@@ -33,31 +33,11 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
         "needs a mode-000 file read by a non-root user: git keeps no mode 000 and this test runs as root",
     ),
     (
-        "frameworks.bundled-rocblas-no-kernels-for-target",
-        "no fixture yet: needs a framework wheel's bundled rocBLAS Tensile files for another target",
-    ),
-    (
         "frameworks.code-object-needs-feature-change",
         "no fixture yet: needs a framework fat binary built only for xnack+ or sramecc- code objects",
     ),
     (
-        "frameworks.files-malformed",
-        "no malformed-corpus case for a framework file other than the unreadable one yet",
-    ),
-    (
-        "frameworks.jax-no-rocm-plugin",
-        "no fixture yet: needs a real report of this framework install",
-    ),
-    (
         "frameworks.jax-plugin-mismatch",
-        "no fixture yet: needs a real report of this framework install",
-    ),
-    (
-        "frameworks.none",
-        "no fixture yet: no public report turned into a scenario in the time",
-    ),
-    (
-        "frameworks.onnxruntime-no-rocm-provider",
         "no fixture yet: needs a real report of this framework install",
     ),
     (
@@ -71,14 +51,6 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
     (
         "libraries.files-unreadable",
         "needs a mode-000 file read by a non-root user: git keeps no mode 000 and this test runs as root",
-    ),
-    (
-        "libraries.hipblaslt-no-kernels-for-target",
-        "no fixture yet: needs hipBLASLt's kernel files for targets other than the GPU's",
-    ),
-    (
-        "libraries.miopen-no-kdb-for-target",
-        "no fixture yet: needs MIOpen's kdb files for targets other than the GPU's",
     ),
     (
         "runtime.hsa-override-unknown-target",
@@ -109,20 +81,8 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
         "no `[active]` fixture with this result yet (no public report found in the time)",
     ),
     (
-        "tools.deprecated-profiler",
-        "no fixture yet: no public report turned into a scenario in the time",
-    ),
-    (
         "tools.files-unreadable",
         "needs a mode-000 file read by a non-root user: git keeps no mode 000 and this test runs as root",
-    ),
-    (
-        "tools.rocm-smi-without-amd-smi",
-        "no fixture yet: no public report turned into a scenario in the time",
-    ),
-    (
-        "tools.version-mismatch",
-        "no fixture yet: no public report turned into a scenario in the time",
     ),
     (
         "workloads.hive-incomplete",
