@@ -34,15 +34,15 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
     ),
     (
         "frameworks.code-object-needs-feature-change",
-        "no fixture yet: needs a framework fat binary built only for xnack+ or sramecc- code objects",
+        "no fixture: the one public report found of packages built for gfx90a:xnack+ only is Gentoo's rocm.eclass (gentoo/gentoo#33861, 'Compile with :xnack+ will produce GPU kernels that cannot be run on MI210'); Gentoo's PyTorch uses the system's libtorch_hip.so (sci-ml/caffe2, USE_SYSTEM_LIBS=ON), not one in torch/lib where the collector looks, and no wheel-layout report was found",
     ),
     (
         "frameworks.jax-plugin-mismatch",
-        "no fixture yet: needs a real report of this framework install",
+        "no fixture: the JAX plugin failures found (ROCm/jax#268, ROCm/rocm_smi_lib#215: jax_rocm60_plugin on ROCm 6.2.x missing librocm_smi64.so.6) are within one ROCm major, which this check by design does not flag; no report of a plugin of another major was found",
     ),
     (
         "frameworks.tensorflow-not-rocm",
-        "no fixture yet: needs a real report of this framework install",
+        "no fixture: the one report found (ROCm/legacy-rocm-build#442, tensorflow-gpu in ~/.local on ROCm 1.8) needs ROCm 1.x's /opt/rocm/hsa/lib layout, which the install scan does not read; no newer report of a non-ROCm TensorFlow on a ROCm machine was found",
     ),
     (
         "hardware.partition-mode-mismatch",
