@@ -33,10 +33,6 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
         "needs a mode-000 file read by a non-root user: git keeps no mode 000 and this test runs as root",
     ),
     (
-        "frameworks.code-object-needs-feature-change",
-        "no fixture: the one public report found of packages built for gfx90a:xnack+ only is Gentoo's rocm.eclass (gentoo/gentoo#33861, 'Compile with :xnack+ will produce GPU kernels that cannot be run on MI210'); Gentoo's PyTorch uses the system's libtorch_hip.so (sci-ml/caffe2, USE_SYSTEM_LIBS=ON), not one in torch/lib where the collector looks, and no wheel-layout report was found",
-    ),
-    (
         "frameworks.jax-plugin-mismatch",
         "no fixture: the JAX plugin failures found (ROCm/jax#268, ROCm/rocm_smi_lib#215: jax_rocm60_plugin on ROCm 6.2.x missing librocm_smi64.so.6) are within one ROCm major, which this check by design does not flag; no report of a plugin of another major was found",
     ),
