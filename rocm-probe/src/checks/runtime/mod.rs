@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::facts::Facts;
 use crate::facts::agent::Agent;
-use crate::facts::install::{Install, InstallFacts, OPT_ROCM};
+use crate::facts::install::{Install, InstallFacts, InstallKind, OPT_ROCM};
 use crate::facts::support::{self, Support};
 use crate::finding::{
     Evidence, Finding, GPU_CHECKS_SKIPPED, HSA_OVERRIDE_IGPU, HSA_OVERRIDE_MALFORMED,
@@ -277,7 +277,12 @@ fn mixed(facts: &InstallFacts, out: &mut Vec<Finding>) {
                 .and_then(|d| d.strip_suffix(')'))
             {
                 msg!("runtime.step-ld-library-path", dir)
-            } else if via.starts_with("default library path") {
+            } else if via.starts_with("default library path")
+                || (i.kind == InstallKind::Distribution && via.contains(" ("))
+            {
+                // A distribution's ROCm lives in the system library directory, which its
+                // ld.so.conf file (x86_64-linux-gnu.conf) lists for every library: removing
+                // that entry would break the system, so the step is removing the packages.
                 msg!("runtime.step-default-path")
             } else if let Some((file, _)) = via.split_once(" (") {
                 msg!("runtime.step-ld-so-conf", file)
@@ -1118,6 +1123,47 @@ mod tests {
 
     fn v(s: &str) -> GfxVersion {
         GfxVersion::from_name(s).unwrap()
+    }
+
+    /// A distribution's ROCr in /usr/lib/x86_64-linux-gnu (listed by Debian's and Ubuntu's
+    /// x86_64-linux-gnu.conf) beside AMD's /opt install: the remedy removes the distribution's
+    /// packages, never the entry of the system library directory
+    /// (ROCm/legacy-rocm-build#3656, fixture ubuntu-rocminfo-beside-rocm-6.2).
+    #[test]
+    fn mixed_with_a_distribution_install_never_removes_the_system_library_directory() {
+        use crate::source::Source;
+        use crate::testfs::{link, write};
+        let dir = tempfile::tempdir().unwrap();
+        let b = dir.path();
+        write(b, "fixture.toml", "");
+        write(b, "etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
+        write(b, "etc/ld.so.conf.d/rocm.conf", "/opt/rocm/lib\n");
+        write(
+            b,
+            "etc/ld.so.conf.d/x86_64-linux-gnu.conf",
+            "/usr/local/lib/x86_64-linux-gnu\n/lib/x86_64-linux-gnu\n/usr/lib/x86_64-linux-gnu\n",
+        );
+        write(b, "opt/rocm-6.2.0/.info/version", "6.2.0-66\n");
+        write(b, "opt/rocm-6.2.0/lib/libhsa-runtime64.so.1.13.60200", "");
+        link(
+            b,
+            "opt/rocm-6.2.0/lib/libhsa-runtime64.so.1",
+            "libhsa-runtime64.so.1.13.60200",
+        );
+        link(b, "opt/rocm", "rocm-6.2.0");
+        write(b, "usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1.11.0", "");
+        link(
+            b,
+            "usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1",
+            "libhsa-runtime64.so.1.11.0",
+        );
+        let facts = Facts::collect(&Source::fixture(b).unwrap());
+        let mut out = Vec::new();
+        mixed(&facts.installs, &mut out);
+        assert_eq!(out.len(), 1, "{out:?}");
+        let remedy = out[0].remedy.as_deref().unwrap();
+        assert!(remedy.contains("distribution's ROCm packages"), "{remedy}");
+        assert!(!remedy.contains("x86_64-linux-gnu.conf"), "{remedy}");
     }
 
     #[test]
