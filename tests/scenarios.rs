@@ -161,7 +161,7 @@ fn hardware_device_scenarios_carry_their_sysfs_values() {
     let f = finding(&r, "hardware.ras-uncorrectable");
     assert_eq!(evidence(f, "umc_err_count").as_deref(), Some("2"));
     assert!(
-        f.summary.starts_with("GPU 0 (0000:63:00.0)"),
+        f.summary.starts_with("GPU 0 (0000:63:00.0, ROCr 0)"),
         "{}",
         f.summary
     );

@@ -112,14 +112,13 @@ pub fn driver(f: &Facts) -> Vec<Finding> {
             .filter(|n| n.gpu_id.is_some_and(|id| !seen.contains(&id)))
             .collect();
         if !hidden.is_empty() {
-            let ids: Vec<String> = hidden.iter().map(|n| n.id.to_string()).collect();
             out.push(
                 KFD_GPUS_HIDDEN
                     .finding(msg!(
                         "active.gpus-hidden",
                         seen = seen.len(),
                         total = gpus.len(),
-                        nodes = i18n::list(&ids)
+                        gpus = super::gpu_names(f, hidden.iter().map(|n| n.id))
                     ))
                     .with(Evidence::new(
                         format!("{SOURCE}:GET_PROCESS_APERTURES_NEW"),

@@ -101,6 +101,17 @@ pub fn run(facts: &Facts, profile: Profile) -> Vec<Finding> {
     findings
 }
 
+/// GPU agents as every sentence names them ([`crate::facts::agent::GpuName`]), in the order
+/// given; a node the inventory does not know is named by its number.
+pub(crate) fn gpu_names(f: &Facts, nodes: impl IntoIterator<Item = u32>) -> String {
+    crate::i18n::list(nodes.into_iter().map(|node| {
+        f.inventory
+            .as_ref()
+            .and_then(|inv| inv.agent_name(node))
+            .map_or_else(|| crate::msg!("facts.gpu-at-node", node), |n| n.to_string())
+    }))
+}
+
 /// Evidence of a container or WSL marker, its value in the report's language.
 pub(crate) fn marker_evidence((source, value): (&String, &String)) -> crate::finding::Evidence {
     let value = if value == crate::facts::platform::PRESENT {

@@ -284,7 +284,77 @@ pub struct XnackFacts {
     pub hsa_xnack: Option<String>,
 }
 
+/// How a GPU is named in every sentence the probe prints (README "Which GPU is which"): its
+/// physical GPU's index in KFD node order (`GPU 2`), the partition's index within it
+/// (`GPU 2.3`), the PCI address — the name that stays when indices move — and the ROCr index:
+/// the agent's place among GPU agents in KFD node order, which `ROCR_VISIBLE_DEVICES` counts
+/// and which is HIP's device index when no mask is set. A partitioned GPU named as a whole has
+/// no ROCr index (each partition has its own).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GpuName {
+    /// Index of the physical GPU in [`Inventory::gpus`].
+    pub physical: usize,
+    /// Index of the partition within it, when the GPU is partitioned and one is named.
+    pub partition: Option<usize>,
+    /// PCI address of the device.
+    pub pci_address: Option<String>,
+    /// Place among GPU agents in node order, when one agent is named.
+    pub rocr_index: Option<usize>,
+    /// The KFD node, shown when the PCI address is unknown.
+    pub node: u32,
+}
+
+impl std::fmt::Display for GpuName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let label = match self.partition {
+            Some(p) => format!("{}.{p}", self.physical),
+            None => self.physical.to_string(),
+        };
+        let address = self
+            .pci_address
+            .clone()
+            .unwrap_or_else(|| crate::msg!("facts.gpu-at-node", node = self.node));
+        f.write_str(&match self.rocr_index {
+            Some(rocr) => crate::msg!("facts.gpu-name-rocr", label, address, rocr),
+            None => crate::msg!("facts.gpu-name", label, address),
+        })
+    }
+}
+
 impl Inventory {
+    /// The name of the GPU agent on KFD node `node` (`None` for a CPU node or an unknown one).
+    pub fn agent_name(&self, node: u32) -> Option<GpuName> {
+        let rocr_index = self.gpu_agents().position(|a| a.node == node)?;
+        let g = self.gpus.iter().find(|g| g.nodes.contains(&node))?;
+        let partition = if g.nodes.len() > 1 {
+            g.nodes.iter().position(|&n| n == node)
+        } else {
+            None
+        };
+        Some(GpuName {
+            physical: g.index,
+            partition,
+            pci_address: g.pci_address.clone(),
+            rocr_index: Some(rocr_index),
+            node,
+        })
+    }
+
+    /// The name of a physical GPU: as its one agent, or as a whole when it is partitioned.
+    pub fn gpu_name(&self, g: &PhysicalGpu) -> GpuName {
+        match g.nodes.as_slice() {
+            [node] => self.agent_name(*node),
+            _ => None,
+        }
+        .unwrap_or_else(|| GpuName {
+            physical: g.index,
+            partition: None,
+            pci_address: g.pci_address.clone(),
+            rocr_index: None,
+            node: g.nodes.first().copied().unwrap_or_default(),
+        })
+    }
+
     /// Collects and derives in one step.
     pub fn collect(source: &Source) -> Result<Self, ReadError> {
         AgentFacts::collect(source).map(|f| Self::from_facts(&f))
@@ -660,6 +730,35 @@ impl Inventory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn inventory(fixture: &str) -> Inventory {
+        let dir = format!("{}/../fixtures/{fixture}", env!("CARGO_MANIFEST_DIR"));
+        Inventory::collect(&Source::fixture(dir).unwrap()).unwrap()
+    }
+
+    /// GPU n.p for a partition, the PCI address, the ROCr index in KFD node order; a
+    /// partitioned GPU as a whole has no ROCr index.
+    #[test]
+    fn gpus_are_named_by_physical_index_partition_address_and_rocr_index() {
+        let inv = inventory("mi300x-cpx-8gpu");
+        let g = &inv.gpus[2];
+        let third = inv.agent_name(g.nodes[3]).unwrap();
+        assert_eq!((third.physical, third.partition), (2, Some(3)));
+        assert_eq!(third.rocr_index, Some(2 * inv.gpus[0].nodes.len() + 3));
+        assert_eq!(third.pci_address, g.pci_address);
+        let whole = inv.gpu_name(g);
+        assert_eq!((whole.partition, whole.rocr_index), (None, None));
+        assert!(inv.agent_name(0).is_none(), "node 0 is a CPU");
+
+        let inv = inventory("igpu-beside-dgpu");
+        let dgpu = inv.gpu_name(&inv.gpus[1]);
+        assert_eq!(
+            (dgpu.physical, dgpu.partition, dgpu.rocr_index),
+            (1, None, Some(1))
+        );
+        let shown = crate::i18n::scoped(crate::i18n::Lang::En, || dgpu.to_string());
+        assert_eq!(shown, "GPU 1 (0000:86:00.0, ROCr 1)");
+    }
 
     #[test]
     fn cpu_model_from_cpuinfo() {

@@ -113,11 +113,7 @@ fn devices(inv: &Inventory, kfd: &AgentFacts) -> Vec<Finding> {
             continue;
         };
         let dev = format!("{DRM_DIR}/renderD{}/device", drm.minor);
-        let name = msg!(
-            "hardware.gpu-name",
-            index = g.index,
-            address = pci_address(g.pci_address.as_deref())
-        );
+        let name = inv.gpu_name(g).to_string();
         let integrated = agent.integrated == Some(true);
         if drm.runtime_status.as_deref() == Some("suspended") && !integrated {
             out.push(

@@ -9,7 +9,7 @@ pub mod rules;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::facts::Facts;
-use crate::facts::agent::Agent;
+use crate::facts::agent::{Agent, Inventory};
 use crate::facts::install::{Install, InstallFacts, InstallKind, OPT_ROCM};
 use crate::facts::support::{self, Support};
 use crate::finding::{
@@ -73,7 +73,9 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     if let Some(o) = overridden {
         override_checks(o, &visible, &mut out);
     }
-    igpu(&gpus, &view, overridden, &mut out);
+    if let Some(inv) = &f.inventory {
+        igpu(inv, &gpus, &view, overridden, &mut out);
+    }
     release_support(&f.installs, &visible, overridden, &mut out);
     out
 }
@@ -671,7 +673,13 @@ fn visibility(gpus: &[&Agent], env: &BTreeMap<String, String>, out: &mut Vec<Fin
 // ----------------------------------------------------------------------------------------------
 // iGPU beside dGPU
 
-fn igpu(gpus: &[&Agent], view: &View, overridden: Option<GfxVersion>, out: &mut Vec<Finding>) {
+fn igpu(
+    inv: &Inventory,
+    gpus: &[&Agent],
+    view: &View,
+    overridden: Option<GfxVersion>,
+    out: &mut Vec<Finding>,
+) {
     let integrated = |i: &usize| gpus[*i].integrated == Some(true);
     let discrete = |i: &usize| gpus[*i].integrated == Some(false);
     let visible_igpus: Vec<usize> = view.hip.iter().copied().filter(integrated).collect();
@@ -695,12 +703,15 @@ fn igpu(gpus: &[&Agent], view: &View, overridden: Option<GfxVersion>, out: &mut 
         list.iter()
             .map(|&i| {
                 let a = gpus[i];
-                msg!(
-                    "runtime.gpu-name",
-                    name = a.marketing_name.as_deref().unwrap_or("GPU"),
-                    target = a.name.as_deref().unwrap_or("gfx?"),
-                    node = a.node
-                )
+                let gpu = inv.agent_name(a.node).map_or_else(
+                    || msg!("facts.gpu-at-node", node = a.node),
+                    |n| n.to_string(),
+                );
+                let target = a.name.as_deref().unwrap_or("gfx?");
+                match a.marketing_name.as_deref() {
+                    Some(name) => msg!("runtime.gpu-name", gpu, name, target),
+                    None => msg!("runtime.gpu-name-unnamed", gpu, target),
+                }
             })
             .collect::<Vec<_>>()
             .join(", ")
