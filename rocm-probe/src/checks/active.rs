@@ -155,17 +155,16 @@ pub fn driver(f: &Facts) -> Vec<Finding> {
         if stuck.is_empty() {
             parts.push(msg!("active.kfd-part-clocks"));
         } else {
-            let nodes: Vec<String> = gpus
+            let nodes = gpus
                 .iter()
                 .filter(|n| n.gpu_id.is_some_and(|id| stuck.contains(&id)))
-                .map(|n| n.id.to_string())
-                .collect();
+                .map(|n| n.id);
             out.push(
                 KFD_CLOCK_STUCK
                     .finding(msg!(
                         "active.clock-stuck",
-                        gpus = stuck.len(),
-                        nodes = i18n::list(&nodes)
+                        count = stuck.len(),
+                        gpus = super::gpu_names(f, nodes)
                     ))
                     .with(Evidence::new(
                         format!("{SOURCE}:GET_CLOCK_COUNTERS"),

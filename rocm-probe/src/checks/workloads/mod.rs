@@ -226,17 +226,7 @@ fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology) -> Vec<Finding> {
             }
         }
     }
-    let node_list = |g: &crate::facts::agent::PhysicalGpu| i18n::list(&g.nodes);
-    let gpu_name = |g: &crate::facts::agent::PhysicalGpu| {
-        msg!(
-            "workloads.gpu-name",
-            index = g.index,
-            place = g
-                .pci_address
-                .clone()
-                .unwrap_or_else(|| msg!("workloads.gpu-nodes", nodes = node_list(g)))
-        )
-    };
+    let gpu_name = |g: &crate::facts::agent::PhysicalGpu| inv.gpu_name(g).to_string();
 
     // Hives: GPUs sharing a hive_id should be XGMI-linked pairwise.
     let mut hive_text = Vec::new();
