@@ -81,13 +81,13 @@ pub fn run(facts: &Facts, profile: Profile) -> Vec<Finding> {
     let mut findings = hardware::check(facts);
     let driver = driver::check(facts, &findings, profile);
     findings.extend(driver);
-    findings.extend(active::driver(facts));
+    findings.extend(driver::active::check(facts));
     let thunk = thunk::check(facts, &findings);
     findings.extend(thunk);
-    findings.extend(active::thunk(facts));
+    findings.extend(thunk::active::check(facts));
     let runtime = runtime::check(facts, &findings);
     findings.extend(runtime);
-    findings.extend(active::runtime(facts));
+    findings.extend(runtime::active::check(facts));
     let libraries = libraries::check(facts, &findings);
     findings.extend(libraries);
     let compiler = compiler::check(facts, &findings);

@@ -1,5 +1,6 @@
 //! Layer 2: amdgpu, KFD and the device nodes ROCm opens.
 
+pub mod active;
 pub mod rules;
 
 use crate::facts::access::{Access, DeviceFacts, access};

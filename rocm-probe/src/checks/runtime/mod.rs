@@ -4,6 +4,7 @@
 //! target, iGPU beside dGPU, release support) run only when layers 1–3 have no failure: with a
 //! broken lower layer they would only repeat its consequences.
 
+pub mod active;
 pub mod rules;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,5 +1,6 @@
 //! Layer 3: libhsakmt, passively: is the thunk the ROCr in use needs there, shared or built in?
 
+pub mod active;
 pub mod rules;
 
 use crate::facts::Facts;

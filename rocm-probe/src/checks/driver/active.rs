@@ -1,0 +1,181 @@
+//! Layer 2 with active results: what `/dev/kfd` answered (open, version, apertures, memory,
+//! clocks, failed ioctls).
+
+use crate::active::KfdOpen;
+use crate::checks::active::{SOURCE, gpu_nodes};
+use crate::facts::topology::{Node, TOPOLOGY_DIR};
+use crate::facts::{Facts, KFD_DEVICE};
+use crate::finding::{
+    Evidence, Finding, KFD_ANSWERS, KFD_CLOCK_STUCK, KFD_GPUS_HIDDEN, KFD_INTERFACE_OLD,
+    KFD_IOCTL_FAILED, KFD_OPEN_FAILED, Status,
+};
+use crate::msg;
+
+/// What an errno means when `/dev/kfd` will not open.
+fn open_meaning(errno: &str) -> String {
+    match errno {
+        "ENOENT" => msg!("active.open-enoent"),
+        "EACCES" | "EPERM" => msg!("active.open-eacces"),
+        "ENODEV" | "ENXIO" => msg!("active.open-enodev"),
+        "EBUSY" => msg!("active.open-ebusy"),
+        _ => msg!("active.open-refused"),
+    }
+}
+
+/// Layer 2: the KFD ioctls.
+pub fn check(f: &Facts) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let Some(a) = &f.active else { return out };
+    let Some(open) = &a.kfd_open else { return out };
+    let device = Evidence::new(
+        format!(
+            "{SOURCE}:{}",
+            msg!("active.source-open", device = KFD_DEVICE)
+        ),
+        open.to_string(),
+    );
+    if let KfdOpen::Errno(errno) = open {
+        out.push(
+            KFD_OPEN_FAILED
+                .finding(msg!(
+                    "active.kfd-open-failed",
+                    device = KFD_DEVICE,
+                    errno,
+                    meaning = open_meaning(errno)
+                ))
+                .with(device)
+                .remedy(msg!("active.kfd-open-failed-remedy")),
+        );
+        return out;
+    }
+    let mut parts = Vec::new();
+    let mut evidence = vec![device];
+    if let Some([major, minor]) = a.kfd_version {
+        parts.push(msg!("active.kfd-part-interface", major, minor));
+        evidence.push(Evidence::new(
+            format!("{SOURCE}:GET_VERSION"),
+            format!("{major}.{minor}"),
+        ));
+        let (status, why) = if major != 1 {
+            (Some(Status::Fail), msg!("active.interface-major"))
+        } else if minor < 5 {
+            (Some(Status::Warn), msg!("active.interface-no-svm"))
+        } else if minor < 9 {
+            (
+                Some(Status::Warn),
+                msg!("active.interface-no-available-memory"),
+            )
+        } else if minor < 13 {
+            (Some(Status::Info), msg!("active.interface-no-debugger"))
+        } else {
+            (None, String::new())
+        };
+        if let Some(status) = status {
+            out.push(
+                KFD_INTERFACE_OLD
+                    .finding_with(status, msg!("active.interface-old", major, minor, why))
+                    .with(Evidence::new(
+                        format!("{SOURCE}:GET_VERSION"),
+                        format!("{major}.{minor}"),
+                    ))
+                    .remedy(msg!("active.interface-old-remedy")),
+            );
+        }
+    }
+    let gpus = gpu_nodes(f);
+    if let Some(seen) = &a.kfd_gpus {
+        parts.push(msg!("active.kfd-part-gpus", gpus = seen.len()));
+        let hidden: Vec<&&Node> = gpus
+            .iter()
+            .filter(|n| n.gpu_id.is_some_and(|id| !seen.contains(&id)))
+            .collect();
+        if !hidden.is_empty() {
+            out.push(
+                KFD_GPUS_HIDDEN
+                    .finding(msg!(
+                        "active.gpus-hidden",
+                        seen = seen.len(),
+                        total = gpus.len(),
+                        gpus = crate::checks::gpu_names(f, hidden.iter().map(|n| n.id))
+                    ))
+                    .with(Evidence::new(
+                        format!("{SOURCE}:GET_PROCESS_APERTURES_NEW"),
+                        format!("gpu_ids {seen:?}"),
+                    ))
+                    .with_all(hidden.iter().map(|n| {
+                        Evidence::new(
+                            format!("{TOPOLOGY_DIR}/nodes/{}/gpu_id", n.id),
+                            n.gpu_id.map(|g| g.to_string()).unwrap_or_default(),
+                        )
+                    })),
+            );
+        }
+    }
+    if let Some(memory) = &a.kfd_available_memory
+        && !memory.is_empty()
+    {
+        let total: u64 = memory.values().sum();
+        parts.push(msg!(
+            "active.kfd-part-memory",
+            gib = format!("{:.1}", total as f64 / (1u64 << 30) as f64),
+            gpus = memory.len()
+        ));
+        evidence.push(Evidence::new(
+            format!("{SOURCE}:AVAILABLE_MEMORY"),
+            memory
+                .iter()
+                .map(|(id, b)| format!("{id}: {b}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ));
+    }
+    if let Some(stuck) = &a.kfd_clock_stuck {
+        if stuck.is_empty() {
+            parts.push(msg!("active.kfd-part-clocks"));
+        } else {
+            let nodes = gpus
+                .iter()
+                .filter(|n| n.gpu_id.is_some_and(|id| stuck.contains(&id)))
+                .map(|n| n.id);
+            out.push(
+                KFD_CLOCK_STUCK
+                    .finding(msg!(
+                        "active.clock-stuck",
+                        count = stuck.len(),
+                        gpus = crate::checks::gpu_names(f, nodes)
+                    ))
+                    .with(Evidence::new(
+                        format!("{SOURCE}:GET_CLOCK_COUNTERS"),
+                        format!("gpu_ids {stuck:?}"),
+                    ))
+                    .remedy(msg!("active.clock-stuck-remedy")),
+            );
+        }
+    }
+    if let Some(errors) = a.kfd_errors.as_ref().filter(|e| !e.is_empty()) {
+        out.push(
+            KFD_IOCTL_FAILED
+                .finding(msg!(
+                    "active.ioctl-failed",
+                    count = errors.len(),
+                    errors = errors.join("; ")
+                ))
+                .with_all(
+                    errors
+                        .iter()
+                        .map(|e| Evidence::new(format!("{SOURCE}:ioctl"), e.clone())),
+                ),
+        );
+    }
+    out.insert(
+        0,
+        KFD_ANSWERS
+            .finding(msg!(
+                "active.kfd-answers",
+                device = KFD_DEVICE,
+                parts = parts.join("; ")
+            ))
+            .with_all(evidence),
+    );
+    out
+}
