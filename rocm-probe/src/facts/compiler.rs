@@ -13,7 +13,6 @@
 //! Every read goes through the [`SysRoot`]; unreadable directories are kept in
 //! [`CompilerFacts::problems`].
 
-use crate::msg;
 use std::collections::BTreeSet;
 
 use serde::Serialize;
@@ -84,7 +83,7 @@ pub struct InstallCompiler {
     /// The install prefix (`/opt/rocm-6.2.0`, `/usr`).
     pub prefix: String,
     /// `ROCm 6.2.0 at /opt/rocm-6.2.0`.
-    pub describe: String,
+    pub describe: crate::i18n::Text,
     /// The compiler drivers found.
     pub tools: Vec<Tool>,
     /// The device-library directories found.
@@ -136,13 +135,13 @@ impl CompilerFacts {
         if !installs.captured {
             return facts;
         }
-        let mut prefixes: Vec<(String, String)> = installs
+        let mut prefixes: Vec<(String, crate::i18n::Text)> = installs
             .installs
             .iter()
-            .map(|i| (i.prefix.trim_end_matches('/').to_owned(), i.describe()))
+            .map(|i| (i.prefix.trim_end_matches('/').to_owned(), i.text()))
             .collect();
         if !prefixes.iter().any(|(p, _)| p == "/usr") {
-            prefixes.push(("/usr".to_owned(), msg!("facts.distribution-usr")));
+            prefixes.push(("/usr".to_owned(), crate::text!("facts.distribution-usr")));
         }
         for (prefix, describe) in prefixes {
             let entry = facts.one(root, &prefix, describe);
@@ -153,7 +152,12 @@ impl CompilerFacts {
         facts
     }
 
-    fn one(&mut self, root: &SysRoot, prefix: &str, describe: String) -> InstallCompiler {
+    fn one(
+        &mut self,
+        root: &SysRoot,
+        prefix: &str,
+        describe: crate::i18n::Text,
+    ) -> InstallCompiler {
         let mut tools = Vec::new();
         let mut drivers: Vec<String> = DRIVERS.iter().map(|d| format!("{prefix}/{d}")).collect();
         // Each LLVM directory's clang resource versions (`lib/clang/17`), listed once: they give

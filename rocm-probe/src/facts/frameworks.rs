@@ -284,7 +284,7 @@ pub struct Torch {
     /// The file [`Torch::rocm`] came from (`torch/version.py`, else the dist-info directory).
     pub rocm_source: Option<String>,
     /// What in it says so (`local version label +rocm6.0`, `hip = '6.0.32830-d62f6a171'`).
-    pub rocm_detail: Option<String>,
+    pub rocm_detail: Option<crate::i18n::Text>,
     /// The ROCm libraries in `torch/lib`, when any.
     pub bundled: Option<Bundled>,
     /// Absolute path of `torch/lib/libtorch_hip.so`, when present: the library holding
@@ -839,12 +839,12 @@ impl Collector<'_> {
                 (Some(v), _) => (
                     Some(v),
                     version_file,
-                    Some(msg!("facts.local-version-label", tag = tag.unwrap_or(""))),
+                    Some(crate::text!("facts.local-version-label", tag = tag.unwrap_or(""))),
                 ),
                 (None, Some(v)) => (
                     Some(v),
                     Some(format!("{dir}/version.py")),
-                    Some(format!("hip = '{}'", hip.unwrap_or(""))),
+                    Some(crate::text!("facts.hip-version-line", hip = hip.unwrap_or(""))),
                 ),
                 (None, None) => (None, None, None),
             }

@@ -261,10 +261,15 @@ pub struct Install {
 impl Install {
     /// `ROCm 6.2.0 at /opt/rocm-6.2.0`.
     pub fn describe(&self) -> String {
+        self.text().to_string()
+    }
+
+    /// [`Self::describe`] kept as data, for facts that name the install.
+    pub fn text(&self) -> crate::i18n::Text {
         let prefix = &self.prefix;
         match self.version {
-            Some(version) => msg!("facts.install", version, prefix),
-            None => msg!("facts.install-unknown", prefix),
+            Some(version) => crate::text!("facts.install", version = version.to_string(), prefix),
+            None => crate::text!("facts.install-unknown", prefix),
         }
     }
 }

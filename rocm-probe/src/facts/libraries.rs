@@ -155,7 +155,7 @@ pub struct InstallLibraries {
     /// The install prefix (`/opt/rocm-6.2.0`).
     pub prefix: String,
     /// `ROCm 6.2.0 at /opt/rocm-6.2.0`.
-    pub describe: String,
+    pub describe: crate::i18n::Text,
     /// The directory the libraries were looked for in.
     pub lib_dir: String,
     /// The libraries present, in [`LIBRARIES`] order.
@@ -265,7 +265,7 @@ impl LibraryFacts {
             };
             facts.installs.push(InstallLibraries {
                 prefix: install.prefix.clone(),
-                describe: install.describe(),
+                describe: install.text(),
                 lib_dir,
                 present,
                 rocblas,

@@ -551,8 +551,8 @@ fn torch(ctx: &Ctx, t: &Torch, out: &mut Vec<Finding>) {
         (_, _, Some(v), Some(s)) => {
             let detail = t
                 .rocm_detail
-                .clone()
-                .unwrap_or_else(|| msg!("frameworks.its-version"));
+                .as_ref()
+                .map_or_else(|| msg!("frameworks.its-version"), ToString::to_string);
             (
                 v,
                 Evidence::new(
