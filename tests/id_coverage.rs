@@ -48,10 +48,6 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
         "the public description of mixed modes (k8s-device-plugin docs, ROCm/gpu-operator#101: 5 GPUs SPX-NPS1 beside 3 CPX-NPS1) needs SPX KFD nodes beside CPX ones; every real MI300 capture here is CPX, and a merged SPX node would be invented",
     ),
     (
-        "runtime.hsa-override-unknown-target",
-        "no public report found of an override naming a processor missing from ROCr's table: the reports found use 10.3.0, 11.0.0, 11.5.1 or 12.0.1, all known targets",
-    ),
-    (
         "workloads.hive-incomplete",
         "bare-metal KFD cannot show it: kfd_create_vcrat_image_gpu (kfd_crat.c) adds an XGMI io_link to every GPU of the same hive_id; only an SR-IOV guest whose host disabled XGMI sharing between two VFs of one hive lacks one, and no such capture exists",
     ),
