@@ -40,10 +40,6 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
         "no fixture: the JAX plugin failures found (ROCm/jax#268, ROCm/rocm_smi_lib#215: jax_rocm60_plugin on ROCm 6.2.x missing librocm_smi64.so.6) are within one ROCm major, which this check by design does not flag; no report of a plugin of another major was found",
     ),
     (
-        "frameworks.tensorflow-not-rocm",
-        "no fixture: the one report found (ROCm/legacy-rocm-build#442, tensorflow-gpu in ~/.local on ROCm 1.8) needs ROCm 1.x's /opt/rocm/hsa/lib layout, which the install scan does not read; no newer report of a non-ROCm TensorFlow on a ROCm machine was found",
-    ),
-    (
         "hardware.partition-mode-mismatch",
         "the public description of mixed modes (k8s-device-plugin docs, ROCm/gpu-operator#101: 5 GPUs SPX-NPS1 beside 3 CPX-NPS1) needs SPX KFD nodes beside CPX ones; every real MI300 capture here is CPX, and a merged SPX node would be invented",
     ),
