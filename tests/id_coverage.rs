@@ -29,31 +29,23 @@ use rocm_probe_tests::{fixtures, fixtures_dir};
 const NOT_YET_COVERED: &[(&str, &str)] = &[
     (
         "driver.kfd-clock-stuck",
-        "no public report found of a GPU whose clock counter stops while /dev/kfd still answers; the one way found (a GPU the device cgroup hides, which KFD answers with a counter of 0) was a false finding, fixed by asking only the GPUs in the apertures",
+        "no public report found of a GPU whose clock counter stops while /dev/kfd still answers (searched again: GET_CLOCK_COUNTERS, hsaKmtGetClockCounters, clock counter not advancing); the one way found (a GPU the device cgroup hides, which KFD answers with a counter of 0) was a false finding, fixed by asking only the GPUs in the apertures",
     ),
     (
         "driver.kfd-ioctl-failed",
-        "no public report found of GET_VERSION, GET_PROCESS_APERTURES_NEW, AVAILABLE_MEMORY (interface 1.9 and later) or GET_CLOCK_COUNTERS failing on an open /dev/kfd; the one way found (AVAILABLE_MEMORY on a GPU the device cgroup hides: EINVAL) was a false finding, fixed by asking only the GPUs in the apertures",
+        "no public report found of GET_VERSION, GET_PROCESS_APERTURES_NEW, AVAILABLE_MEMORY (interface 1.9 and later) or GET_CLOCK_COUNTERS failing on an open /dev/kfd: the KFD ioctl failures reported (ROCm/legacy-rocm-build#145, ioctl nr 0x1d EINVAL on ROCm 1.6's kernel; #438, ACQUIRE_VM on Linux 4.18-rc1) are of ioctls the probe does not send; the one way found (AVAILABLE_MEMORY on a GPU the device cgroup hides: EINVAL) was a false finding, fixed by asking only the GPUs in the apertures",
     ),
     (
         "frameworks.jax-plugin-mismatch",
-        "no fixture: the JAX plugin failures found (ROCm/jax#268, ROCm/rocm_smi_lib#215: jax_rocm60_plugin on ROCm 6.2.x missing librocm_smi64.so.6) are within one ROCm major, which this check by design does not flag; no report of a plugin of another major was found",
-    ),
-    (
-        "frameworks.tensorflow-not-rocm",
-        "no fixture: the one report found (ROCm/legacy-rocm-build#442, tensorflow-gpu in ~/.local on ROCm 1.8) needs ROCm 1.x's /opt/rocm/hsa/lib layout, which the install scan does not read; no newer report of a non-ROCm TensorFlow on a ROCm machine was found",
+        "every JAX plugin failure found is within one ROCm major, which this check by design does not flag: jax_rocm60_plugin on ROCm 6.1-6.3 missing librocm_smi64.so.6 (ROCm/jax#268, #270, ROCm/rocm_smi_lib#215, ROCm/legacy-rocm-build#4403), jax-rocm7-plugin on ROCm 7.0.1 (ROCm/rocm-jax#200), jax_rocm7 nightlies with TheRock 7.13 (ROCm/TheRock#4578); no report of a plugin of another major than the installed ROCm was found",
     ),
     (
         "hardware.partition-mode-mismatch",
-        "the public description of mixed modes (k8s-device-plugin docs, ROCm/gpu-operator#101: 5 GPUs SPX-NPS1 beside 3 CPX-NPS1) needs SPX KFD nodes beside CPX ones; every real MI300 capture here is CPX, and a merged SPX node would be invented",
-    ),
-    (
-        "runtime.hsa-override-unknown-target",
-        "no public report found of an override naming a processor missing from ROCr's table: the reports found use 10.3.0, 11.0.0, 11.5.1 or 12.0.1, all known targets",
+        "real reports exist (ROCm/gpu-operator#382: an MI300X node in profile cpx-2x-spx-6x-nps1, ROCm 6.3.2; #101's docs: 5 GPUs SPX-NPS1 beside 3 CPX-NPS1), but modelling one needs SPX MI300X KFD nodes beside CPX ones, and no licensed real SPX capture was found: k8s-device-plugin's testdata holds topo-mi300-cpx and topology-parsing-mi308 (CPX) only, and the one SPX node text found (makodevai/gpuq tests/test_hip_runtime.py) is a test mock, one node formatted into eight",
     ),
     (
         "workloads.hive-incomplete",
-        "bare-metal KFD cannot show it: kfd_create_vcrat_image_gpu (kfd_crat.c) adds an XGMI io_link to every GPU of the same hive_id; only an SR-IOV guest whose host disabled XGMI sharing between two VFs of one hive lacks one, and no such capture exists",
+        "no capture: KFD links every pair of GPUs with one hive_id (kfd_create_vcrat_image_gpu in kfd_crat.c) unless amdgpu_xgmi_get_is_sharing_enabled says no, which only an SR-IOV host does for two VFs of one hive, and no such guest capture is public; on bare metal a GPU whose amdgpu_xgmi_add_device fails keeps hive_id 0 (amdgpu_device_ip_init goes on without it), a different signature this rule does not look for and no public report shows, and with a 4-GPU bridge only partly populated the GPUs do not come up at all (AMD in ROCm/legacy-rocm-build#1503)",
     ),
 ];
 
