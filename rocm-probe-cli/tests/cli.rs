@@ -862,3 +862,39 @@ fn explain_in_english_and_chinese() {
         .args(["explain", "hardware.no-amd-gpu"]));
     assert!(!cjk(&c_locale.stdout), "{}", c_locale.stdout);
 }
+
+/// `--root` must name a machine tree (issue 15): a directory with neither `fixture.toml` nor a
+/// machine directory would read as a machine with no driver — "no KFD", exit 1, a drained node.
+/// Each kind of wrong directory is refused with exit 2 and says what is missing; a tree's own
+/// `sys/` passed one level too deep names the directory to pass instead.
+#[test]
+fn root_must_be_a_machine_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let licences = dir.path().join("licences");
+    std::fs::create_dir(&licences).unwrap();
+    std::fs::write(licences.join("LICENSE"), "MIT").unwrap();
+    for wrong in [&empty, &licences, &fixture("rx7900xtx").join("sys/class")] {
+        for args in [&[][..], &["snapshot", "-"][..], &["agents"][..]] {
+            let r = run(probe().arg("--root").arg(wrong).args(args));
+            assert_eq!(r.code, 2, "{} {args:?}: {}", wrong.display(), r.stderr);
+            assert!(r.stderr.contains("fixture.toml"), "{}", r.stderr);
+            assert!(r.stdout.is_empty(), "{}", r.stdout);
+        }
+    }
+    let deep = fixture("rx7900xtx").join("sys");
+    let r = run(probe().arg("--root").arg(&deep));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let parent = fixture("rx7900xtx");
+    assert!(
+        r.stderr.contains(&format!("pass {}", parent.display())),
+        "{}",
+        r.stderr
+    );
+    // A tree with only a machine directory is one (a capture of sysfs alone).
+    let sys_only = dir.path().join("sys-only");
+    std::fs::create_dir_all(sys_only.join("sys")).unwrap();
+    let r = run(probe().arg("--root").arg(&sys_only));
+    assert_ne!(r.code, 2, "{}", r.stderr);
+}

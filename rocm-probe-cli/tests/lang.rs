@@ -258,6 +258,8 @@ impl ErrorInputs {
         );
         write("report.txt", b"not a report");
         std::fs::create_dir(dir.path().join("a-directory")).unwrap();
+        // A machine tree with no KFD: sysfs present, nothing in it.
+        std::fs::create_dir_all(dir.path().join("no-kfd/sys")).unwrap();
         Self { dir }
     }
 
@@ -354,8 +356,13 @@ impl ErrorInputs {
             ),
             (
                 "agents without KFD",
-                s(&["--root", &self.path("a-directory"), "agents"]),
+                s(&["--root", &self.path("no-kfd"), "agents"]),
                 1,
+            ),
+            (
+                "--root not a machine",
+                s(&["--root", &self.path("a-directory")]),
+                2,
             ),
         ]
     }
@@ -481,6 +488,15 @@ fn english_errors_and_diagnostics_are_unchanged() {
             "rocm-probe: no KFD: /sys/class/kfd/kfd/topology/nodes: not found (the amdgpu driver \
              is not loaded, or this container does not expose /sys/class/kfd)\n"
                 .to_owned(),
+        ),
+        (
+            "--root not a machine",
+            format!(
+                "rocm-probe: {}: cannot use as a fixture: it has neither a fixture.toml nor any \
+                 directory of a machine tree (sys, proc, etc, opt, usr, lib, dev): a directory \
+                 that holds no machine would read as one with no GPU, driver or ROCm\n",
+                p("a-directory")
+            ),
         ),
     ];
     for (name, stderr) in expected {

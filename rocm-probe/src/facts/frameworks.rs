@@ -839,12 +839,18 @@ impl Collector<'_> {
                 (Some(v), _) => (
                     Some(v),
                     version_file,
-                    Some(crate::text!("facts.local-version-label", tag = tag.unwrap_or(""))),
+                    Some(crate::text!(
+                        "facts.local-version-label",
+                        tag = tag.unwrap_or("")
+                    )),
                 ),
                 (None, Some(v)) => (
                     Some(v),
                     Some(format!("{dir}/version.py")),
-                    Some(crate::text!("facts.hip-version-line", hip = hip.unwrap_or(""))),
+                    Some(crate::text!(
+                        "facts.hip-version-line",
+                        hip = hip.unwrap_or("")
+                    )),
                 ),
                 (None, None) => (None, None, None),
             }

@@ -65,6 +65,9 @@ impl Source {
             }
             Err(e) => return Err(fixture_dir_error(dir, &crate::i18n::os_error(&e))),
         }
+        if let Err(why) = machine_tree(dir) {
+            return Err(fixture_dir_error(dir, &why));
+        }
         let root = SysRoot::fixture(dir);
         let config = FixtureConfig::load(&root)?;
         Ok(Self {
@@ -109,6 +112,40 @@ impl Source {
         } else {
             SourceKind::Live
         }
+    }
+}
+
+/// The top-level directories a machine tree has: what `snapshot` writes (sysfs, procfs, the
+/// configuration, installs, libraries, device nodes).
+pub const MACHINE_DIRS: [&str; 7] = ["sys", "proc", "etc", "opt", "usr", "lib", "dev"];
+
+/// Whether `dir` is a machine tree: it has a `fixture.toml` or one of [`MACHINE_DIRS`]. Anything
+/// else (a licence folder, `/tmp`, a snapshot's `sys/` passed one level too deep) would read as
+/// a machine with nothing on it — "no KFD", a failure that drains a node — so it is refused,
+/// with the parent named when `dir` is itself one of a machine tree's directories.
+fn machine_tree(dir: &Path) -> Result<(), String> {
+    let is_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    if std::fs::symlink_metadata(dir.join(fixture::FIXTURE_FILE)).is_ok()
+        || MACHINE_DIRS.iter().any(|d| is_dir(&dir.join(d)))
+    {
+        return Ok(());
+    }
+    let dirs = crate::i18n::list(MACHINE_DIRS);
+    let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    match dir.parent().filter(|_| MACHINE_DIRS.contains(&name)) {
+        Some(parent) if parent.as_os_str().is_empty() || machine_tree(parent).is_ok() => {
+            let parent = if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            };
+            Err(crate::msg!(
+                "io.fixture-one-level-too-deep",
+                name,
+                parent = parent.display()
+            ))
+        }
+        _ => Err(crate::msg!("io.fixture-no-machine-dirs", dirs)),
     }
 }
 
