@@ -286,6 +286,7 @@ fn every_fixture_gives_a_valid_feature_file() {
         let want = match report.verdict.status {
             rocm_probe::Status::Fail => "fail",
             rocm_probe::Status::Warn => "warn",
+            rocm_probe::Status::Skip => "undetermined",
             _ => "pass",
         };
         assert_eq!(health.value, want, "{name}");
@@ -294,7 +295,7 @@ fn every_fixture_gives_a_valid_feature_file() {
     // The fixtures cover every verdict.
     assert_eq!(
         seen_health.keys().collect::<Vec<_>>(),
-        ["fail", "pass", "warn"]
+        ["fail", "pass", "undetermined", "warn"]
     );
 }
 

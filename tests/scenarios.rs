@@ -217,7 +217,10 @@ fn wsl_is_not_blamed_on_missing_hardware_or_driver() {
         !ids.contains(&"hardware.no-amd-gpu") && !ids.contains(&"driver.amdgpu-not-loaded"),
         "{ids:?}"
     );
-    assert_eq!(r.exit_code(false), 0);
+    // Nothing was verified: undetermined (exit 3), never a PASS with zero GPUs.
+    assert_eq!(r.verdict.status, Status::Skip);
+    assert_eq!(r.verdict.root_cause, Some("hardware.wsl-paravirtual"));
+    assert_eq!(r.exit_code(false), 3);
 }
 
 #[test]

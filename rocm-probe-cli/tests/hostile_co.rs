@@ -129,7 +129,7 @@ fn a_fifo_for_a_library_does_not_hang_the_report_or_snapshot() {
     let (dir, _) = fixture_with_rocfft(mkfifo);
     let root = dir.path().to_str().unwrap();
     let r = bounded(&["--root", root, "report", "--json"], &[], 0);
-    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    assert!(matches!(r.code, 0 | 1 | 3), "{}", r.stderr);
     assert!(r.stdout.contains("librocfft.so.0.1.60200"), "{}", r.stdout);
     assert!(r.stdout.contains("not a regular file"), "{}", r.stdout);
     let out = tempfile::tempdir().unwrap();

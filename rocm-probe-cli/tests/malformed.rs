@@ -69,10 +69,11 @@ fn every_malformed_case_is_named_without_panic_hang_or_blowup() {
         };
         cmd.env_clear().arg(&bin).arg("--root").arg(&dir);
         let (code, out) = run(&mut cmd);
+        // A malformed GPU node can leave no GPU to check: the verdict is then undetermined (3).
         let expected_exit = if case.path == "fixture.toml" {
-            [2, 2]
+            &[2][..]
         } else {
-            [0, 1]
+            &[0, 1, 3][..]
         };
         let named = out
             .lines()

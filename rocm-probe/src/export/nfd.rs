@@ -16,7 +16,7 @@
 //!
 //! | label | value |
 //! |---|---|
-//! | `health` | `pass`, `warn` or `fail`: the verdict |
+//! | `health` | `pass`, `warn` or `fail`: the verdict; `undetermined` when no GPU could be checked |
 //! | `root-cause` | the root-cause finding id (`driver.kfd-permission-denied`); absent when healthy |
 //! | `gpu-count` | physical GPUs |
 //! | `agent-count` | GPU agents (KFD GPU nodes: partitions on a partitioned GPU) |
@@ -73,6 +73,7 @@ pub fn labels(report: &Report, facts: &Facts) -> Vec<(String, String)> {
     let health = match report.verdict.status {
         Status::Fail => "fail",
         Status::Warn => "warn",
+        Status::Skip => "undetermined",
         _ => "pass",
     };
     out.push(("health".to_owned(), health.to_owned()));

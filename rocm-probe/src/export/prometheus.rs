@@ -263,7 +263,7 @@ fn run_families(report: &Report, facts: &Facts, families: &mut Vec<Family>) {
     let mut verdict = Family::new(
         "rocm_probe_verdict",
         Kind::Gauge,
-        "Overall verdict as a status code: 1 pass, 3 warn, 4 fail (codes: skip=0 pass=1 info=2 warn=3 fail=4).",
+        "Overall verdict as a status code: 1 pass, 3 warn, 4 fail, 0 undetermined (no GPU could be checked) (codes: skip=0 pass=1 info=2 warn=3 fail=4).",
     );
     verdict.push(&[], status_code(report.verdict.status));
     families.push(verdict);

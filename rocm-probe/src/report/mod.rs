@@ -33,7 +33,8 @@ pub struct LayerReport {
 /// The bottom line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Verdict {
-    /// `pass`, `warn` or `fail`.
+    /// `pass`, `warn` or `fail`; `skip` when the verdict is undetermined: no failure, and no GPU
+    /// could be checked (WSL, a tree whose GPU nodes are unreadable) — exit 3, never a PASS.
     pub status: Status,
     /// 0 when healthy, else the lowest layer carrying the root cause.
     pub root_layer: u8,
@@ -142,17 +143,18 @@ impl Report {
             })
             .collect();
         let verdict = match root {
-            None => Verdict {
-                status: Status::Pass,
-                root_layer: 0,
-                root_cause: None,
-                summary: msg!("report.healthy"),
-            },
-            Some(r) => Verdict {
+            Some(r) if r.status == Status::Fail || !no_gpu => Verdict {
                 status: r.status,
                 root_layer: r.layer.number(),
                 root_cause: Some(r.id),
                 summary: findings[r.index].summary.clone(),
+            },
+            _ if no_gpu => undetermined(root, &findings),
+            _ => Verdict {
+                status: Status::Pass,
+                root_layer: 0,
+                root_cause: None,
+                summary: msg!("report.healthy"),
             },
         };
         let inv = facts.inventory.as_ref();
@@ -169,6 +171,34 @@ impl Report {
             findings,
             facts,
         }
+    }
+}
+
+/// No failure, and no GPU agent to check: the probe cannot tell whether the machine works. The
+/// verdict names why — the warning that hid the GPUs, else the lowest skipped check (WSL's
+/// paravirtual GPU) — and is `skip`, exit 3: never a PASS with zero GPUs.
+fn undetermined(root: Option<Root>, findings: &[Finding]) -> Verdict {
+    let why = root.map(|r| r.index).or_else(|| {
+        findings
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.status == Status::Skip && f.layer <= Layer::Driver)
+            .min_by_key(|(i, f)| (f.layer, *i))
+            .map(|(i, _)| i)
+    });
+    match why {
+        Some(i) => Verdict {
+            status: Status::Skip,
+            root_layer: findings[i].layer.number(),
+            root_cause: Some(findings[i].id),
+            summary: msg!("report.undetermined", why = findings[i].summary),
+        },
+        None => Verdict {
+            status: Status::Skip,
+            root_layer: 0,
+            root_cause: None,
+            summary: msg!("report.undetermined-nothing"),
+        },
     }
 }
 
@@ -205,6 +235,9 @@ impl Report {
     /// gives `PASS: 8 GPU(s), 8 agent(s): gfx90a`. Cut with `…` when longer.
     pub fn summary(&self, width: usize) -> String {
         let line = match self.verdict.root_cause {
+            None if self.verdict.status == Status::Skip => {
+                format!("{}: {}", self.verdict.status.word(), self.verdict.summary)
+            }
             Some(id) => format!(
                 "{} {id}: {}",
                 self.verdict.status.word(),
@@ -255,8 +288,12 @@ impl Report {
         u8::from(self.findings.iter().any(|f| f.status > worst))
     }
 
-    /// ARCHITECTURE.md §5: 0 without a failure, 1 with one (or with a warning under `--strict`).
+    /// ARCHITECTURE.md §5: 0 without a failure, 1 with one (or with a warning under `--strict`),
+    /// 3 when the verdict is undetermined (no failure, and no GPU could be checked).
     pub fn exit_code(&self, strict: bool) -> u8 {
+        if self.verdict.status == Status::Skip {
+            return 3;
+        }
         let worst = self.findings.iter().map(|f| f.status).max();
         match worst {
             Some(Status::Fail) => 1,
