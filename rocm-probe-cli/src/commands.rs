@@ -4,10 +4,10 @@ use std::io::Write;
 
 use anyhow::Result;
 use rocm_probe::facts::agent::AgentNeeds;
+use rocm_probe::facts::collect;
 use rocm_probe::facts::config::Profile;
 use rocm_probe::facts::module::AmdgpuParameters;
-use rocm_probe::facts::topology::TOPOLOGY_DIR;
-use rocm_probe::facts::{Collect, collect};
+use rocm_probe::facts::topology::{Scope, TOPOLOGY_DIR};
 use rocm_probe::finding::{rule, rules};
 use rocm_probe::i18n::os_error;
 use rocm_probe::report::Options;
@@ -418,8 +418,7 @@ fn topo(source: &Source, format: crate::args::TopoFormat, out: &mut dyn Write) -
 
 fn ps(source: &Source, json: bool, out: &mut dyn Write) -> Result<u8> {
     // The topology is read for its `gpu_id`s; its problems are the business of `agents`.
-    let topology = match rocm_probe::Topology::collect(source, Default::default(), &mut Vec::new())
-    {
+    let topology = match collect::<rocm_probe::Topology>(source, Scope::Full).0 {
         Ok(t) => t,
         Err(e) => return no_kfd(&e),
     };

@@ -547,7 +547,7 @@ struct Collector<'a> {
 impl Collector<'_> {
     /// A bounded listing; a missing directory is `None` without a problem.
     fn list(&mut self, dir: &str, max: usize) -> Option<Vec<String>> {
-        let mut names = optional(self.root.read_dir(dir), &mut self.problems)?;
+        let mut names = optional(self.root.read_dir(dir), self.problems)?;
         if names.len() > max {
             names.truncate(max);
             self.facts.truncated = true;
@@ -797,7 +797,7 @@ impl Collector<'_> {
             .flatten();
         let dist = dist.map(|mut d| {
             let metadata = format!("{}/METADATA", d.path);
-            if let Some(text) = optional(self.root.read_text(&metadata), &mut self.problems) {
+            if let Some(text) = optional(self.root.read_text(&metadata), self.problems) {
                 match parse_metadata(&text) {
                     Some(m) => d.version = m.version,
                     None => self.problems.push(Problem::new(
@@ -873,7 +873,7 @@ impl Collector<'_> {
     }
 
     fn version_py(&mut self, path: &str) -> Option<VersionPy> {
-        let text = optional(self.root.read_text(path), &mut self.problems)?;
+        let text = optional(self.root.read_text(path), self.problems)?;
         Some(VersionPy {
             path: path.to_owned(),
             values: parse_version_py(&text),

@@ -494,7 +494,7 @@ impl Collector<'_> {
     }
 
     fn opt(&mut self) {
-        let Some(names) = optional(self.root.read_dir(OPT), &mut self.problems) else {
+        let Some(names) = optional(self.root.read_dir(OPT), self.problems) else {
             return;
         };
         for name in &names {
@@ -527,8 +527,8 @@ impl Collector<'_> {
                 }
             }
         }
-        let target_exists = chain.is_empty()
-            || crate::source::problem::exists(self.root, &target, &mut self.problems);
+        let target_exists =
+            chain.is_empty() || crate::source::problem::exists(self.root, &target, self.problems);
         let install = target_exists.then(|| {
             let kind = if target.starts_with("/opt/") {
                 InstallKind::Opt
@@ -598,7 +598,7 @@ impl Collector<'_> {
     /// `.info/version`, else `rocm_version.h`.
     fn version_files(&mut self, prefix: &str) -> Option<(RocmVersion, String)> {
         let path = join(prefix, VERSION_FILE);
-        if let Some(text) = optional(self.root.read_value(&path), &mut self.problems) {
+        if let Some(text) = optional(self.root.read_value(&path), self.problems) {
             match RocmVersion::parse(&text) {
                 Some(v) => return Some((v, path)),
                 None => {
@@ -614,7 +614,7 @@ impl Collector<'_> {
             }
         }
         let path = join(prefix, VERSION_HEADER);
-        let text = optional(self.root.read_text(&path), &mut self.problems)?;
+        let text = optional(self.root.read_text(&path), self.problems)?;
         match parse_version_header(&text) {
             Some(v) => Some((v, path)),
             None => {
@@ -648,7 +648,7 @@ impl Collector<'_> {
         let path = join(dir, name);
         // `exists` follows links: a dangling soname link is as absent as it is to the loader (one
         // escaping the fixture root is a problem, not an absence).
-        if !crate::source::problem::exists(self.root, &path, &mut self.problems) {
+        if !crate::source::problem::exists(self.root, &path, self.problems) {
             return None;
         }
         let file = match self.root.read_link(&path) {
@@ -837,7 +837,7 @@ impl Collector<'_> {
         if depth > MAX_CONF_DEPTH || !seen.insert(path.to_owned()) {
             return;
         }
-        let Some(text) = optional(self.root.read_text(path), &mut self.problems) else {
+        let Some(text) = optional(self.root.read_text(path), self.problems) else {
             return;
         };
         for entry in conf_entries(&text) {
@@ -870,7 +870,7 @@ impl Collector<'_> {
         if dir.contains(['*', '?']) {
             return Vec::new();
         }
-        let Some(names) = optional(self.root.read_dir(dir), &mut self.problems) else {
+        let Some(names) = optional(self.root.read_dir(dir), self.problems) else {
             return Vec::new();
         };
         names

@@ -86,13 +86,16 @@ pub struct Facts {
 /// read through a [`Source`] — its `SysRoot` for files, its host for identity, environment and
 /// device nodes — given the earlier facts it needs, and every input it could not use goes to
 /// `problems`. A collector keeps no problems of its own: its caller decides where they are kept
-/// ([`Facts::problems`], by the layer that reports them).
+/// ([`Facts::problems`], by the layer that reports them; the topology's in the topology, by the
+/// agent view's collector, which reads it).
 pub trait Collect {
-    /// The earlier facts the area is read with, borrowed (`()` when none).
+    /// The earlier facts the area is read with, usually borrowed (`()` when none; for the
+    /// topology, how much of it to read).
     type Needs<'a>;
-    /// What collecting gives: the area's facts; `Option` of them when the area may be absent
-    /// from a fixture (not captured); `Result` when it fails as a whole, the error then being
-    /// the fact (only the KFD topology: no KFD, or refused).
+    /// What collecting gives: the area's facts (one per device node for [`DeviceFacts`]);
+    /// `Option` of them when the area may be absent from a fixture (not captured); `Result`
+    /// when it fails as a whole, the error then being the fact (only the KFD topology, and the
+    /// agent view read with it: no KFD, or refused).
     type Output;
     /// Reads the area, recording every input it could not use in `problems`.
     fn collect(
@@ -195,15 +198,6 @@ impl Facts {
         let frameworks = FrameworkFacts::collect(source, &platform.env, &mut problems.frameworks);
         let tools = ToolFacts::collect(source, (&installs, &platform.env), &mut problems.tools);
 
-        let mut paths = vec![KFD_DEVICE.to_owned()];
-        if let Some(inv) = &inventory {
-            for minor in inv.gpu_agents().filter_map(|a| a.drm_render_minor) {
-                let path = format!("/dev/dri/renderD{minor}");
-                if !paths.contains(&path) {
-                    paths.push(path);
-                }
-            }
-        }
         // After the processes were read: the probe's own KFD process is not among them.
         let active = match source.kind() {
             SourceKind::Live => options
@@ -215,20 +209,7 @@ impl Facts {
         if let Some(a) = &active {
             root.record(|| crate::source::record::Record::Active(Box::new(a.clone())));
         }
-        let nodes: Vec<_> = paths.iter().map(|p| source.host().device(p)).collect();
-        let mut gids: Vec<u32> = nodes.iter().flatten().map(|n| n.gid).collect();
-        gids.sort_unstable();
-        gids.dedup();
-        let names = access::group_names(root, &gids, &mut problems.system);
-        let devices = paths
-            .into_iter()
-            .zip(nodes)
-            .map(|(path, node)| DeviceFacts {
-                group_name: node.as_ref().and_then(|n| names.get(&n.gid).cloned()),
-                path,
-                node,
-            })
-            .collect();
+        let devices = DeviceFacts::collect(source, inventory.as_ref(), &mut problems.system);
         Self {
             source: source.kind(),
             kfd,
