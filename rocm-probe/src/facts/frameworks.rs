@@ -20,8 +20,8 @@
 //! entries per listing). A site directory reached twice (a symlinked prefix, conda's
 //! `python3.1` → `python3.10`, `PYTHONPATH` naming a site directory already found) is read once:
 //! two directories with the same non-empty listing are taken to be the same one, and the second
-//! path is kept in [`SiteDir::also`]. Unreadable or binary files are kept in
-//! [`FrameworkFacts::problems`].
+//! path is kept in [`SiteDir::also`]. Unreadable or binary files are problems, kept in
+//! [`Problems::frameworks`](crate::facts::Problems::frameworks).
 
 use crate::msg;
 use std::collections::{BTreeMap, HashSet};

@@ -8,8 +8,9 @@
 //! would load" is the dynamic loader's search order rebuilt from its inputs
 //! (`LD_LIBRARY_PATH`, then the `ld.so.conf` directories, then the default directories).
 //!
-//! Unreadable or malformed install files are kept in [`InstallFacts::problems`] and reported by
-//! the runtime layer, not as driver or platform input.
+//! Unreadable or malformed install files are kept in
+//! [`Problems::installs`](crate::facts::Problems::installs) and reported by the runtime layer,
+//! not as driver or platform input.
 
 use crate::msg;
 use std::cmp::Ordering;
