@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use rocm_probe::facts::collect;
 use rocm_probe::facts::compiler::{CompilerFacts, DEBIAN_BITCODE};
 use rocm_probe::facts::install::InstallFacts;
 use rocm_probe::finding::{Layer, Status};
@@ -55,7 +56,8 @@ fn healthy_compiler_facts() {
     let facts = Facts::collect(&Source::fixture(dir).unwrap());
     let c = &facts.compiler;
     assert!(c.captured);
-    assert!(c.problems.is_empty(), "{:?}", c.problems);
+    let problems = &facts.problems.compiler;
+    assert!(problems.is_empty(), "{problems:?}");
     assert_eq!(c.installs.len(), 1);
     let i = &c.installs[0];
     assert_eq!(i.prefix, "/opt/rocm-6.2.0");
@@ -144,8 +146,9 @@ fn live_collector_finds_debians_hipcc_and_device_libs() {
         println!("skipped: no /usr/bin/hipcc or {DEBIAN_BITCODE} on this machine");
         return;
     }
-    let installs = InstallFacts::collect_from(&root, &Default::default());
-    let c = CompilerFacts::collect_from(&root, &installs);
+    let live = Source::live();
+    let (installs, _) = collect::<InstallFacts>(&live, &Default::default());
+    let (c, _) = collect::<CompilerFacts>(&live, &installs);
     assert!(c.captured);
     let usr = c
         .installs
@@ -180,8 +183,9 @@ fn live_compiler_versions_match_the_compilers_own() {
         println!("skipped: no /usr/bin/hipcc on this machine");
         return;
     }
-    let installs = InstallFacts::collect_from(&root, &Default::default());
-    let c = CompilerFacts::collect_from(&root, &installs);
+    let live = Source::live();
+    let (installs, _) = collect::<InstallFacts>(&live, &Default::default());
+    let (c, _) = collect::<CompilerFacts>(&live, &installs);
     let run = |tool: &str| {
         let out = std::process::Command::new(tool)
             .arg("--version")

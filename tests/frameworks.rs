@@ -66,7 +66,7 @@ fn cpu_torch_on_mi300x_is_a_warning_with_its_version_file() {
     );
     assert!(torch.bundled.is_none());
     assert!(torch.libtorch_hip.is_none());
-    assert!(facts.frameworks.problems.is_empty());
+    assert!(facts.problems.frameworks.is_empty());
 }
 
 #[test]
@@ -75,7 +75,8 @@ fn rocm_torch_facts_name_libtorch_hip_and_the_bundled_libraries() {
     let facts = Facts::collect(&Source::fixture(dir).unwrap());
     let fw = &facts.frameworks;
     assert!(fw.captured);
-    assert!(fw.problems.is_empty(), "{:?}", fw.problems);
+    let problems = &facts.problems.frameworks;
+    assert!(problems.is_empty(), "{problems:?}");
     let (_, t) = fw.torches().next().unwrap();
     assert_eq!(t.build, Build::Rocm);
     assert_eq!(t.rocm.map(|v| v.to_string()).as_deref(), Some("6.0"));
@@ -327,11 +328,11 @@ fn odd_trees_are_read_once_and_never_panic() {
         Some("6.2.4")
     );
     assert!(
-        fw.problems.iter().any(|p| p
+        facts.problems.frameworks.iter().any(|p| p
             .path
             .ends_with("python3.10/site-packages/torch/version.py")),
         "{:?}",
-        fw.problems
+        facts.problems.frameworks
     );
 
     // No GPU here: the report has the sites and the unreadable file, but no build warnings.

@@ -56,7 +56,8 @@ fn healthy_install_facts() {
     let facts = Facts::collect(&Source::fixture(dir).unwrap());
     let libs = &facts.libraries;
     assert!(libs.captured);
-    assert!(libs.problems.is_empty(), "{:?}", libs.problems);
+    let problems = &facts.problems.libraries;
+    assert!(problems.is_empty(), "{problems:?}");
     let i = &libs.installs[0];
     assert_eq!(i.prefix, "/opt/rocm-6.2.0");
     let names: Vec<&str> = i.present.iter().map(|p| p.name.as_str()).collect();

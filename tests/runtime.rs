@@ -317,7 +317,10 @@ fn healthy_captures_without_installs_skip_layers_3_and_4() {
 
 #[test]
 fn the_live_machine_always_has_its_install_sources() {
-    let facts = InstallFacts::collect(&Source::live(), &std::collections::BTreeMap::new());
+    let (facts, _) = rocm_probe::facts::collect::<InstallFacts>(
+        &Source::live(),
+        &std::collections::BTreeMap::new(),
+    );
     assert!(facts.captured);
     // The loader's default directories are always part of the search order.
     assert!(

@@ -3,8 +3,11 @@
 use std::io::Write;
 
 use anyhow::Result;
+use rocm_probe::facts::agent::AgentNeeds;
+use rocm_probe::facts::collect;
 use rocm_probe::facts::config::Profile;
-use rocm_probe::facts::topology::TOPOLOGY_DIR;
+use rocm_probe::facts::module::AmdgpuParameters;
+use rocm_probe::facts::topology::{Scope, TOPOLOGY_DIR};
 use rocm_probe::finding::{rule, rules};
 use rocm_probe::i18n::os_error;
 use rocm_probe::report::Options;
@@ -341,10 +344,10 @@ fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write)
         .and_then(|options| match source.fixture_config() {
             Some(c) => c.active.as_ref().and_then(|a| a.rocr.clone()),
             None => {
-                let env =
-                    rocm_probe::facts::platform::PlatformFacts::collect(source, &mut Vec::new())
-                        .env;
-                let installs = rocm_probe::facts::install::InstallFacts::collect(source, &env);
+                let (platform, _) =
+                    collect::<rocm_probe::facts::platform::PlatformFacts>(source, ());
+                let (installs, _) =
+                    collect::<rocm_probe::facts::install::InstallFacts>(source, &platform.env);
                 Some(
                     rocm_probe::active::rocr::probe(
                         installs.rocr_library(options.hsa_runtime_lib.as_deref()),
@@ -354,7 +357,7 @@ fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write)
                 )
             }
         });
-    let facts = match AgentFacts::collect(source) {
+    let facts = match agent_facts(source) {
         Ok(facts) => facts,
         Err(e) => {
             if let Some(r) = &rocr {
@@ -393,7 +396,7 @@ fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write)
 }
 
 fn topo(source: &Source, format: crate::args::TopoFormat, out: &mut dyn Write) -> Result<u8> {
-    let facts = match AgentFacts::collect(source) {
+    let facts = match agent_facts(source) {
         Ok(facts) => facts,
         Err(e) => return no_kfd(&e),
     };
@@ -414,12 +417,15 @@ fn topo(source: &Source, format: crate::args::TopoFormat, out: &mut dyn Write) -
 }
 
 fn ps(source: &Source, json: bool, out: &mut dyn Write) -> Result<u8> {
-    let topology = match rocm_probe::Topology::collect(source.root()) {
+    // The topology is read for its `gpu_id`s; its problems are the business of `agents`.
+    let topology = match collect::<rocm_probe::Topology>(source, Scope::Full).0 {
         Ok(t) => t,
         Err(e) => return no_kfd(&e),
     };
-    let ps =
-        rocm_probe::facts::process::Processes::collect_for(source, &topology).unwrap_or_default();
+    let (ps, problems) = collect::<rocm_probe::facts::process::Processes>(source, &topology);
+    let ps = ps
+        .map(|ps| rocm_probe::facts::process::Processes { problems, ..ps })
+        .unwrap_or_default();
     for line in rocm_probe::source::problem::warnings(&ps.problems) {
         stdio::warn(msg!("cli.warning", text = line));
     }
@@ -433,7 +439,7 @@ fn ps(source: &Source, json: bool, out: &mut dyn Write) -> Result<u8> {
 }
 
 fn targets(source: &Source, full: bool, out: &mut dyn Write) -> Result<u8> {
-    let facts = match AgentFacts::collect_targets(source, full) {
+    let facts = match targets_facts(source, full) {
         Ok(facts) => facts,
         Err(e) => return no_kfd(&e),
     };
@@ -461,7 +467,7 @@ fn inspect(
 ) -> Result<u8> {
     use rocm_probe::codeobject::{self, Gpu, InspectReport};
     let (gpus, no_gpus) = if targets.is_empty() {
-        match AgentFacts::collect_targets(source, true) {
+        match targets_facts(source, true) {
             Ok(facts) => {
                 let inventory = Inventory::from_facts(&facts);
                 warn_problems(&inventory);
@@ -554,6 +560,21 @@ fn no_kfd(err: &ReadError) -> Result<u8> {
     };
     stdio::warn(msg!("cli.no-kfd-why", error = err, why));
     Ok(NOT_FOUND)
+}
+
+/// The agent view's facts, every problem met kept in them: amdgpu's parameters are read first
+/// and their problems listed last.
+fn agent_facts(source: &Source) -> std::result::Result<AgentFacts, ReadError> {
+    let (amdgpu, mut later) = collect::<AmdgpuParameters>(source, ());
+    let (facts, mut problems) = collect::<AgentFacts>(source, AgentNeeds::All(amdgpu));
+    problems.append(&mut later);
+    facts.map(|f| AgentFacts { problems, ..f })
+}
+
+/// What gfx names (and with `target_ids`, full target IDs) need, every problem met kept in it.
+fn targets_facts(source: &Source, target_ids: bool) -> std::result::Result<AgentFacts, ReadError> {
+    let (facts, problems) = collect::<AgentFacts>(source, AgentNeeds::Targets { target_ids });
+    facts.map(|f| AgentFacts { problems, ..f })
 }
 
 fn warn_problems(inventory: &Inventory) {

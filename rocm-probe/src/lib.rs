@@ -1,8 +1,9 @@
 //! rocm-probe: probe an AMD ROCm system layer by layer, from the live machine or from a
 //! fixture directory that mirrors one.
 //!
-//! Data flows one way: a [`Source`] (live or fixture) is read by collectors into typed facts
-//! ([`Topology`], [`AgentFacts`]); pure functions derive views and findings from the facts.
+//! Data flows one way: a [`Source`] (live or fixture) is read by collectors (one shape,
+//! [`facts::Collect`]) into typed facts ([`Topology`], [`AgentFacts`]); pure functions derive
+//! views and findings from the facts.
 //! Every file read goes through [`SysRoot`], so the same code runs on both kinds of source.
 //!
 //! `unsafe` is denied in this crate. The modules that must touch foreign memory (ioctl wrappers,

@@ -6,6 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::facts::agent::Inventory;
+use crate::facts::{Collect, KFD_DEVICE};
+use crate::source::Source;
 use crate::source::fixture::{DeviceNode, Identity};
 use crate::source::problem::{Problem, optional};
 use crate::source::root::SysRoot;
@@ -64,12 +67,46 @@ pub fn access(node: Option<&DeviceNode>, identity: Option<&Identity>) -> Access 
     }
 }
 
+impl Collect for DeviceFacts {
+    /// The inventory, for the GPUs' render nodes; `None` without KFD.
+    type Needs<'a> = Option<&'a Inventory>;
+    /// [`KFD_DEVICE`], then the render node of each GPU agent (each once).
+    type Output = Vec<Self>;
+
+    /// Looks the nodes up through the source's host, their groups' names in `/etc/group`.
+    fn collect(
+        source: &Source,
+        inventory: Option<&Inventory>,
+        problems: &mut Vec<Problem>,
+    ) -> Vec<Self> {
+        let mut paths = vec![KFD_DEVICE.to_owned()];
+        if let Some(inv) = inventory {
+            for minor in inv.gpu_agents().filter_map(|a| a.drm_render_minor) {
+                let path = format!("/dev/dri/renderD{minor}");
+                if !paths.contains(&path) {
+                    paths.push(path);
+                }
+            }
+        }
+        let nodes: Vec<_> = paths.iter().map(|p| source.host().device(p)).collect();
+        let mut gids: Vec<u32> = nodes.iter().flatten().map(|n| n.gid).collect();
+        gids.sort_unstable();
+        gids.dedup();
+        let names = group_names(source.root(), &gids, problems);
+        paths
+            .into_iter()
+            .zip(nodes)
+            .map(|(path, node)| DeviceFacts {
+                group_name: node.as_ref().and_then(|n| names.get(&n.gid).cloned()),
+                path,
+                node,
+            })
+            .collect()
+    }
+}
+
 /// Group names by gid from `/etc/group` (only the gids asked for).
-pub fn group_names(
-    root: &SysRoot,
-    gids: &[u32],
-    problems: &mut Vec<Problem>,
-) -> BTreeMap<u32, String> {
+fn group_names(root: &SysRoot, gids: &[u32], problems: &mut Vec<Problem>) -> BTreeMap<u32, String> {
     if gids.is_empty() {
         return BTreeMap::new();
     }

@@ -8,10 +8,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::facts::Collect;
 use crate::facts::drm::RenderNode;
 use crate::facts::marketing::MarketingNames;
 use crate::facts::module::AmdgpuParameters;
-use crate::facts::topology::{Node, NodeKind, Topology};
+use crate::facts::topology::{Node, NodeKind, Scope, Topology};
 use crate::source::Source;
 use crate::source::problem::{Problem, optional};
 use crate::source::root::ReadError;
@@ -47,44 +48,59 @@ pub struct AgentFacts {
     pub hsa_xnack: Option<String>,
     /// CPU model name from `/proc/cpuinfo`.
     pub cpu_model: Option<String>,
-    /// Problems met while collecting everything but the topology.
+    /// Problems met while collecting everything but the topology: the ones its collector
+    /// recorded, kept here by the caller.
     #[serde(serialize_with = "crate::source::problem::serialize_grouped")]
     pub problems: Vec<Problem>,
 }
 
-impl AgentFacts {
+/// What the agent view is read with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AgentNeeds {
+    /// Everything the agent view shows, with amdgpu's parameters already read (each file is
+    /// read once per run).
+    All(AmdgpuParameters),
     /// Only what gfx names need: each node's `properties`, plus — for full target IDs — what
     /// decides XNACK (amdgpu's `noretry` and `HSA_XNACK`). No links, caches, memory banks, drm,
     /// `amdgpu.ids` or `/proc` reads.
-    pub fn collect_targets(source: &Source, target_ids: bool) -> Result<Self, ReadError> {
-        let topology = Topology::collect_properties(source.root())?;
-        let mut facts = Self {
-            topology,
-            ..Self::default()
-        };
-        if target_ids {
-            facts.amdgpu = AmdgpuParameters::collect(source.root(), &mut facts.problems);
-            facts.hsa_xnack = source.host().env(HSA_XNACK);
-        }
-        Ok(facts)
-    }
+    Targets {
+        /// Full target IDs too.
+        target_ids: bool,
+    },
+}
 
-    /// Collects the topology and what the agent view needs beside it. Fails only when there is
-    /// no readable KFD topology.
-    pub fn collect(source: &Source) -> Result<Self, ReadError> {
-        let mut problems = Vec::new();
-        let params = AmdgpuParameters::collect(source.root(), &mut problems);
-        let mut facts = Self::collect_with(source, params)?;
-        facts.problems.extend(problems);
-        Ok(facts)
-    }
+impl Collect for AgentFacts {
+    type Needs<'a> = AgentNeeds;
+    /// Fails only when there is no readable KFD topology.
+    type Output = Result<Self, ReadError>;
 
-    /// As [`AgentFacts::collect`], with the amdgpu parameters already read by the caller (each
-    /// file is read once per run).
-    pub fn collect_with(source: &Source, amdgpu: AmdgpuParameters) -> Result<Self, ReadError> {
+    /// Reads the topology and what the agent view needs beside it. The topology's problems are
+    /// kept in it (the inventory lists them first); the rest go to `problems`.
+    fn collect(source: &Source, needs: AgentNeeds, problems: &mut Vec<Problem>) -> Self::Output {
         let root = source.root();
-        let topology = Topology::collect(root)?;
-        let mut problems = Vec::new();
+        let scope = match needs {
+            AgentNeeds::All(_) => Scope::Full,
+            AgentNeeds::Targets { .. } => Scope::Properties,
+        };
+        let (topology, topology_problems) = crate::facts::collect::<Topology>(source, scope);
+        let topology = Topology {
+            problems: topology_problems,
+            ..topology?
+        };
+        let amdgpu = match needs {
+            AgentNeeds::All(amdgpu) => amdgpu,
+            AgentNeeds::Targets { target_ids } => {
+                let mut facts = Self {
+                    topology,
+                    ..Self::default()
+                };
+                if target_ids {
+                    facts.amdgpu = AmdgpuParameters::collect(source, (), problems);
+                    facts.hsa_xnack = source.host().env(HSA_XNACK);
+                }
+                return Ok(facts);
+            }
+        };
         let gpus: Vec<&Node> = topology.gpu_nodes().collect();
         // A minor shared by several nodes (a capture that says 0 for every GPU) is read once.
         let minors: std::collections::BTreeSet<u32> = gpus
@@ -93,14 +109,13 @@ impl AgentFacts {
             .collect();
         let render_nodes = minors
             .into_iter()
-            .map(|minor| (minor, RenderNode::collect(root, minor, &mut problems)))
+            .map(|minor| (minor, RenderNode::collect(source, minor, problems)))
             .collect();
         let mut device_ids: Vec<u32> = gpus.iter().filter_map(|n| n.props().device_id).collect();
         device_ids.sort_unstable();
         device_ids.dedup();
-        let names = MarketingNames::collect(root, &device_ids, &mut problems);
-        let cpu_model =
-            optional(root.read_text(CPUINFO), &mut problems).and_then(|t| cpu_model(&t));
+        let names = MarketingNames::collect(source, &device_ids, problems);
+        let cpu_model = optional(root.read_text(CPUINFO), problems).and_then(|t| cpu_model(&t));
         Ok(Self {
             amdgpu,
             topology,
@@ -108,7 +123,7 @@ impl AgentFacts {
             names,
             hsa_xnack: source.host().env(HSA_XNACK),
             cpu_model,
-            problems,
+            problems: Vec::new(),
         })
     }
 }
@@ -355,9 +370,14 @@ impl Inventory {
         })
     }
 
-    /// Collects and derives in one step.
+    /// Collects and derives in one step, with amdgpu's parameters read first and their
+    /// problems listed last.
     pub fn collect(source: &Source) -> Result<Self, ReadError> {
-        AgentFacts::collect(source).map(|f| Self::from_facts(&f))
+        let (amdgpu, mut later) = crate::facts::collect::<AmdgpuParameters>(source, ());
+        let (facts, mut problems) =
+            crate::facts::collect::<AgentFacts>(source, AgentNeeds::All(amdgpu));
+        problems.append(&mut later);
+        facts.map(|f| Self::from_facts(&AgentFacts { problems, ..f }))
     }
 
     /// One line per GPU node in node order, as `rocm_agent_enumerator` prints them: the gfx

@@ -10,13 +10,14 @@
 //!   `/usr/lib/x86_64-linux-gnu/amdgcn/bitcode` (Debian's `rocm-device-libs`) and
 //!   `/usr/lib/llvm-*/lib/clang/*/lib/amdgcn/bitcode`.
 //!
-//! Every read goes through the [`SysRoot`]; unreadable directories are kept in
-//! [`CompilerFacts::problems`].
+//! Every read goes through the [`SysRoot`]; unreadable directories are recorded as
+//! problems (ARCHITECTURE.md §3, `facts/`).
 
 use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use crate::facts::Collect;
 use crate::facts::install::InstallFacts;
 use crate::source::Source;
 use crate::source::problem::{Problem, optional};
@@ -115,19 +116,16 @@ pub struct CompilerFacts {
     pub installs: Vec<InstallCompiler>,
     /// The paths looked at, for evidence of absence.
     pub looked_at: Vec<String>,
-    /// Unreadable directories.
-    #[serde(serialize_with = "crate::source::problem::serialize_grouped")]
-    pub problems: Vec<Problem>,
 }
 
-impl CompilerFacts {
-    /// Reads the compilers of the installs already found.
-    pub fn collect(source: &Source, installs: &InstallFacts) -> Self {
-        Self::collect_from(source.root(), installs)
-    }
+impl Collect for CompilerFacts {
+    /// The installs already found.
+    type Needs<'a> = &'a InstallFacts;
+    type Output = Self;
 
-    /// Reads the compilers of `installs` from `root`.
-    pub fn collect_from(root: &SysRoot, installs: &InstallFacts) -> Self {
+    /// Reads the compilers of the installs.
+    fn collect(source: &Source, installs: &InstallFacts, problems: &mut Vec<Problem>) -> Self {
+        let root = source.root();
         let mut facts = Self {
             captured: installs.captured,
             ..Self::default()
@@ -144,19 +142,22 @@ impl CompilerFacts {
             prefixes.push(("/usr".to_owned(), crate::text!("facts.distribution-usr")));
         }
         for (prefix, describe) in prefixes {
-            let entry = facts.one(root, &prefix, describe);
+            let entry = facts.one(root, &prefix, describe, problems);
             if entry.any() {
                 facts.installs.push(entry);
             }
         }
         facts
     }
+}
 
+impl CompilerFacts {
     fn one(
         &mut self,
         root: &SysRoot,
         prefix: &str,
         describe: crate::i18n::Text,
+        problems: &mut Vec<Problem>,
     ) -> InstallCompiler {
         let mut tools = Vec::new();
         let mut drivers: Vec<String> = DRIVERS.iter().map(|d| format!("{prefix}/{d}")).collect();
@@ -164,15 +165,15 @@ impl CompilerFacts {
         // both the device-library directories (ROCm ≥ 6.3) and the compilers' versions.
         let mut llvms: Vec<(String, Vec<String>)> = Vec::new();
         let own = format!("{prefix}/lib/llvm");
-        llvms.push((own.clone(), self.resource_versions(root, &own)));
+        llvms.push((own.clone(), resource_versions(root, &own, problems)));
         let mut bitcode = vec![format!("{prefix}/amdgcn/bitcode")];
         if prefix == "/usr" {
             bitcode.push(DEBIAN_BITCODE.to_owned());
-            let names = list(root, "/usr/lib", &mut self.problems).unwrap_or_default();
+            let names = list(root, "/usr/lib", problems).unwrap_or_default();
             for llvm in names.iter().filter(|n| is_versioned_llvm(n)) {
                 drivers.push(format!("/usr/lib/{llvm}/bin/clang"));
                 let dir = format!("/usr/lib/{llvm}");
-                let versions = self.resource_versions(root, &dir);
+                let versions = resource_versions(root, &dir, problems);
                 llvms.push((dir, versions));
             }
         }
@@ -188,7 +189,7 @@ impl CompilerFacts {
             if root.exists(&path) {
                 let name = path.rsplit('/').next().unwrap_or_default().to_owned();
                 let (version, version_source) = if name == "hipcc" {
-                    self.hip_version(root, prefix)
+                    hip_version(root, prefix, problems)
                 } else {
                     // `<llvm>/bin/clang` and `<prefix>/bin/amdclang++` (which runs
                     // `<prefix>/lib/llvm/bin/clang`): the clang resource directory names the
@@ -219,7 +220,7 @@ impl CompilerFacts {
             if !root.exists(&dir) {
                 continue;
             }
-            let Some(names) = list(root, &dir, &mut self.problems) else {
+            let Some(names) = list(root, &dir, problems) else {
                 continue;
             };
             let isa: Vec<String> = names.iter().filter_map(|n| isa_version_target(n)).collect();
@@ -238,30 +239,32 @@ impl CompilerFacts {
     }
 }
 
-impl CompilerFacts {
-    fn hip_version(&mut self, root: &SysRoot, prefix: &str) -> (Option<String>, Option<String>) {
-        for rel in HIP_VERSION_FILES {
-            let path = format!("{prefix}/{rel}");
-            if let Some(v) = optional(root.read_text(&path), &mut self.problems)
-                .as_deref()
-                .and_then(parse_hip_version)
-            {
-                return (Some(v), Some(path));
-            }
+fn hip_version(
+    root: &SysRoot,
+    prefix: &str,
+    problems: &mut Vec<Problem>,
+) -> (Option<String>, Option<String>) {
+    for rel in HIP_VERSION_FILES {
+        let path = format!("{prefix}/{rel}");
+        if let Some(v) = optional(root.read_text(&path), problems)
+            .as_deref()
+            .and_then(parse_hip_version)
+        {
+            return (Some(v), Some(path));
         }
-        (None, None)
     }
+    (None, None)
+}
 
-    /// The names under `<llvm>/lib/clang`, sorted; empty when it does not exist.
-    fn resource_versions(&mut self, root: &SysRoot, llvm: &str) -> Vec<String> {
-        let dir = format!("{llvm}/lib/clang");
-        if !root.exists(&dir) {
-            return Vec::new();
-        }
-        let mut versions = list(root, &dir, &mut self.problems).unwrap_or_default();
-        versions.sort();
-        versions
+/// The names under `<llvm>/lib/clang`, sorted; empty when it does not exist.
+fn resource_versions(root: &SysRoot, llvm: &str, problems: &mut Vec<Problem>) -> Vec<String> {
+    let dir = format!("{llvm}/lib/clang");
+    if !root.exists(&dir) {
+        return Vec::new();
     }
+    let mut versions = list(root, &dir, problems).unwrap_or_default();
+    versions.sort();
+    versions
 }
 
 /// The newest numeric version name (`15.0.6`, `19`); others (`include`) are ignored.

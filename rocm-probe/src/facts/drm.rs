@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use crate::facts::Collect;
+use crate::source::Source;
 use crate::source::problem::{Problem, optional};
 use crate::source::root::SysRoot;
 
@@ -60,10 +62,15 @@ pub struct RenderNode {
     pub pending_pages: Option<u64>,
 }
 
-impl RenderNode {
+impl Collect for RenderNode {
+    /// The render node's minor (the topology's `drm_render_minor`).
+    type Needs<'a> = u32;
+    type Output = Self;
+
     /// Reads the render node's device files. Absent files are `None`. On a runtime-suspended
     /// GPU the RAS and link files are not read: querying them can wake it.
-    pub fn collect(root: &SysRoot, minor: u32, problems: &mut Vec<Problem>) -> Self {
+    fn collect(source: &Source, minor: u32, problems: &mut Vec<Problem>) -> Self {
+        let root = source.root();
         let dir = format!("{DRM_DIR}/renderD{minor}/device");
         // One listing instead of a failed open per absent file: partitions and captures without
         // a drm tree have none of them.
@@ -210,7 +217,7 @@ mod tests {
             ("current_compute_partition", "CPX\n"),
         ]);
         let mut p = Vec::new();
-        let n = RenderNode::collect(&SysRoot::fixture(dir.path()), 128, &mut p);
+        let n = RenderNode::collect(&Source::fixture(dir.path()).unwrap(), 128, &mut p);
         assert!(p.is_empty(), "{p:?}");
         assert_eq!(n.revision, Some(0xc1));
         assert_eq!(
@@ -238,7 +245,7 @@ mod tests {
             ("mem_info_vram_total", "1024\n"),
         ]);
         let mut p = Vec::new();
-        let n = RenderNode::collect(&SysRoot::fixture(dir.path()), 128, &mut p);
+        let n = RenderNode::collect(&Source::fixture(dir.path()).unwrap(), 128, &mut p);
         assert_eq!(n.runtime_status.as_deref(), Some("suspended"));
         assert_eq!(n.current_link_width, None);
         assert!(n.ras.is_empty());

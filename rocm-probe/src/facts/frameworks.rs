@@ -20,8 +20,8 @@
 //! entries per listing). A site directory reached twice (a symlinked prefix, conda's
 //! `python3.1` → `python3.10`, `PYTHONPATH` naming a site directory already found) is read once:
 //! two directories with the same non-empty listing are taken to be the same one, and the second
-//! path is kept in [`SiteDir::also`]. Unreadable or binary files are kept in
-//! [`FrameworkFacts::problems`].
+//! path is kept in [`SiteDir::also`]. Unreadable or binary files are problems, kept in
+//! [`Problems::frameworks`](crate::facts::Problems::frameworks).
 
 use crate::msg;
 use std::collections::{BTreeMap, HashSet};
@@ -29,6 +29,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use serde::Serialize;
 
+use crate::facts::Collect;
 use crate::facts::fatbin::{self, FatBinary, Unread};
 use crate::facts::install::RocmVersion;
 use crate::facts::libraries::{HIPBLASLT_LIBRARY, KernelDir, ROCBLAS_LIBRARY, file_target};
@@ -468,22 +469,24 @@ pub struct FrameworkFacts {
     pub sites: Vec<SiteDir>,
     /// Whether a bound was reached (prefixes, site directories or entries left out).
     pub truncated: bool,
-    /// Unreadable or malformed files.
-    #[serde(serialize_with = "crate::source::problem::serialize_grouped")]
-    pub problems: Vec<Problem>,
 }
 
-impl FrameworkFacts {
-    /// Reads the Python environments through the source, given the environment variables already
-    /// read (`PlatformFacts::env`).
-    pub fn collect(source: &Source, env: &BTreeMap<String, String>) -> Self {
-        Self::collect_from(source.root(), env)
-    }
+impl Collect for FrameworkFacts {
+    /// The environment variables already read (`PlatformFacts::env`).
+    type Needs<'a> = &'a BTreeMap<String, String>;
+    type Output = Self;
 
-    /// Reads the Python environments from `root`.
-    pub fn collect_from(root: &SysRoot, env: &BTreeMap<String, String>) -> Self {
+    /// Reads the Python environments (their unreadable or malformed files are reported by
+    /// layer 7).
+    fn collect(
+        source: &Source,
+        env: &BTreeMap<String, String>,
+        problems: &mut Vec<Problem>,
+    ) -> Self {
+        let root = source.root();
         let mut c = Collector {
             root,
+            problems,
             facts: Self::default(),
             prefixes: 0,
             pythons: 0,
@@ -515,7 +518,9 @@ impl FrameworkFacts {
         }
         c.facts
     }
+}
 
+impl FrameworkFacts {
     /// The site directories with a PyTorch.
     pub fn torches(&self) -> impl Iterator<Item = (&SiteDir, &Torch)> {
         self.sites
@@ -526,6 +531,7 @@ impl FrameworkFacts {
 
 struct Collector<'a> {
     root: &'a SysRoot,
+    problems: &'a mut Vec<Problem>,
     facts: FrameworkFacts,
     /// Prefixes looked at so far.
     prefixes: usize,
@@ -541,7 +547,7 @@ struct Collector<'a> {
 impl Collector<'_> {
     /// A bounded listing; a missing directory is `None` without a problem.
     fn list(&mut self, dir: &str, max: usize) -> Option<Vec<String>> {
-        let mut names = optional(self.root.read_dir(dir), &mut self.facts.problems)?;
+        let mut names = optional(self.root.read_dir(dir), self.problems)?;
         if names.len() > max {
             names.truncate(max);
             self.facts.truncated = true;
@@ -791,10 +797,10 @@ impl Collector<'_> {
             .flatten();
         let dist = dist.map(|mut d| {
             let metadata = format!("{}/METADATA", d.path);
-            if let Some(text) = optional(self.root.read_text(&metadata), &mut self.facts.problems) {
+            if let Some(text) = optional(self.root.read_text(&metadata), self.problems) {
                 match parse_metadata(&text) {
                     Some(m) => d.version = m.version,
-                    None => self.facts.problems.push(Problem::new(
+                    None => self.problems.push(Problem::new(
                         metadata,
                         crate::text!("facts.no-name-version"),
                     )),
@@ -873,7 +879,7 @@ impl Collector<'_> {
     }
 
     fn version_py(&mut self, path: &str) -> Option<VersionPy> {
-        let text = optional(self.root.read_text(path), &mut self.facts.problems)?;
+        let text = optional(self.root.read_text(path), self.problems)?;
         Some(VersionPy {
             path: path.to_owned(),
             values: parse_version_py(&text),

@@ -8,8 +8,9 @@
 //! would load" is the dynamic loader's search order rebuilt from its inputs
 //! (`LD_LIBRARY_PATH`, then the `ld.so.conf` directories, then the default directories).
 //!
-//! Unreadable or malformed install files are kept in [`InstallFacts::problems`] and reported by
-//! the runtime layer, not as driver or platform input.
+//! Unreadable or malformed install files are kept in
+//! [`Problems::installs`](crate::facts::Problems::installs) and reported by the runtime layer,
+//! not as driver or platform input.
 
 use crate::msg;
 use std::cmp::Ordering;
@@ -21,6 +22,7 @@ use serde::{Serialize, Serializer};
 use std::path::{Path, PathBuf};
 
 use crate::active::thunk::ThunkLibrary;
+use crate::facts::Collect;
 use crate::source::Source;
 use crate::source::active_results::LoadError;
 use crate::source::problem::{Problem, optional};
@@ -326,9 +328,6 @@ pub struct InstallFacts {
     pub env: Vec<EnvInstall>,
     /// The loader's search order, without duplicates.
     pub search_path: Vec<SearchDir>,
-    /// Unreadable or malformed install files.
-    #[serde(serialize_with = "crate::source::problem::serialize_grouped")]
-    pub problems: Vec<Problem>,
 }
 
 impl InstallFacts {
@@ -340,16 +339,21 @@ impl InstallFacts {
             .collect::<Vec<_>>()
             .join(":")
     }
+}
 
-    /// Reads the installs through the source, with the environment variables already read
-    /// (`PlatformFacts::env`: each variable is looked up once per run). Problems are kept in
-    /// [`InstallFacts::problems`] and reported by layer 4.
-    pub fn collect(source: &Source, env: &BTreeMap<String, String>) -> Self {
-        Self::collect_from(source.root(), env)
-    }
+impl Collect for InstallFacts {
+    /// The environment variables already read (`PlatformFacts::env`: each variable is looked up
+    /// once per run).
+    type Needs<'a> = &'a BTreeMap<String, String>;
+    type Output = Self;
 
-    /// Reads the installs from `root`, given the process environment.
-    pub fn collect_from(root: &SysRoot, env: &BTreeMap<String, String>) -> Self {
+    /// Reads the installs (their problems are reported by layer 4).
+    fn collect(
+        source: &Source,
+        env: &BTreeMap<String, String>,
+        problems: &mut Vec<Problem>,
+    ) -> Self {
+        let root = source.root();
         // Probed in live mode too, so that a snapshot records the sources as present.
         let present = CAPTURE_MARKERS.iter().filter(|p| root.exists(p)).count();
         let captured = !root.is_fixture() || present > 0;
@@ -363,6 +367,7 @@ impl InstallFacts {
                 ..Self::default()
             },
             probed: HashMap::new(),
+            problems,
         };
         c.opt();
         c.search_path(env.get("LD_LIBRARY_PATH").map(String::as_str));
@@ -373,7 +378,9 @@ impl InstallFacts {
         }
         c.facts
     }
+}
 
+impl InstallFacts {
     /// The first directory of the search order that holds ROCr: where a process would load
     /// `libhsa-runtime64.so.1` from (unless its own RUNPATH says otherwise).
     pub fn loaded_rocr(&self) -> Option<&SearchDir> {
@@ -484,15 +491,16 @@ struct Collector<'a> {
     facts: InstallFacts,
     /// Library directories already probed (each path is read once per run).
     probed: HashMap<String, LibSet>,
+    problems: &'a mut Vec<Problem>,
 }
 
 impl Collector<'_> {
     fn problem(&mut self, e: crate::source::root::ReadError) {
-        self.facts.problems.push(e.into());
+        self.problems.push(e.into());
     }
 
     fn opt(&mut self) {
-        let Some(names) = optional(self.root.read_dir(OPT), &mut self.facts.problems) else {
+        let Some(names) = optional(self.root.read_dir(OPT), self.problems) else {
             return;
         };
         for name in &names {
@@ -525,8 +533,8 @@ impl Collector<'_> {
                 }
             }
         }
-        let target_exists = chain.is_empty()
-            || crate::source::problem::exists(self.root, &target, &mut self.facts.problems);
+        let target_exists =
+            chain.is_empty() || crate::source::problem::exists(self.root, &target, self.problems);
         let install = target_exists.then(|| {
             let kind = if target.starts_with("/opt/") {
                 InstallKind::Opt
@@ -596,11 +604,11 @@ impl Collector<'_> {
     /// `.info/version`, else `rocm_version.h`.
     fn version_files(&mut self, prefix: &str) -> Option<(RocmVersion, String)> {
         let path = join(prefix, VERSION_FILE);
-        if let Some(text) = optional(self.root.read_value(&path), &mut self.facts.problems) {
+        if let Some(text) = optional(self.root.read_value(&path), self.problems) {
             match RocmVersion::parse(&text) {
                 Some(v) => return Some((v, path)),
                 None => {
-                    self.facts.problems.push(Problem::new(
+                    self.problems.push(Problem::new(
                         path,
                         crate::text!(
                             "facts.not-a-rocm-version",
@@ -612,12 +620,11 @@ impl Collector<'_> {
             }
         }
         let path = join(prefix, VERSION_HEADER);
-        let text = optional(self.root.read_text(&path), &mut self.facts.problems)?;
+        let text = optional(self.root.read_text(&path), self.problems)?;
         match parse_version_header(&text) {
             Some(v) => Some((v, path)),
             None => {
-                self.facts
-                    .problems
+                self.problems
                     .push(Problem::new(path, crate::text!("facts.no-version-defines")));
                 None
             }
@@ -647,7 +654,7 @@ impl Collector<'_> {
         let path = join(dir, name);
         // `exists` follows links: a dangling soname link is as absent as it is to the loader (one
         // escaping the fixture root is a problem, not an absence).
-        if !crate::source::problem::exists(self.root, &path, &mut self.facts.problems) {
+        if !crate::source::problem::exists(self.root, &path, self.problems) {
             return None;
         }
         let file = match self.root.read_link(&path) {
@@ -836,7 +843,7 @@ impl Collector<'_> {
         if depth > MAX_CONF_DEPTH || !seen.insert(path.to_owned()) {
             return;
         }
-        let Some(text) = optional(self.root.read_text(path), &mut self.facts.problems) else {
+        let Some(text) = optional(self.root.read_text(path), self.problems) else {
             return;
         };
         for entry in conf_entries(&text) {
@@ -869,7 +876,7 @@ impl Collector<'_> {
         if dir.contains(['*', '?']) {
             return Vec::new();
         }
-        let Some(names) = optional(self.root.read_dir(dir), &mut self.facts.problems) else {
+        let Some(names) = optional(self.root.read_dir(dir), self.problems) else {
             return Vec::new();
         };
         names
@@ -1056,6 +1063,14 @@ fn truncate(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The installs of the fixture at `b` and the problems met.
+    fn installs(
+        b: &std::path::Path,
+        env: &BTreeMap<String, String>,
+    ) -> (InstallFacts, Vec<Problem>) {
+        crate::facts::collect::<InstallFacts>(&Source::fixture(b).unwrap(), env)
+    }
     use crate::testfs::{link, write as touch};
 
     #[test]
@@ -1185,7 +1200,6 @@ mod tests {
             "/usr/lib/x86_64-linux-gnu\n",
         );
         touch(b, "usr/lib/x86_64-linux-gnu/libc.so.6", "");
-        let root = SysRoot::fixture(b);
         let env: BTreeMap<String, String> = [
             (
                 "LD_LIBRARY_PATH".to_owned(),
@@ -1194,9 +1208,9 @@ mod tests {
             ("ROCM_PATH".to_owned(), "/opt/rocm/".to_owned()),
         ]
         .into();
-        let f = InstallFacts::collect_from(&root, &env);
+        let (f, problems) = installs(b, &env);
         assert!(f.captured);
-        assert!(f.problems.is_empty(), "{:?}", f.problems);
+        assert!(problems.is_empty(), "{problems:?}");
         let prefixes: Vec<&str> = f.installs.iter().map(|i| i.prefix.as_str()).collect();
         assert_eq!(prefixes, ["/opt/rocm-6.0.0", "/opt/rocm-6.2.0"]);
         let o = f.opt_rocm.as_ref().unwrap();
@@ -1250,7 +1264,7 @@ mod tests {
         );
         // Merged /usr: /lib is a link to usr/lib, so the same files show up twice.
         link(b, "lib", "usr/lib");
-        let f = InstallFacts::collect_from(&SysRoot::fixture(b), &BTreeMap::new());
+        let f = installs(b, &BTreeMap::new()).0;
         assert_eq!(f.installs.len(), 1, "{:?}", f.installs);
         let i = &f.installs[0];
         assert_eq!(i.kind, InstallKind::Distribution);
@@ -1266,19 +1280,19 @@ mod tests {
     fn absent_sources_are_not_captured_and_bad_files_are_problems() {
         let dir = tempfile::tempdir().unwrap();
         touch(dir.path(), "usr/share/libdrm/amdgpu.ids", "");
-        let f = InstallFacts::collect_from(&SysRoot::fixture(dir.path()), &BTreeMap::new());
+        let f = installs(dir.path(), &BTreeMap::new()).0;
         assert!(!f.captured);
         assert!(f.installs.is_empty());
 
         touch(dir.path(), "opt/rocm/.info/version", "garbage\n");
-        let f = InstallFacts::collect_from(&SysRoot::fixture(dir.path()), &BTreeMap::new());
+        let (f, problems) = installs(dir.path(), &BTreeMap::new());
         assert!(f.captured);
         // /opt/rocm as a real directory is an install of its own.
         assert_eq!(f.installs.len(), 1);
         assert_eq!(f.installs[0].prefix, "/opt/rocm");
         assert!(f.opt_rocm.as_ref().unwrap().chain.is_empty());
-        assert_eq!(f.problems.len(), 1);
-        assert!(f.problems[0].path.ends_with(".info/version"));
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].path.ends_with(".info/version"));
     }
 
     #[test]
@@ -1292,7 +1306,7 @@ mod tests {
             ("HIP_PATH".to_owned(), "/nowhere".to_owned()),
         ]
         .into();
-        let f = InstallFacts::collect_from(&SysRoot::fixture(b), &env);
+        let f = installs(b, &env).0;
         let o = f.opt_rocm.as_ref().unwrap();
         assert!(!o.target_exists);
         assert_eq!(o.install, None);
@@ -1317,7 +1331,7 @@ mod tests {
         );
         let run = |name: &str, value: &str| {
             let env: BTreeMap<String, String> = [(name.to_owned(), value.to_owned())].into();
-            let f = InstallFacts::collect_from(&SysRoot::fixture(b), &env);
+            let f = installs(b, &env).0;
             f.env[0].install.map(|i| f.installs[i].prefix.clone())
         };
         assert_eq!(

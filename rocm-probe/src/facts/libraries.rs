@@ -9,13 +9,14 @@
 //! - `<prefix>/share/miopen/db/`, whose precompiled kernel databases are named by target and CU
 //!   count (`gfx90a68.kdb`: gfx90a with 0x68 CUs; `gfx1030_40.kdb`).
 //!
-//! Every read goes through the [`SysRoot`]; unreadable directories are kept in
-//! [`LibraryFacts::problems`].
+//! Every read goes through the [`SysRoot`]; unreadable directories are recorded as
+//! problems (ARCHITECTURE.md §3, `facts/`).
 
 use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use crate::facts::Collect;
 use crate::facts::fatbin::{self, FatBinary, Unread};
 use crate::facts::install::{InstallFacts, RocmVersion};
 use crate::source::Source;
@@ -202,19 +203,17 @@ pub struct LibraryFacts {
     pub captured: bool,
     /// One entry per install, in [`InstallFacts::installs`] order.
     pub installs: Vec<InstallLibraries>,
-    /// Unreadable directories.
-    #[serde(serialize_with = "crate::source::problem::serialize_grouped")]
-    pub problems: Vec<Problem>,
 }
 
-impl LibraryFacts {
-    /// Reads the libraries of the installs already found.
-    pub fn collect(source: &Source, installs: &InstallFacts) -> Self {
-        Self::collect_from(source.root(), installs)
-    }
+impl Collect for LibraryFacts {
+    /// The installs already found.
+    type Needs<'a> = &'a InstallFacts;
+    type Output = Self;
 
-    /// Reads the libraries of `installs` from `root`.
-    pub fn collect_from(root: &SysRoot, installs: &InstallFacts) -> Self {
+    /// Reads the libraries of the installs (their unreadable directories are reported by
+    /// layer 5).
+    fn collect(source: &Source, installs: &InstallFacts, problems: &mut Vec<Problem>) -> Self {
+        let root = source.root();
         let mut facts = Self {
             captured: installs.captured,
             ..Self::default()
@@ -224,7 +223,7 @@ impl LibraryFacts {
         }
         for install in &installs.installs {
             let lib_dir = install.lib_dir.clone();
-            let names = list(root, &lib_dir, &mut facts.problems).unwrap_or_default();
+            let names = list(root, &lib_dir, problems).unwrap_or_default();
             let present = LIBRARIES
                 .iter()
                 .filter_map(|&stem| {

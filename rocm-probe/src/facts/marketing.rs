@@ -3,8 +3,9 @@
 
 use serde::Serialize;
 
+use crate::facts::Collect;
+use crate::source::Source;
 use crate::source::problem::{Problem, optional};
-use crate::source::root::SysRoot;
 
 /// Where libdrm installs the table.
 pub const AMDGPU_IDS: &str = "/usr/share/libdrm/amdgpu.ids";
@@ -49,16 +50,6 @@ impl MarketingNames {
         Self { entries }
     }
 
-    /// Reads the table inside the root. A missing file is an empty table (libdrm not installed).
-    pub fn collect(root: &SysRoot, device_ids: &[u32], problems: &mut Vec<Problem>) -> Self {
-        if device_ids.is_empty() {
-            return Self::default();
-        }
-        optional(root.read_text(AMDGPU_IDS), problems)
-            .map(|text| Self::parse(&text, device_ids))
-            .unwrap_or_default()
-    }
-
     /// The name for a device id and PCI revision, as libdrm's `amdgpu_get_marketing_name`
     /// matches it. Without a revision, or when no line has it, the device id alone decides
     /// when all its lines agree (MI300X, MI210: one name whatever the revision) — the
@@ -73,6 +64,23 @@ impl MarketingNames {
         same_device
             .all(|e| e.name == first.name)
             .then_some(first.name.as_str())
+    }
+}
+
+impl Collect for MarketingNames {
+    /// The device ids present (the GPU nodes' `device_id`s).
+    type Needs<'a> = &'a [u32];
+    type Output = Self;
+
+    /// Reads the table inside the root. A missing file is an empty table (libdrm not installed).
+    fn collect(source: &Source, device_ids: &[u32], problems: &mut Vec<Problem>) -> Self {
+        let root = source.root();
+        if device_ids.is_empty() {
+            return Self::default();
+        }
+        optional(root.read_text(AMDGPU_IDS), problems)
+            .map(|text| Self::parse(&text, device_ids))
+            .unwrap_or_default()
     }
 }
 

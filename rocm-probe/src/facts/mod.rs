@@ -23,7 +23,7 @@ pub mod topology;
 use serde::Serialize;
 
 use crate::active::{ActiveFacts, ActiveOptions};
-use crate::facts::agent::{AgentFacts, Inventory};
+use crate::facts::agent::{AgentFacts, AgentNeeds, Inventory};
 use crate::facts::compiler::CompilerFacts;
 use crate::facts::frameworks::FrameworkFacts;
 use crate::facts::install::InstallFacts;
@@ -78,9 +78,64 @@ pub struct Facts {
     pub processes: Option<Processes>,
     /// Results of the active probes: live with `--active`, or a fixture's `[active]` table.
     pub active: Option<ActiveFacts>,
-    /// Problems outside the topology.
+    /// Problems outside the topology, the agent view and the processes, by layer.
+    pub problems: Problems,
+}
+
+/// The one shape of a collector (ARCHITECTURE.md §3, `facts/`): every area of [`Facts`] is
+/// read through a [`Source`] — its `SysRoot` for files, its host for identity, environment and
+/// device nodes — given the earlier facts it needs, and every input it could not use goes to
+/// `problems`. A collector keeps no problems of its own: its caller decides where they are kept
+/// ([`Facts::problems`], by the layer that reports them; the topology's in the topology, by the
+/// agent view's collector, which reads it).
+pub trait Collect {
+    /// The earlier facts the area is read with, usually borrowed (`()` when none; for the
+    /// topology, how much of it to read).
+    type Needs<'a>;
+    /// What collecting gives: the area's facts (one per device node for [`DeviceFacts`]);
+    /// `Option` of them when the area may be absent from a fixture (not captured); `Result`
+    /// when it fails as a whole, the error then being the fact (only the KFD topology, and the
+    /// agent view read with it: no KFD, or refused).
+    type Output;
+    /// Reads the area, recording every input it could not use in `problems`.
+    fn collect(
+        source: &Source,
+        needs: Self::Needs<'_>,
+        problems: &mut Vec<Problem>,
+    ) -> Self::Output;
+}
+
+/// Collects one area into a fresh problem list: `(facts, problems)`.
+pub fn collect<T: Collect>(source: &Source, needs: T::Needs<'_>) -> (T::Output, Vec<Problem>) {
+    let mut problems = Vec::new();
+    let out = T::collect(source, needs, &mut problems);
+    (out, problems)
+}
+
+/// Every input the collectors of [`Facts`] could not use, kept by the layer that reports it.
+/// The topology's and the agent view's problems stay in [`AgentFacts`] (the inventory, a
+/// document of its own, carries them), the processes' in [`Processes`] (`ps`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Problems {
+    /// The system's files outside the topology: the amdgpu module, the PCI bus (reported by
+    /// layer 1), the platform and `/etc/group` (layer 2).
     #[serde(serialize_with = "crate::source::problem::serialize_grouped")]
-    pub problems: Vec<Problem>,
+    pub system: Vec<Problem>,
+    /// The installs' files (layer 4).
+    #[serde(serialize_with = "crate::source::problem::serialize_grouped")]
+    pub installs: Vec<Problem>,
+    /// The libraries' directories (layer 5).
+    #[serde(serialize_with = "crate::source::problem::serialize_grouped")]
+    pub libraries: Vec<Problem>,
+    /// The compilers' directories (layer 6).
+    #[serde(serialize_with = "crate::source::problem::serialize_grouped")]
+    pub compiler: Vec<Problem>,
+    /// The Python environments' files (layer 7).
+    #[serde(serialize_with = "crate::source::problem::serialize_grouped")]
+    pub frameworks: Vec<Problem>,
+    /// The tools' links and version files (layer 8).
+    #[serde(serialize_with = "crate::source::problem::serialize_grouped")]
+    pub tools: Vec<Problem>,
 }
 
 /// What a collection does beyond reading: the active probes, when asked for.
@@ -112,41 +167,37 @@ impl Facts {
     /// fixture records an active run.
     pub fn collect_with(source: &Source, options: &CollectOptions) -> Self {
         let root = source.root();
-        let mut problems = Vec::new();
-        let module = ModuleFacts::collect(root, &mut problems);
+        let mut problems = Problems::default();
+        let module = ModuleFacts::collect(source, (), &mut problems.system);
         let params = module
             .as_ref()
             .map(|m| m.parameters.clone())
             .unwrap_or_default();
-        let (kfd, kfd_error, kfd_unreadable) = match AgentFacts::collect_with(source, params) {
-            Ok(f) => (Some(f), None, None),
-            Err(e) => {
-                let refused = crate::facts::topology::KfdUnreadable::from_error(root, &e);
-                (None, Some(Problem::from(e)), refused)
-            }
-        };
-        let inventory = kfd.as_ref().map(Inventory::from_facts);
-        let processes = kfd
-            .as_ref()
-            .and_then(|k| Processes::collect_for(source, &k.topology));
-        let pci = PciFacts::collect(root, &mut problems);
-        let platform = PlatformFacts::collect(source, &mut problems);
-        let identity = source.host().identity();
-        let installs = InstallFacts::collect(source, &platform.env);
-        let libraries = LibraryFacts::collect(source, &installs);
-        let compiler = CompilerFacts::collect(source, &installs);
-        let frameworks = FrameworkFacts::collect(source, &platform.env);
-        let tools = ToolFacts::collect(source, &installs, &platform.env);
-
-        let mut paths = vec![KFD_DEVICE.to_owned()];
-        if let Some(inv) = &inventory {
-            for minor in inv.gpu_agents().filter_map(|a| a.drm_render_minor) {
-                let path = format!("/dev/dri/renderD{minor}");
-                if !paths.contains(&path) {
-                    paths.push(path);
+        let (kfd, kfd_error, kfd_unreadable) =
+            match collect::<AgentFacts>(source, AgentNeeds::All(params)) {
+                (Ok(mut f), p) => {
+                    f.problems = p;
+                    (Some(f), None, None)
                 }
-            }
-        }
+                (Err(e), _) => {
+                    let refused = crate::facts::topology::KfdUnreadable::from_error(root, &e);
+                    (None, Some(Problem::from(e)), refused)
+                }
+            };
+        let inventory = kfd.as_ref().map(Inventory::from_facts);
+        let processes = kfd.as_ref().and_then(|k| {
+            let (ps, p) = collect::<Processes>(source, &k.topology);
+            ps.map(|ps| Processes { problems: p, ..ps })
+        });
+        let pci = PciFacts::collect(source, (), &mut problems.system);
+        let platform = PlatformFacts::collect(source, (), &mut problems.system);
+        let identity = source.host().identity();
+        let installs = InstallFacts::collect(source, &platform.env, &mut problems.installs);
+        let libraries = LibraryFacts::collect(source, &installs, &mut problems.libraries);
+        let compiler = CompilerFacts::collect(source, &installs, &mut problems.compiler);
+        let frameworks = FrameworkFacts::collect(source, &platform.env, &mut problems.frameworks);
+        let tools = ToolFacts::collect(source, (&installs, &platform.env), &mut problems.tools);
+
         // After the processes were read: the probe's own KFD process is not among them.
         let active = match source.kind() {
             SourceKind::Live => options
@@ -158,20 +209,7 @@ impl Facts {
         if let Some(a) = &active {
             root.record(|| crate::source::record::Record::Active(Box::new(a.clone())));
         }
-        let nodes: Vec<_> = paths.iter().map(|p| source.host().device(p)).collect();
-        let mut gids: Vec<u32> = nodes.iter().flatten().map(|n| n.gid).collect();
-        gids.sort_unstable();
-        gids.dedup();
-        let names = access::group_names(root, &gids, &mut problems);
-        let devices = paths
-            .into_iter()
-            .zip(nodes)
-            .map(|(path, node)| DeviceFacts {
-                group_name: node.as_ref().and_then(|n| names.get(&n.gid).cloned()),
-                path,
-                node,
-            })
-            .collect();
+        let devices = DeviceFacts::collect(source, inventory.as_ref(), &mut problems.system);
         Self {
             source: source.kind(),
             kfd,

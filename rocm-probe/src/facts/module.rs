@@ -3,8 +3,9 @@
 
 use serde::Serialize;
 
+use crate::facts::Collect;
+use crate::source::Source;
 use crate::source::problem::{Problem, optional};
-use crate::source::root::SysRoot;
 
 /// Where loaded (and built-in) modules are listed.
 pub const MODULES: &str = "/sys/module";
@@ -32,9 +33,13 @@ pub struct AmdgpuParameters {
     pub noretry: Option<i32>,
 }
 
-impl AmdgpuParameters {
+impl Collect for AmdgpuParameters {
+    type Needs<'a> = ();
+    type Output = Self;
+
     /// Reads the parameters; absent files are `None`.
-    pub fn collect(root: &SysRoot, problems: &mut Vec<Problem>) -> Self {
+    fn collect(source: &Source, (): (), problems: &mut Vec<Problem>) -> Self {
+        let root = source.root();
         let path = format!("{AMDGPU_MODULE}/parameters/noretry");
         let noretry = optional(root.read_value(&path), problems).and_then(|text| {
             let parsed = text.parse().ok();
@@ -69,9 +74,13 @@ pub struct ModuleFacts {
     pub dkms: Vec<DkmsBuild>,
 }
 
-impl ModuleFacts {
+impl Collect for ModuleFacts {
+    type Needs<'a> = ();
+    type Output = Option<Self>;
+
     /// Reads the module's state; `None` when `/sys/module` itself is absent (not captured).
-    pub fn collect(root: &SysRoot, problems: &mut Vec<Problem>) -> Option<Self> {
+    fn collect(source: &Source, (): (), problems: &mut Vec<Problem>) -> Option<Self> {
+        let root = source.root();
         if !root.exists(MODULES) {
             return None;
         }
@@ -109,12 +118,14 @@ impl ModuleFacts {
             initstate: value("initstate", problems),
             version: value("version", problems),
             taint: value("taint", problems),
-            parameters: AmdgpuParameters::collect(root, problems),
+            parameters: AmdgpuParameters::collect(source, (), problems),
             kernel_release,
             dkms,
         })
     }
+}
 
+impl ModuleFacts {
     /// Built into the kernel: the directory exists without `initstate`.
     pub fn builtin(&self) -> bool {
         self.present && self.initstate.is_none()

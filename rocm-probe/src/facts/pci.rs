@@ -3,8 +3,9 @@
 
 use serde::Serialize;
 
+use crate::facts::Collect;
+use crate::source::Source;
 use crate::source::problem::{Problem, optional};
-use crate::source::root::SysRoot;
 
 /// Where PCI functions are listed.
 pub const PCI_DEVICES: &str = "/sys/bus/pci/devices";
@@ -57,10 +58,14 @@ fn hex(text: &str) -> Option<u32> {
     u32::from_str_radix(text.trim().trim_start_matches("0x"), 16).ok()
 }
 
-impl PciFacts {
+impl Collect for PciFacts {
+    type Needs<'a> = ();
+    type Output = Option<Self>;
+
     /// Reads the bus; `None` when `/sys/bus/pci/devices` does not exist (a fixture that did not
     /// capture it).
-    pub fn collect(root: &SysRoot, problems: &mut Vec<Problem>) -> Option<Self> {
+    fn collect(source: &Source, (): (), problems: &mut Vec<Problem>) -> Option<Self> {
+        let root = source.root();
         let names = optional(root.read_dir(PCI_DEVICES), problems)?;
         let mut facts = Self {
             functions: names.len(),
@@ -150,7 +155,8 @@ mod tests {
         )
         .unwrap();
         let mut problems = Vec::new();
-        let facts = PciFacts::collect(&SysRoot::fixture(dir.path()), &mut problems).unwrap();
+        let facts =
+            PciFacts::collect(&Source::fixture(dir.path()).unwrap(), (), &mut problems).unwrap();
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(facts.functions, 3);
         assert_eq!(facts.gpus.len(), 1);
@@ -167,9 +173,11 @@ mod tests {
     #[test]
     fn absent_bus_is_not_captured() {
         let dir = tempfile::tempdir().unwrap();
+        // A machine tree (an empty fixture.toml) with nothing else in it.
+        std::fs::write(dir.path().join("fixture.toml"), "").unwrap();
         let mut problems = Vec::new();
         assert_eq!(
-            PciFacts::collect(&SysRoot::fixture(dir.path()), &mut problems),
+            PciFacts::collect(&Source::fixture(dir.path()).unwrap(), (), &mut problems),
             None
         );
     }

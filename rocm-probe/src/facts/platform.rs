@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::facts::Collect;
 use crate::source::Source;
 use crate::source::problem::{Problem, optional};
 
@@ -90,9 +91,12 @@ pub struct PlatformFacts {
     pub numa_balancing: Option<u32>,
 }
 
-impl PlatformFacts {
+impl Collect for PlatformFacts {
+    type Needs<'a> = ();
+    type Output = Self;
+
     /// Reads everything above through the source.
-    pub fn collect(source: &Source, problems: &mut Vec<Problem>) -> Self {
+    fn collect(source: &Source, (): (), problems: &mut Vec<Problem>) -> Self {
         let root = source.root();
         let host = source.host();
         let cmdline = optional(root.read_value(CMDLINE), problems);
@@ -156,7 +160,9 @@ impl PlatformFacts {
             env,
         }
     }
+}
 
+impl PlatformFacts {
     /// Kernel command-line words (`nomodeset`, `amdgpu.modeset=0`, `modprobe.blacklist=…`).
     pub fn cmdline_words(&self) -> impl Iterator<Item = &str> {
         self.cmdline.iter().flat_map(|c| c.split_whitespace())

@@ -6,7 +6,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::facts::Collect;
 use crate::facts::properties::parse_u64;
+use crate::facts::topology::Topology;
+use crate::source::Source;
 use crate::source::problem::{Problem, optional};
 use crate::source::root::SysRoot;
 
@@ -75,48 +78,50 @@ pub struct KfdProcess {
 pub struct Processes {
     /// Processes in pid order.
     pub processes: Vec<KfdProcess>,
-    /// Unreadable or malformed files.
+    /// Unreadable or malformed files: the problems its collector recorded, kept here by the
+    /// caller (`ps` shows them); empty straight out of [`Processes::collect`](Collect::collect).
     #[serde(serialize_with = "crate::source::problem::serialize_grouped")]
     pub problems: Vec<Problem>,
 }
 
-impl Processes {
-    /// As [`Processes::collect`], with the `gpu_id` map from `topology`, leaving out this
-    /// process when the source is live.
-    pub fn collect_for(
-        source: &crate::source::Source,
-        topology: &crate::facts::topology::Topology,
-    ) -> Option<Self> {
+impl Collect for Processes {
+    /// The topology, for the map from `gpu_id` to KFD node.
+    type Needs<'a> = &'a Topology;
+    /// `None` without KFD's process list.
+    type Output = Option<Self>;
+
+    /// Reads every KFD process, leaving out this process when the source is live (the probe's
+    /// own entry when an active probe opened `/dev/kfd`).
+    fn collect(source: &Source, topology: &Topology, problems: &mut Vec<Problem>) -> Option<Self> {
         let nodes = topology
             .nodes
             .iter()
             .filter_map(|n| n.gpu_id.filter(|g| *g != 0).map(|g| (g, n.id)))
             .collect();
         let own = (source.kind() == crate::source::SourceKind::Live).then(std::process::id);
-        Self::collect(source.root(), &nodes, own)
+        read(source.root(), &nodes, own, problems)
     }
+}
 
-    /// Reads every KFD process. `nodes` maps `gpu_id` to KFD node; `own_pid` is left out (the
-    /// probe's own entry when an active probe opened `/dev/kfd`). `None` without KFD.
-    pub fn collect(
-        root: &SysRoot,
-        nodes: &BTreeMap<u32, u32>,
-        own_pid: Option<u32>,
-    ) -> Option<Self> {
-        let mut problems = Vec::new();
-        let names = optional(root.read_dir(KFD_PROC), &mut problems)?;
-        let mut pids: Vec<u32> = names.iter().filter_map(|n| n.parse().ok()).collect();
-        pids.sort_unstable();
-        let processes = pids
-            .into_iter()
-            .filter(|p| Some(*p) != own_pid)
-            .map(|pid| read_process(root, pid, nodes, &mut problems))
-            .collect();
-        Some(Self {
-            processes,
-            problems,
-        })
-    }
+/// Reads every KFD process. `nodes` maps `gpu_id` to KFD node; `own_pid` is left out.
+fn read(
+    root: &SysRoot,
+    nodes: &BTreeMap<u32, u32>,
+    own_pid: Option<u32>,
+    problems: &mut Vec<Problem>,
+) -> Option<Processes> {
+    let names = optional(root.read_dir(KFD_PROC), problems)?;
+    let mut pids: Vec<u32> = names.iter().filter_map(|n| n.parse().ok()).collect();
+    pids.sort_unstable();
+    let processes = pids
+        .into_iter()
+        .filter(|p| Some(*p) != own_pid)
+        .map(|pid| read_process(root, pid, nodes, problems))
+        .collect();
+    Some(Processes {
+        processes,
+        problems: Vec::new(),
+    })
 }
 
 fn number(root: &SysRoot, path: &str, problems: &mut Vec<Problem>) -> Option<u64> {
@@ -223,8 +228,9 @@ mod tests {
         put("/sys/class/kfd/kfd/proc/77/pasid", "32771\n");
         let root = SysRoot::fixture(dir.path());
         let nodes = BTreeMap::from([(24248, 2)]);
-        let ps = Processes::collect(&root, &nodes, Some(77)).unwrap();
-        assert!(ps.problems.is_empty(), "{:?}", ps.problems);
+        let mut problems = Vec::new();
+        let ps = read(&root, &nodes, Some(77), &mut problems).unwrap();
+        assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(ps.processes.len(), 1);
         let p = &ps.processes[0];
         assert_eq!(

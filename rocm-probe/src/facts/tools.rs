@@ -28,6 +28,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
+use crate::facts::Collect;
 use crate::facts::install::{InstallFacts, RocmVersion, normalize, resolve_link};
 use crate::source::Source;
 use crate::source::problem::{Problem, optional};
@@ -252,28 +253,21 @@ pub struct ToolFacts {
     pub absent: Vec<String>,
     /// Every command found, by directory in probing order, then in [`FAMILIES`] order.
     pub found: Vec<FoundTool>,
-    /// Unreadable or malformed links and version files.
-    #[serde(serialize_with = "crate::source::problem::serialize_grouped")]
-    pub problems: Vec<Problem>,
 }
 
-impl ToolFacts {
-    /// Looks for the tools through the source, with the environment already read
-    /// (`PlatformFacts::env`) and the installs already found.
-    pub fn collect(
-        source: &Source,
-        installs: &InstallFacts,
-        env: &BTreeMap<String, String>,
-    ) -> Self {
-        Self::collect_from(source.root(), installs, env)
-    }
+impl Collect for ToolFacts {
+    /// The installs already found and the environment already read (`PlatformFacts::env`).
+    type Needs<'a> = (&'a InstallFacts, &'a BTreeMap<String, String>);
+    type Output = Self;
 
-    /// Looks for the tools in `root`.
-    pub fn collect_from(
-        root: &SysRoot,
-        installs: &InstallFacts,
-        env: &BTreeMap<String, String>,
+    /// Looks for the tools (their unreadable or malformed links and version files are
+    /// reported by layer 8).
+    fn collect(
+        source: &Source,
+        (installs, env): Self::Needs<'_>,
+        problems: &mut Vec<Problem>,
     ) -> Self {
+        let root = source.root();
         let path = env.get("PATH");
         let facts = Self {
             captured: installs.captured || path.is_some(),
@@ -289,13 +283,16 @@ impl ToolFacts {
             facts,
             versions: HashMap::new(),
             links: HashMap::new(),
+            problems,
         };
         for dir in c.dirs() {
             c.probe(&dir);
         }
         c.facts
     }
+}
 
+impl ToolFacts {
     /// The command a shell runs for `name`: the one in the first `PATH` directory holding it.
     pub fn runs(&self, name: &str) -> Option<&FoundTool> {
         self.found
@@ -338,6 +335,7 @@ struct Collector<'a> {
     /// Symlinks already read, by path: the target as written, `None` for anything else. A
     /// link's target can be a command probed on its own (`/usr/local/bin/x → /opt/rocm/bin/x`).
     links: HashMap<String, Option<String>>,
+    problems: &'a mut Vec<Problem>,
 }
 
 impl Collector<'_> {
@@ -468,7 +466,7 @@ impl Collector<'_> {
                 Ok(t) => Some(t),
                 Err(e) if e.kind == ReadErrorKind::WrongType || e.is_not_found() => None,
                 Err(e) => {
-                    self.facts.problems.push(e.into());
+                    self.problems.push(e.into());
                     None
                 }
             }
@@ -502,7 +500,7 @@ impl Collector<'_> {
         if let Some(hit) = self.versions.get(&path) {
             return hit.clone();
         }
-        let problems = &mut self.facts.problems;
+        let problems = &mut *self.problems;
         let found = match file {
             VersionFile::Plain(_) => {
                 optional(self.root.read_value(&path), problems).and_then(|text| {
@@ -679,11 +677,14 @@ mod tests {
         touch(b, "opt/rocm-6.2.0/share/modulefiles/omnitrace/1.11.2", "");
     }
 
-    fn collect(b: &std::path::Path, path: Option<&str>) -> ToolFacts {
-        let root = SysRoot::fixture(b);
-        let env = env(path);
-        let installs = InstallFacts::collect_from(&root, &env);
-        ToolFacts::collect_from(&root, &installs, &env)
+    fn collect(b: &std::path::Path, path: Option<&str>) -> (ToolFacts, Vec<Problem>) {
+        tools(&Source::fixture(b).unwrap(), &env(path))
+    }
+
+    /// The tools of `source`, with its installs, and the problems met looking for the tools.
+    fn tools(source: &Source, env: &BTreeMap<String, String>) -> (ToolFacts, Vec<Problem>) {
+        let (installs, _) = crate::facts::collect::<InstallFacts>(source, env);
+        crate::facts::collect::<ToolFacts>(source, (&installs, env))
     }
 
     #[test]
@@ -692,9 +693,9 @@ mod tests {
         let b = dir.path();
         rocm_62(b);
         touch(b, "usr/bin/rocminfo", "");
-        let f = collect(b, Some("/usr/local/bin:/usr/bin:/opt/rocm/bin"));
+        let (f, problems) = collect(b, Some("/usr/local/bin:/usr/bin:/opt/rocm/bin"));
         assert!(f.captured);
-        assert!(f.problems.is_empty(), "{:?}", f.problems);
+        assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(f.looked_in, ["/usr/bin", "/opt/rocm-6.2.0/bin"]);
         assert_eq!(f.absent, ["/usr/local/bin"]);
         let names: Vec<(&str, &str)> = f.found.iter().map(|t| (t.name, t.path.as_str())).collect();
@@ -749,7 +750,7 @@ mod tests {
         rocm_62(b);
         touch(b, "usr/local/bin/omnitrace", "");
         touch(b, "usr/bin/rocm-smi", "");
-        let f = collect(b, None);
+        let (f, _) = collect(b, None);
         assert!(f.captured);
         assert_eq!(f.path_env, None);
         assert_eq!(f.looked_in, ["/opt/rocm-6.2.0/bin", "/usr/bin"]);
@@ -763,11 +764,11 @@ mod tests {
     fn nothing_captured_means_nothing_looked_at() {
         let dir = tempfile::tempdir().unwrap();
         touch(dir.path(), "usr/bin/rocminfo", "");
-        let f = collect(dir.path(), None);
+        let (f, _) = collect(dir.path(), None);
         assert!(!f.captured);
         assert!(f.looked_in.is_empty() && f.found.is_empty());
         // PATH alone is enough.
-        let f = collect(dir.path(), Some("/usr/bin"));
+        let (f, _) = collect(dir.path(), Some("/usr/bin"));
         assert!(f.captured);
         assert_eq!(f.found.len(), 1);
     }
@@ -781,7 +782,7 @@ mod tests {
         let mut entries: Vec<String> = vec!["".into(), "bin".into(), "/usr//bin/".into()];
         entries.extend((0..MAX_PATH_DIRS).map(|i| format!("/nope{i}")));
         entries.push("/far/bin".into());
-        let f = collect(b, Some(&entries.join(":")));
+        let (f, _) = collect(b, Some(&entries.join(":")));
         // Two not absolute, four past the bound (the last is /far/bin).
         assert_eq!(f.path_ignored, 6);
         let names: Vec<&str> = f.found.iter().map(|t| t.name).collect();
@@ -817,7 +818,7 @@ mod tests {
         touch(b, "opt/rocm-6.2.0/share/modulefiles/omnitrace/1.12.0", "");
         // A malformed version file.
         touch(b, "opt/rocm-6.2.0/libexec/omniperf/VERSION", "\n");
-        let f = collect(b, Some("/usr/local/bin"));
+        let (f, problems) = collect(b, Some("/usr/local/bin"));
         let by = |p: &str| f.found.iter().find(|t| t.path == p).unwrap();
         let compute = by("/usr/local/bin/rocprof-compute");
         assert_eq!(compute.install, None);
@@ -831,16 +832,13 @@ mod tests {
         assert_eq!(v3.install, Some(0));
         assert_eq!(by("/opt/rocm-6.2.0/bin/omnitrace-run").version, None);
         assert_eq!(by("/opt/rocm-6.2.0/bin/omniperf").version, None);
-        assert_eq!(f.problems.len(), 1, "{:?}", f.problems);
-        assert_eq!(
-            f.problems[0].path,
-            "/opt/rocm-6.2.0/libexec/omniperf/VERSION"
-        );
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].path, "/opt/rocm-6.2.0/libexec/omniperf/VERSION");
     }
 
     #[test]
     fn each_link_and_version_file_is_read_once() {
-        use crate::source::record::{Record, Recorder};
+        use crate::source::record::Record;
         let dir = tempfile::tempdir().unwrap();
         let b = dir.path();
         rocm_62(b);
@@ -848,12 +846,10 @@ mod tests {
         // A link to a link that is itself probed, and a regular file PATH lists twice.
         link(b, "usr/local/bin/omniperf", "/opt/rocm/bin/omniperf");
         touch(b, "usr/bin/rocminfo", "");
-        let recorder = std::sync::Arc::new(Recorder::default());
-        let root = SysRoot::fixture(b).with_recorder(recorder.clone());
+        let (source, recorder) = Source::fixture(b).unwrap().record();
         let env = env(Some("/usr/local/bin:/usr/bin:/opt/rocm/bin:/usr/bin"));
-        let installs = InstallFacts::collect_from(&root, &env);
-        let f = ToolFacts::collect_from(&root, &installs, &env);
-        assert!(f.problems.is_empty(), "{:?}", f.problems);
+        let (f, problems) = tools(&source, &env);
+        assert!(problems.is_empty(), "{problems:?}");
         let mut reads: BTreeMap<String, usize> = BTreeMap::new();
         for r in recorder.records() {
             let key = match r {

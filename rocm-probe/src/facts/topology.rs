@@ -5,7 +5,9 @@
 
 use serde::Serialize;
 
+use crate::facts::Collect;
 use crate::facts::properties::properties;
+use crate::source::Source;
 use crate::source::problem::{Problem, optional};
 use crate::source::root::{ReadError, SysRoot};
 
@@ -232,7 +234,9 @@ pub struct Topology {
     pub system_properties: Option<SystemProperties>,
     /// Nodes in numeric order.
     pub nodes: Vec<Node>,
-    /// Everything malformed or unreadable, with its path.
+    /// Everything malformed or unreadable, with its path: the problems its collector recorded,
+    /// kept here by [`AgentFacts`](crate::facts::agent::AgentFacts)' collector for the
+    /// inventory; empty straight out of [`Topology::collect`](Collect::collect).
     #[serde(serialize_with = "crate::source::problem::serialize_grouped")]
     pub problems: Vec<Problem>,
 }
@@ -242,38 +246,39 @@ impl Topology {
     pub fn gpu_nodes(&self) -> impl Iterator<Item = &Node> {
         self.nodes.iter().filter(|n| n.kind() == NodeKind::Gpu)
     }
+}
 
-    /// Reads the topology. Fails only when the `nodes` directory cannot be listed (no KFD, or
-    /// not readable); everything below that becomes a problem in the result.
-    pub fn collect(root: &SysRoot) -> Result<Self, ReadError> {
-        Self::collect_scope(root, Scope::Full)
-    }
+impl Collect for Topology {
+    /// How much of each node to read.
+    type Needs<'a> = Scope;
+    /// Fails only when the `nodes` directory cannot be listed (no KFD, or not readable): the
+    /// error is then the fact. Everything below that is a problem.
+    type Output = Result<Self, ReadError>;
 
-    /// Reads only each node's `properties` — all `targets` needs (what rocm_agent_enumerator
-    /// reads), a sixtieth of the files on an MI300X node.
-    pub fn collect_properties(root: &SysRoot) -> Result<Self, ReadError> {
-        Self::collect_scope(root, Scope::Properties)
-    }
-
-    fn collect_scope(root: &SysRoot, scope: Scope) -> Result<Self, ReadError> {
+    /// Reads the topology, again when `generation_id` changed meanwhile (the problems of the
+    /// attempt kept are the ones recorded).
+    fn collect(source: &Source, scope: Scope, problems: &mut Vec<Problem>) -> Self::Output {
+        let root = source.root();
         let mut attempt = 0;
         loop {
+            let mut found = Vec::new();
             let before = read_generation(root);
-            let mut topology = scan(root, scope)?;
+            let mut topology = scan(root, scope, &mut found)?;
             let after = read_generation(root);
             topology.generation_id = after.as_ref().ok().copied();
             if let Err(p) = after {
-                topology.problems.extend(p);
+                found.extend(p);
             }
             attempt += 1;
             let stable = before.as_ref().ok() == topology.generation_id.as_ref();
             if stable || attempt >= GENERATION_RETRIES {
                 if !stable {
-                    topology.problems.push(Problem::new(
+                    found.push(Problem::new(
                         format!("{TOPOLOGY_DIR}/generation_id"),
                         crate::text!("facts.generation-changed", retries = GENERATION_RETRIES),
                     ));
                 }
+                problems.append(&mut found);
                 return Ok(topology);
             }
         }
@@ -295,29 +300,30 @@ fn read_generation(root: &SysRoot) -> Result<u64, Option<Problem>> {
 }
 
 /// How much of each node to read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Scope {
-    /// `properties` only.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Scope {
+    /// `properties` only — all `targets` needs (what rocm_agent_enumerator reads), a sixtieth
+    /// of the files on an MI300X node.
     Properties,
     /// Everything.
+    #[default]
     Full,
 }
 
-fn scan(root: &SysRoot, scope: Scope) -> Result<Topology, ReadError> {
+fn scan(root: &SysRoot, scope: Scope, problems: &mut Vec<Problem>) -> Result<Topology, ReadError> {
     let nodes_dir = format!("{TOPOLOGY_DIR}/nodes");
     let mut topology = Topology::default();
     let mut ids = Vec::new();
     for name in root.read_dir(&nodes_dir)? {
         match name.parse::<u32>() {
             Ok(id) if id.to_string() == name => ids.push(id),
-            _ => topology.problems.push(Problem::new(
+            _ => problems.push(Problem::new(
                 format!("{nodes_dir}/{name}"),
                 crate::text!("facts.not-node-dir"),
             )),
         }
     }
     ids.sort_unstable();
-    let problems = &mut topology.problems;
     topology.nodes = ids
         .into_iter()
         .map(|id| read_node(root, &format!("{nodes_dir}/{id}"), id, scope, problems))
@@ -328,7 +334,7 @@ fn scan(root: &SysRoot, scope: Scope) -> Result<Topology, ReadError> {
     topology.system_properties = read_properties(
         root,
         &format!("{TOPOLOGY_DIR}/system_properties"),
-        &mut topology.problems,
+        problems,
         SystemProperties::parse,
     );
     Ok(topology)
@@ -516,6 +522,12 @@ mod tests {
 
     const T: &str = "sys/class/kfd/kfd/topology";
 
+    fn full(dir: &tempfile::TempDir) -> (Topology, Vec<Problem>) {
+        let (topo, problems) =
+            crate::facts::collect::<Topology>(&Source::fixture(dir.path()).unwrap(), Scope::Full);
+        (topo.unwrap(), problems)
+    }
+
     #[test]
     fn nodes_sort_numerically_past_ten_and_junk_names_are_problems() {
         let mut files = vec![];
@@ -530,10 +542,10 @@ mod tests {
         files.push((foo.as_str(), "simd_count 4\n"));
         files.push((zero.as_str(), "simd_count 4\n"));
         let dir = tree(&files);
-        let topo = Topology::collect(&SysRoot::fixture(dir.path())).unwrap();
+        let (topo, problems) = full(&dir);
         let ids: Vec<u32> = topo.nodes.iter().map(|n| n.id).collect();
         assert_eq!(ids, (0..12).collect::<Vec<_>>());
-        let bad: Vec<&str> = topo.problems.iter().map(|p| p.path.as_str()).collect();
+        let bad: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
         assert!(
             bad.contains(&"/sys/class/kfd/kfd/topology/nodes/foo"),
             "{bad:?}"
@@ -547,7 +559,14 @@ mod tests {
     #[test]
     fn no_kfd_is_an_error_naming_the_path() {
         let dir = tempfile::tempdir().unwrap();
-        let err = Topology::collect(&SysRoot::fixture(dir.path())).unwrap_err();
+        // A machine tree (an empty fixture.toml) with nothing else in it.
+        std::fs::write(dir.path().join("fixture.toml"), "").unwrap();
+        let err = Topology::collect(
+            &Source::fixture(dir.path()).unwrap(),
+            Scope::Full,
+            &mut Vec::new(),
+        )
+        .unwrap_err();
         assert!(err.is_not_found());
         assert_eq!(err.path, "/sys/class/kfd/kfd/topology/nodes");
     }
@@ -577,7 +596,7 @@ mod tests {
                 "heap_type 1\n",
             ),
         ]);
-        let topo = Topology::collect(&SysRoot::fixture(dir.path())).unwrap();
+        let (topo, problems) = full(&dir);
         assert_eq!(topo.generation_id, Some(1));
         assert_eq!(topo.nodes.len(), 4);
         let n1 = &topo.nodes[1];
@@ -588,15 +607,11 @@ mod tests {
         assert_eq!(topo.nodes[2].kind(), NodeKind::Unknown);
         assert_eq!(topo.nodes[3].properties, None);
         let has = |path: &str, needle: &str| {
-            topo.problems
+            problems
                 .iter()
                 .any(|p| p.path.ends_with(path) && p.message.to_string().contains(needle))
         };
-        assert!(
-            has("nodes/1/properties", "`location_id`"),
-            "{:#?}",
-            topo.problems
-        );
+        assert!(has("nodes/1/properties", "`location_id`"), "{problems:#?}");
         assert!(has("nodes/1/properties", "`simd_per` has no value"));
         assert!(has("nodes/2/properties", "empty file"));
         assert!(has("nodes/3/properties", "binary content"));

@@ -28,6 +28,7 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
     let mut out = Vec::new();
     let inputs: Vec<&crate::source::problem::Problem> = f
         .problems
+        .system
         .iter()
         .filter(|p| !p.path.starts_with(PCI_DEVICES))
         .collect();

@@ -53,7 +53,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         out.push(FRAMEWORKS_NOT_CAPTURED.finding(msg!("frameworks.not-captured")));
         return out;
     }
-    unreadable(fw, &mut out);
+    unreadable(&f.problems.frameworks, &mut out);
     let gpus = gpu_summary(f);
     let system = f.installs.effective();
     let targets = targets(f, below);
@@ -239,11 +239,11 @@ fn gpu_summary(f: &Facts) -> Option<Evidence> {
     ))
 }
 
-fn unreadable(fw: &FrameworkFacts, out: &mut Vec<Finding>) {
-    if fw.problems.is_empty() {
+fn unreadable(problems: &[crate::source::problem::Problem], out: &mut Vec<Finding>) {
+    if problems.is_empty() {
         return;
     }
-    let files = crate::source::problem::group(&fw.problems);
+    let files = crate::source::problem::group(problems);
     out.push(
         FRAMEWORKS_UNREADABLE
             .finding(msg!("frameworks.unreadable", count = files.len()))

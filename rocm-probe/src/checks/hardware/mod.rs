@@ -78,6 +78,7 @@ pub fn check(f: &Facts) -> Vec<Finding> {
     let mut sysfs: Vec<&Problem> = f.inventory.iter().flat_map(|i| &i.problems).collect();
     sysfs.extend(
         f.problems
+            .system
             .iter()
             .filter(|p| p.path.starts_with(PCI_DEVICES)),
     );

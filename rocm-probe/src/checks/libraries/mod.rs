@@ -76,8 +76,9 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
             }
         }
     }
-    let problems: Vec<&Problem> = libs
+    let problems: Vec<&Problem> = f
         .problems
+        .libraries
         .iter()
         .chain(libs.installs.iter().flat_map(|i| &i.unread))
         .chain(libs.installs.iter().flat_map(|i| {

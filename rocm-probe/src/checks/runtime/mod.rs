@@ -41,7 +41,7 @@ pub const GPU_DEVICE_ORDINAL: &str = "GPU_DEVICE_ORDINAL";
 /// Layer 4 findings; `below` are the findings of layers 1–3.
 pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     let mut out = Vec::new();
-    installs(&f.installs, &mut out);
+    installs(&f.installs, &f.problems.installs, &mut out);
     let env = &f.platform.env;
     let Ok(overridden) = override_format(env, &mut out) else {
         // libhsakmt refuses the topology (or ROCr every GPU agent): no GPU to check.
@@ -84,12 +84,16 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
 // ----------------------------------------------------------------------------------------------
 // Installs
 
-fn installs(facts: &InstallFacts, out: &mut Vec<Finding>) {
+fn installs(
+    facts: &InstallFacts,
+    problems: &[crate::source::problem::Problem],
+    out: &mut Vec<Finding>,
+) {
     if !facts.captured {
         out.push(NOT_CAPTURED.finding(msg!("runtime.not-captured")));
         return;
     }
-    let problems: Vec<&crate::source::problem::Problem> = facts.problems.iter().collect();
+    let problems: Vec<&crate::source::problem::Problem> = problems.iter().collect();
     out.extend(super::hardware::problems(
         &problems,
         &msg!("runtime.problem-files"),

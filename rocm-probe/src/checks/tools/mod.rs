@@ -36,7 +36,7 @@ pub fn check(f: &Facts, _below: &[Finding]) -> Vec<Finding> {
         smi(t, &f.installs, &mut out);
         mismatch(t, &f.installs, &mut out);
     }
-    let problems: Vec<&Problem> = t.problems.iter().collect();
+    let problems: Vec<&Problem> = f.problems.tools.iter().collect();
     out.extend(super::hardware::problems(
         &problems,
         &msg!("tools.problem-files"),
