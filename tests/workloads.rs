@@ -166,3 +166,30 @@ fn a_cpu_wheel_is_ready_with_caveats() {
         w.evidence
     );
 }
+
+/// Issue 15: an estimate excludes what the report advises hiding. Beside a discrete GPU the
+/// integrated one is to be hidden (`runtime.igpu-beside-dgpu`), so the LLM fit counts the
+/// discrete GPU alone — not the 780M's 29.3 GiB of GTT as "one GPU", nor both together; a GPU
+/// a device mask hides is not counted either.
+#[test]
+fn llm_fit_counts_only_the_gpus_a_program_would_use() {
+    for name in ["igpu-beside-dgpu", "igpu-hidden-by-mask"] {
+        let r = report(name);
+        let fit = finding(&r, "workloads.llm-fit");
+        assert!(
+            fit.summary.contains("one GPU (24.0 GiB)") && !fit.summary.contains("all 2 GPUs"),
+            "{name}: {}",
+            fit.summary
+        );
+        assert!(
+            fit.summary.contains("1 GPU agent(s) not counted"),
+            "{}",
+            fit.summary
+        );
+        assert_eq!(
+            evidence(fit, "/sys/class/kfd/kfd/topology/nodes/2/mem_banks").as_deref(),
+            Some("25769803776 bytes"),
+            "{name}"
+        );
+    }
+}

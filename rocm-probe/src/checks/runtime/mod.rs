@@ -510,14 +510,20 @@ fn node_list(agents: &[&Agent]) -> String {
 // Device masks
 
 /// Which GPUs ROCr and HIP expose, as indices into the GPU agents in node order.
-struct View {
+pub(crate) struct View {
     /// After HIP_VISIBLE_DEVICES (or CUDA_VISIBLE_DEVICES), in HIP's order.
-    hip: Vec<usize>,
+    pub(crate) hip: Vec<usize>,
     /// Names of the mask variables in effect.
     masks: Vec<&'static str>,
 }
 
-fn visibility(gpus: &[&Agent], env: &BTreeMap<String, String>, out: &mut Vec<Finding>) -> View {
+/// Which GPU agents (indices into `gpus`) a HIP program sees under the device masks of `env`,
+/// with layer 4's findings about the masks pushed to `out`.
+pub(crate) fn visibility(
+    gpus: &[&Agent],
+    env: &BTreeMap<String, String>,
+    out: &mut Vec<Finding>,
+) -> View {
     let all: Vec<usize> = (0..gpus.len()).collect();
     let uuids = |list: &[usize]| -> Vec<Option<String>> {
         list.iter().map(|&i| gpus[i].uuid.clone()).collect()

@@ -419,9 +419,21 @@ fn examples(billions: f64) -> String {
 
 fn llm_fit(f: &Facts, inv: &Inventory) -> Finding {
     // Each GPU agent's memory: KFD's local memory banks, else the drm node's VRAM total.
+    // Only the GPUs a program would use: those the device masks leave visible, and not an
+    // integrated GPU beside a discrete one, which layer 4 advises hiding
+    // (`runtime.igpu-beside-dgpu`) — an estimate must not count what the report says to hide.
+    let gpus: Vec<&crate::facts::agent::Agent> = inv.gpu_agents().collect();
+    let view = crate::checks::runtime::visibility(&gpus, &f.platform.env, &mut Vec::new());
+    let visible: Vec<&crate::facts::agent::Agent> = view.hip.iter().map(|&i| gpus[i]).collect();
+    let beside_dgpu = visible.iter().any(|a| a.integrated == Some(false));
+    let used: Vec<&crate::facts::agent::Agent> = visible
+        .into_iter()
+        .filter(|a| !(beside_dgpu && a.integrated == Some(true)))
+        .collect();
+    let left_out = gpus.len() - used.len();
     let mut agents: Vec<(u32, u64, Evidence)> = Vec::new();
     let mut unknown: Vec<u32> = Vec::new();
-    for a in inv.gpu_agents() {
+    for a in used {
         let from_kfd = a.memory_bytes.filter(|m| *m > 0).map(|m| {
             let e = Evidence::new(
                 format!("{TOPOLOGY_DIR}/nodes/{}/mem_banks", a.node),
@@ -479,6 +491,9 @@ fn llm_fit(f: &Facts, inv: &Inventory) -> Finding {
     }
     if !unknown.is_empty() {
         summary.push_str(&msg!("workloads.llm-fit-left-out", agents = unknown.len()));
+    }
+    if left_out > 0 {
+        summary.push_str(&msg!("workloads.llm-fit-not-used", agents = left_out));
     }
     LLM_FIT
         .finding(summary)
