@@ -377,3 +377,27 @@ fn an_unknown_active_key_is_an_error_naming_it() {
     assert_eq!(active.kfd_open, Some(rocm_probe::active::KfdOpen::Ok));
     assert_eq!(active.rocr.unwrap().agents.unwrap()[0].node, Some(2));
 }
+
+/// Issue 15: a GPU KFD does not give the process (a container handed the dGPU only) is
+/// driver.kfd-gpus-hidden's, not a runtime failure — ROCr cannot see what KFD hides — and it is
+/// named without a ROCr index, since this process's ROCr has none for it.
+#[test]
+fn a_gpu_kfd_hides_is_not_missing_from_rocr() {
+    let r = report("active-container-dgpu-only");
+    assert_eq!(r.verdict.root_cause, Some("driver.kfd-gpus-hidden"));
+    assert_eq!(r.exit_code(false), 0);
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "runtime.rocr-agent-missing")
+    );
+    let hidden = finding(&r, "driver.kfd-gpus-hidden");
+    assert!(
+        hidden.summary.ends_with("GPU 0 (0000:64:00.0) hidden"),
+        "{}",
+        hidden.summary
+    );
+    // A GPU ROCr really lacks is still reported.
+    let r = report("active-rocr-missing-agent");
+    assert_eq!(r.verdict.root_cause, Some("runtime.rocr-agent-missing"));
+}

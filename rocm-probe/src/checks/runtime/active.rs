@@ -112,9 +112,19 @@ fn rocr(f: &Facts, r: &RocrResult, out: &mut Vec<Finding>) {
             })),
     );
     let rocr_nodes: Vec<u32> = gpus.iter().filter_map(|g| g.node).collect();
+    // A GPU KFD itself does not give this process (not in its apertures: a container given some
+    // GPUs, a device cgroup) is driver.kfd-gpus-hidden's, not a runtime failure: ROCr cannot
+    // see what KFD hides.
+    let kfd_gives = |n: &Node| {
+        let given = f.active.as_ref().and_then(|a| a.kfd_gpus.as_ref());
+        match (given, n.gpu_id) {
+            (Some(given), Some(id)) => given.contains(&id),
+            _ => true,
+        }
+    };
     let missing: Vec<&Node> = gpu_nodes(f)
         .into_iter()
-        .filter(|n| !rocr_nodes.contains(&n.id))
+        .filter(|n| !rocr_nodes.contains(&n.id) && kfd_gives(n))
         .collect();
     if !missing.is_empty() {
         let ids: Vec<String> = missing.iter().map(|n| n.id.to_string()).collect();
