@@ -43,15 +43,20 @@ impl GpuTarget {
 /// loads on `gpu`. An unread generic version is taken to satisfy the family's minimum: every
 /// generic code object has a version of at least 1, and 1 is every processor's minimum today.
 pub fn loads(code: &TargetId, generic_version: Option<u8>, gpu: &GpuTarget) -> bool {
-    let processor = match &code.processor {
-        Processor::Gfx(g) => *g == gpu.processor,
-        Processor::Generic(name) => {
-            target_id::family_of(gpu.processor).is_some_and(|(family, min)| {
-                family.name == name && generic_version.is_none_or(|v| v >= min)
-            })
-        }
-    };
-    processor && code.sramecc.accepts(gpu.sramecc) && code.xnack.accepts(gpu.xnack)
+    covers(&code.processor, generic_version, gpu.processor)
+        && code.sramecc.accepts(gpu.sramecc)
+        && code.xnack.accepts(gpu.xnack)
+}
+
+/// Whether code for `processor` can run on a GPU whose processor is `gpu`, features aside: the
+/// same processor, or a generic one whose family holds it (`generic_version` as for [`loads`]).
+pub fn covers(processor: &Processor, generic_version: Option<u8>, gpu: GfxVersion) -> bool {
+    match processor {
+        Processor::Gfx(g) => *g == gpu,
+        Processor::Generic(name) => target_id::family_of(gpu).is_some_and(|(family, min)| {
+            family.name == name && generic_version.is_none_or(|v| v >= min)
+        }),
+    }
 }
 
 /// A target feature.

@@ -9,7 +9,7 @@ pub mod rules;
 
 use std::collections::BTreeMap;
 
-use crate::codeobject::target_id::{Processor, TargetId, family_of};
+use crate::codeobject::target_id::TargetId;
 use crate::facts::Facts;
 use crate::facts::compiler::{CompilerFacts, InstallCompiler, Tool};
 use crate::finding::{
@@ -84,12 +84,9 @@ fn build_targets_env(f: &Facts, below: &[Finding], out: &mut Vec<Finding>) {
         let Some(gfx) = GfxVersion::from_name(processor) else {
             return true;
         };
-        entries.iter().any(|e| match &e.processor {
-            Processor::Gfx(g) => *g == gfx,
-            Processor::Generic(name) => {
-                family_of(gfx).is_some_and(|(family, _)| family.name == name)
-            }
-        })
+        entries
+            .iter()
+            .any(|e| crate::codeobject::compat::covers(&e.processor, None, gfx))
     };
     let missing: Vec<(&String, &Vec<Evidence>)> =
         targets.iter().filter(|(t, _)| !covers(t)).collect();
