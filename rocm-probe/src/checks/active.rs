@@ -20,6 +20,13 @@ pub(crate) fn nodes(f: &Facts) -> Vec<&Node> {
         .unwrap_or_default()
 }
 
+/// Whether active results show KFD withholding the GPU with `gpu_id` from this process (not in
+/// its apertures: a container given some GPUs, a device cgroup). Unknown either way: no.
+pub(crate) fn kfd_hides(f: &Facts, gpu_id: Option<u32>) -> bool {
+    let given = f.active.as_ref().and_then(|a| a.kfd_gpus.as_ref());
+    matches!((given, gpu_id), (Some(given), Some(id)) if !given.contains(&id))
+}
+
 pub(crate) fn gpu_nodes(f: &Facts) -> Vec<&Node> {
     nodes(f)
         .into_iter()

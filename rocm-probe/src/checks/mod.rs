@@ -106,21 +106,11 @@ pub fn run(facts: &Facts, profile: Profile) -> Vec<Finding> {
 /// With active results, the ROCr index counts only the GPUs KFD gives this process (ROCr
 /// enumerates no other), and a GPU KFD hides has none.
 pub(crate) fn gpu_names(f: &Facts, nodes: impl IntoIterator<Item = u32>) -> String {
-    let given = f.active.as_ref().and_then(|a| a.kfd_gpus.as_ref());
     crate::i18n::list(nodes.into_iter().map(|node| {
-        let Some(inv) = f.inventory.as_ref() else {
-            return crate::msg!("facts.gpu-at-node", node);
-        };
-        let Some(mut name) = inv.agent_name(node) else {
-            return crate::msg!("facts.gpu-at-node", node);
-        };
-        if let Some(given) = given {
-            name.rocr_index = inv
-                .gpu_agents()
-                .filter(|a| a.gpu_id.is_some_and(|id| given.contains(&id)))
-                .position(|a| a.node == node);
-        }
-        name.to_string()
+        f.inventory
+            .as_ref()
+            .and_then(|inv| inv.agent_name_among(node, |a| !active::kfd_hides(f, a.gpu_id)))
+            .map_or_else(|| crate::msg!("facts.gpu-at-node", node), |n| n.to_string())
     }))
 }
 

@@ -339,7 +339,18 @@ impl std::fmt::Display for GpuName {
 impl Inventory {
     /// The name of the GPU agent on KFD node `node` (`None` for a CPU node or an unknown one).
     pub fn agent_name(&self, node: u32) -> Option<GpuName> {
-        let rocr_index = self.gpu_agents().position(|a| a.node == node)?;
+        self.agent_name_among(node, |_| true)
+    }
+
+    /// As [`Self::agent_name`] for a process that is given only the GPU agents `given` keeps
+    /// (KFD's apertures): ROCr enumerates those alone, so the ROCr index counts among them, and
+    /// an agent not given has none.
+    pub fn agent_name_among(&self, node: u32, given: impl Fn(&Agent) -> bool) -> Option<GpuName> {
+        self.gpu_agents().find(|a| a.node == node)?;
+        let rocr_index = self
+            .gpu_agents()
+            .filter(|a| given(a))
+            .position(|a| a.node == node);
         let g = self.gpus.iter().find(|g| g.nodes.contains(&node))?;
         let partition = if g.nodes.len() > 1 {
             g.nodes.iter().position(|&n| n == node)
@@ -350,7 +361,7 @@ impl Inventory {
             physical: g.index,
             partition,
             pci_address: g.pci_address.clone(),
-            rocr_index: Some(rocr_index),
+            rocr_index,
             node,
         })
     }

@@ -2,7 +2,7 @@
 //! clocks, failed ioctls).
 
 use crate::active::KfdOpen;
-use crate::checks::active::{SOURCE, gpu_nodes};
+use crate::checks::active::{SOURCE, gpu_nodes, kfd_hides};
 use crate::facts::topology::{Node, TOPOLOGY_DIR};
 use crate::facts::{Facts, KFD_DEVICE};
 use crate::finding::{
@@ -85,10 +85,7 @@ pub fn check(f: &Facts) -> Vec<Finding> {
     let gpus = gpu_nodes(f);
     if let Some(seen) = &a.kfd_gpus {
         parts.push(msg!("active.kfd-part-gpus", gpus = seen.len()));
-        let hidden: Vec<&&Node> = gpus
-            .iter()
-            .filter(|n| n.gpu_id.is_some_and(|id| !seen.contains(&id)))
-            .collect();
+        let hidden: Vec<&&Node> = gpus.iter().filter(|n| kfd_hides(f, n.gpu_id)).collect();
         if !hidden.is_empty() {
             out.push(
                 KFD_GPUS_HIDDEN

@@ -2,7 +2,7 @@
 
 use crate::active::status::{hip_meaning, hsa_meaning};
 use crate::active::{DispatchOutcome, DispatchResult, RocrResult};
-use crate::checks::active::{SOURCE, gpu_nodes, load_failure};
+use crate::checks::active::{SOURCE, gpu_nodes, kfd_hides, load_failure};
 use crate::facts::Facts;
 use crate::facts::topology::{Node, TOPOLOGY_DIR};
 use crate::finding::{
@@ -115,16 +115,9 @@ fn rocr(f: &Facts, r: &RocrResult, out: &mut Vec<Finding>) {
     // A GPU KFD itself does not give this process (not in its apertures: a container given some
     // GPUs, a device cgroup) is driver.kfd-gpus-hidden's, not a runtime failure: ROCr cannot
     // see what KFD hides.
-    let kfd_gives = |n: &Node| {
-        let given = f.active.as_ref().and_then(|a| a.kfd_gpus.as_ref());
-        match (given, n.gpu_id) {
-            (Some(given), Some(id)) => given.contains(&id),
-            _ => true,
-        }
-    };
     let missing: Vec<&Node> = gpu_nodes(f)
         .into_iter()
-        .filter(|n| !rocr_nodes.contains(&n.id) && kfd_gives(n))
+        .filter(|n| !rocr_nodes.contains(&n.id) && !kfd_hides(f, n.gpu_id))
         .collect();
     if !missing.is_empty() {
         let ids: Vec<String> = missing.iter().map(|n| n.id.to_string()).collect();
