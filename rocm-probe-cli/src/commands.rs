@@ -3,10 +3,8 @@
 use std::io::Write;
 
 use anyhow::Result;
-use rocm_probe::facts::agent::AgentNeeds;
 use rocm_probe::facts::collect;
 use rocm_probe::facts::config::Profile;
-use rocm_probe::facts::module::AmdgpuParameters;
 use rocm_probe::facts::topology::{Scope, TOPOLOGY_DIR};
 use rocm_probe::finding::{rule, rules};
 use rocm_probe::i18n::os_error;
@@ -357,7 +355,7 @@ fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write)
                 )
             }
         });
-    let facts = match agent_facts(source) {
+    let facts = match AgentFacts::gather(source) {
         Ok(facts) => facts,
         Err(e) => {
             if let Some(r) = &rocr {
@@ -396,7 +394,7 @@ fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write)
 }
 
 fn topo(source: &Source, format: crate::args::TopoFormat, out: &mut dyn Write) -> Result<u8> {
-    let facts = match agent_facts(source) {
+    let facts = match AgentFacts::gather(source) {
         Ok(facts) => facts,
         Err(e) => return no_kfd(&e),
     };
@@ -439,7 +437,7 @@ fn ps(source: &Source, json: bool, out: &mut dyn Write) -> Result<u8> {
 }
 
 fn targets(source: &Source, full: bool, out: &mut dyn Write) -> Result<u8> {
-    let facts = match targets_facts(source, full) {
+    let facts = match AgentFacts::gather_targets(source, full) {
         Ok(facts) => facts,
         Err(e) => return no_kfd(&e),
     };
@@ -467,7 +465,7 @@ fn inspect(
 ) -> Result<u8> {
     use rocm_probe::codeobject::{self, Gpu, InspectReport};
     let (gpus, no_gpus) = if targets.is_empty() {
-        match targets_facts(source, true) {
+        match AgentFacts::gather_targets(source, true) {
             Ok(facts) => {
                 let inventory = Inventory::from_facts(&facts);
                 warn_problems(&inventory);
@@ -560,21 +558,6 @@ fn no_kfd(err: &ReadError) -> Result<u8> {
     };
     stdio::warn(msg!("cli.no-kfd-why", error = err, why));
     Ok(NOT_FOUND)
-}
-
-/// The agent view's facts, every problem met kept in them: amdgpu's parameters are read first
-/// and their problems listed last.
-fn agent_facts(source: &Source) -> std::result::Result<AgentFacts, ReadError> {
-    let (amdgpu, mut later) = collect::<AmdgpuParameters>(source, ());
-    let (facts, mut problems) = collect::<AgentFacts>(source, AgentNeeds::All(amdgpu));
-    problems.append(&mut later);
-    facts.map(|f| AgentFacts { problems, ..f })
-}
-
-/// What gfx names (and with `target_ids`, full target IDs) need, every problem met kept in it.
-fn targets_facts(source: &Source, target_ids: bool) -> std::result::Result<AgentFacts, ReadError> {
-    let (facts, problems) = collect::<AgentFacts>(source, AgentNeeds::Targets { target_ids });
-    facts.map(|f| AgentFacts { problems, ..f })
 }
 
 fn warn_problems(inventory: &Inventory) {

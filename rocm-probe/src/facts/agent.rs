@@ -299,6 +299,25 @@ pub struct XnackFacts {
     pub hsa_xnack: Option<String>,
 }
 
+impl AgentFacts {
+    /// The agents on their own (what `agents`, `topo` and [`Inventory::collect`] need), with
+    /// amdgpu's parameters read first and their problems listed last, every problem kept here.
+    pub fn gather(source: &Source) -> Result<Self, ReadError> {
+        let (amdgpu, mut later) = crate::facts::collect::<AmdgpuParameters>(source, ());
+        let (facts, mut problems) =
+            crate::facts::collect::<AgentFacts>(source, AgentNeeds::All(amdgpu));
+        problems.append(&mut later);
+        facts.map(|f| AgentFacts { problems, ..f })
+    }
+
+    /// What gfx names (and with `target_ids`, full target IDs) need, every problem kept here.
+    pub fn gather_targets(source: &Source, target_ids: bool) -> Result<Self, ReadError> {
+        let (facts, problems) =
+            crate::facts::collect::<AgentFacts>(source, AgentNeeds::Targets { target_ids });
+        facts.map(|f| AgentFacts { problems, ..f })
+    }
+}
+
 /// How a GPU is named in every sentence the probe prints (README "Which GPU is which"): its
 /// physical GPU's index in KFD node order (`GPU 2`), the partition's index within it
 /// (`GPU 2.3`), the PCI address — the name that stays when indices move — and the ROCr index:
@@ -381,14 +400,9 @@ impl Inventory {
         })
     }
 
-    /// Collects and derives in one step, with amdgpu's parameters read first and their
-    /// problems listed last.
+    /// Collects and derives in one step ([`AgentFacts::gather`]).
     pub fn collect(source: &Source) -> Result<Self, ReadError> {
-        let (amdgpu, mut later) = crate::facts::collect::<AmdgpuParameters>(source, ());
-        let (facts, mut problems) =
-            crate::facts::collect::<AgentFacts>(source, AgentNeeds::All(amdgpu));
-        problems.append(&mut later);
-        facts.map(|f| Self::from_facts(&AgentFacts { problems, ..f }))
+        AgentFacts::gather(source).map(|f| Self::from_facts(&f))
     }
 
     /// One line per GPU node in node order, as `rocm_agent_enumerator` prints them: the gfx
