@@ -41,6 +41,15 @@ fn every_fixture_meets_its_expectations() {
                 "{name}: root layer; findings {ids:?}"
             );
         }
+        let root = expect
+            .root
+            .as_deref()
+            .unwrap_or_else(|| panic!("{name}: [expect] names no root (an id, or \"none\")"));
+        assert_eq!(
+            report.verdict.root_cause.unwrap_or("none"),
+            root,
+            "{name}: root cause; findings {ids:?}"
+        );
         if let Some(want) = &expect.root_status {
             let got = serde_json::to_value(report.verdict.status).unwrap();
             assert_eq!(got, want.as_str(), "{name}: root status; findings {ids:?}");

@@ -70,16 +70,21 @@ fn healthy_install_facts() {
 }
 
 #[test]
-fn rocblas_without_the_gpus_target_fails_at_layer_5() {
+fn rocblas_without_the_gpus_target_fails_at_layer_5_because_the_release_lacks_it() {
     let r = report("rocblas-no-gfx1103");
-    assert_eq!(r.verdict.root_layer, 5);
-    assert_eq!(
-        r.verdict.root_cause,
-        Some("libraries.rocblas-no-kernels-for-target")
-    );
+    // The failure is in layer 5; its cause, the release not listing gfx1103, is the root.
+    assert_eq!(r.verdict.status, Status::Fail);
+    assert_eq!(r.verdict.root_layer, 4);
+    assert_eq!(r.verdict.root_cause, Some("runtime.target-unsupported"));
     let f = finding(&r, "libraries.rocblas-no-kernels-for-target");
     assert_eq!(f.status, Status::Fail);
-    assert_eq!(f.caused_by, None);
+    assert_eq!(f.caused_by, Some("runtime.target-unsupported"));
+    // The root's remedy gives the same way out as the library's.
+    let root = finding(&r, "runtime.target-unsupported")
+        .remedy
+        .as_deref()
+        .unwrap();
+    assert!(root.contains("HSA_OVERRIDE_GFX_VERSION=11.0.0"), "{root}");
     assert!(
         f.summary.contains("no kernels for gfx1103"),
         "{}",

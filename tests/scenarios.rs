@@ -64,9 +64,17 @@ fn blacklist_and_nomodeset_are_root_causes_of_the_unloaded_module() {
 }
 
 #[test]
-fn secure_boot_is_reported_beside_the_unloaded_module() {
+fn secure_boot_is_the_cause_of_the_unloaded_module() {
     let r = report("secure-boot-unsigned-dkms");
-    assert_eq!(r.verdict.root_cause, Some("driver.amdgpu-not-loaded"));
+    // The warning explains the failure: it is the root, the failure its consequence, and the
+    // verdict stays a failure.
+    assert_eq!(r.verdict.root_cause, Some("driver.secure-boot"));
+    assert_eq!(r.verdict.status, Status::Fail);
+    assert_eq!(
+        finding(&r, "driver.amdgpu-not-loaded").caused_by,
+        Some("driver.secure-boot")
+    );
+    assert!(r.layers[2].consequence_of == Some("driver.amdgpu-not-loaded"));
     let f = finding(&r, "driver.secure-boot");
     assert_eq!(f.status, Status::Warn);
     assert_eq!(

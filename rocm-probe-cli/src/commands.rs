@@ -332,6 +332,22 @@ fn explain(id: Option<&str>, lang: rocm_probe::i18n::Lang, out: &mut dyn Write) 
     writeln!(out)?;
     let text = rocm_probe::finding::rule_explain(r, lang);
     writeln!(out, "{}", render::wrap(text, 96))?;
+    // The cause graph around it: what the report names as this finding's cause, and what it
+    // names as following from it.
+    let causes: Vec<&str> = rocm_probe::finding::causes_of(r.id).map(|c| c.id).collect();
+    for (heading, ids) in [
+        (msg!("cli.explain-caused-by"), causes),
+        (msg!("cli.explain-causes"), r.causes.to_vec()),
+    ] {
+        if !ids.is_empty() {
+            writeln!(out)?;
+            writeln!(out, "{heading}")?;
+            for id in ids {
+                let title = rule(id).map_or(id, |c| rocm_probe::finding::rule_title(c, lang));
+                writeln!(out, "  {id:<36} {title}")?;
+            }
+        }
+    }
     Ok(OK)
 }
 

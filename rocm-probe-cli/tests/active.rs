@@ -80,8 +80,10 @@ fn live_active_names_each_layers_real_answer_as_a_consequence_of_no_gpu() {
     assert!(hip.contains("hipGetDeviceCount: hipErrorNoDevice"), "{hip}");
     // The HIP versions the library reports are the header's (hip_version.h: 5.2.21153).
     assert!(hip.contains("runtime 5.2.21153"), "{hip}");
-    for l in [kfd, thunk, rocr, hip] {
-        assert!(l.contains("[caused by hardware.no-amd-gpu]"), "{l}");
+    // The chain of causes: no GPU → /dev/kfd cannot be opened → every layer above fails.
+    assert!(kfd.contains("[caused by hardware.no-amd-gpu]"), "{kfd}");
+    for l in [thunk, rocr, hip] {
+        assert!(l.contains("[caused by driver.kfd-open-failed]"), "{l}");
     }
     // No dispatch without an initialised runtime.
     assert!(!r.stdout.contains("runtime.dispatch"), "{}", r.stdout);
@@ -100,8 +102,9 @@ fn live_active_json_carries_the_same_findings() {
         .iter()
         .find(|f| f["id"] == "runtime.rocr-init-failed")
         .expect("runtime.rocr-init-failed");
-    assert_eq!(f["caused_by"], "hardware.no-amd-gpu");
+    assert_eq!(f["caused_by"], "driver.kfd-open-failed");
     assert_eq!(f["layer"], "runtime");
+    assert_eq!(doc["verdict"]["root_cause"], "hardware.no-amd-gpu");
 }
 
 #[test]

@@ -266,6 +266,10 @@ pub struct Rule {
     pub layer: Layer,
     /// The status it is emitted with unless a check (or a profile) says otherwise.
     pub status: Status,
+    /// The ids of the findings this one can cause (the cause graph, ARCHITECTURE.md §5): when
+    /// both are in a report, the report names this one as the other's cause, and the verdict the
+    /// deepest cause present.
+    pub causes: &'static [&'static str],
 }
 
 impl Rule {
@@ -290,16 +294,19 @@ impl Rule {
 }
 
 /// Declares rules once: a constant per rule and the module's table of them, in a layer's
-/// `checks/<layer>/rules.rs` (`NAME = "layer.id", Layer, Status;`); [`rules`] joins the tables.
-/// The build script reads these lines and stops when a rule has no texts in its layer's
-/// `messages.toml`.
+/// `checks/<layer>/rules.rs` (`NAME = "layer.id", Layer, Status;`, or `… Status => [OTHER, …];`
+/// naming the rules whose findings this one can cause); [`rules`] joins the tables. The build
+/// script reads these lines and stops when a rule has no texts in its layer's `messages.toml`. A
+/// cycle in the cause graph does not compile (each constant needs the ones it names).
 macro_rules! declare_rules {
-    ($table:ident; $( $(#[$m:meta])* $name:ident = $id:literal, $layer:ident, $status:ident; )*) => {
+    ($table:ident; $( $(#[$m:meta])* $name:ident = $id:literal, $layer:ident, $status:ident
+        $(=> [$($causes:expr),* $(,)?])?; )*) => {
         $( $(#[$m])* #[doc = concat!("`", $id, "`")]
         pub const $name: $crate::finding::Rule = $crate::finding::Rule {
             id: $id,
             layer: $crate::finding::Layer::$layer,
             status: $crate::finding::Status::$status,
+            causes: &[$($($causes.id,)*)?],
         }; )*
         /// This layer's rules.
         pub const $table: &[$crate::finding::Rule] = &[$($name,)*];
@@ -323,6 +330,11 @@ pub fn rules() -> &'static [Rule] {
 /// Looks a rule up by id.
 pub fn rule(id: &str) -> Option<&'static Rule> {
     rules().iter().find(|r| r.id == id)
+}
+
+/// The rules that can cause `id`'s findings (the cause graph read backwards).
+pub fn causes_of(id: &str) -> impl Iterator<Item = &'static Rule> + '_ {
+    rules().iter().filter(move |r| r.causes.contains(&id))
 }
 
 /// A rule's title in `lang`.

@@ -1,6 +1,7 @@
 //! The report: findings grouped by layer, each layer's verdict, the root cause and the exit code
 //! (ARCHITECTURE.md §5).
 
+mod cause;
 pub mod expect;
 pub mod output;
 
@@ -47,7 +48,7 @@ pub struct Verdict {
 /// A few facts for the reader (and for fleet tooling) without the whole fact tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FactsSummary {
-    /// Physical GPUs.
+    /// Physical GPUs: those in KFD, or on the PCI bus when more are there.
     pub gpus: usize,
     /// GPU agents (KFD GPU nodes).
     pub agents: usize,
@@ -105,21 +106,23 @@ impl Report {
             findings.retain(|f| !e.policy.ignore.iter().any(|i| i == f.id));
         }
         findings.sort_by_key(|f| f.layer);
+        cause::link(&mut findings);
 
         let no_gpu = facts
             .inventory
             .as_ref()
             .is_none_or(|i| i.gpu_agents().next().is_none());
-        let root = root_cause(&findings);
-        // The root stops the layers above it only when nothing can run.
-        let blocking = root.filter(|r| {
-            r.status == Status::Fail && (no_gpu || crate::checks::rules::BLOCKING.contains(&r.id))
+        let root = cause::root(&findings);
+        // The failure at the root stops the layers above it only when nothing can run.
+        let blocking = root.map(|r| &findings[r.symptom]).filter(|s| {
+            s.status == Status::Fail && (no_gpu || crate::checks::rules::BLOCKING.contains(&s.id))
         });
-        if let Some(root) = blocking {
+        let blocking = blocking.map(|s| (s.id, s.layer));
+        if let Some((id, layer)) = blocking {
             // Everything broken above a failed layer follows from it.
             for f in &mut findings {
-                if f.layer > root.layer && f.status >= Status::Warn && f.caused_by.is_none() {
-                    f.caused_by = Some(root.id);
+                if f.layer > layer && f.status >= Status::Warn && f.caused_by.is_none() {
+                    f.caused_by = Some(id);
                 }
             }
         }
@@ -127,15 +130,15 @@ impl Report {
             .iter()
             .map(|&layer| {
                 let own: Vec<&Finding> = findings.iter().filter(|f| f.layer == layer).collect();
-                let blocked = blocking.filter(|r| r.layer < layer);
+                let blocked = blocking.filter(|(_, l)| *l < layer).map(|(id, _)| id);
                 LayerReport {
                     number: layer.number(),
                     layer,
                     status: own.iter().map(|f| f.status).max().unwrap_or(Status::Skip),
                     findings: own.iter().map(|f| f.id).collect(),
-                    consequence_of: blocked.map(|r| r.id),
+                    consequence_of: blocked,
                     note: match (own.is_empty(), blocked) {
-                        (true, Some(r)) => Some(msg!("report.layer-follows", id = r.id)),
+                        (true, Some(id)) => Some(msg!("report.layer-follows", id)),
                         (true, None) => Some(msg!("report.layer-no-checks")),
                         _ => None,
                     },
@@ -143,13 +146,24 @@ impl Report {
             })
             .collect();
         let verdict = match root {
-            Some(r) if r.status == Status::Fail || !no_gpu => Verdict {
-                status: r.status,
-                root_layer: r.layer.number(),
-                root_cause: Some(r.id),
-                summary: findings[r.index].summary.clone(),
-            },
-            _ if no_gpu => undetermined(root, &findings),
+            Some(r) if r.status(&findings) == Status::Fail || !no_gpu => {
+                let (cause, symptom) = (&findings[r.cause], &findings[r.symptom]);
+                Verdict {
+                    status: r.status(&findings),
+                    root_layer: cause.layer.number(),
+                    root_cause: Some(cause.id),
+                    summary: if r.cause == r.symptom {
+                        cause.summary.clone()
+                    } else {
+                        msg!(
+                            "report.cause-hence",
+                            cause = cause.summary,
+                            symptom = symptom.summary
+                        )
+                    },
+                }
+            }
+            _ if no_gpu => undetermined(root.map(|r| r.cause), &findings),
             _ => Verdict {
                 status: Status::Pass,
                 root_layer: 0,
@@ -159,7 +173,10 @@ impl Report {
         };
         let inv = facts.inventory.as_ref();
         let facts = FactsSummary {
-            gpus: inv.map_or(0, |i| i.gpus.len()),
+            // The bus shows the GPUs amdgpu did not bring up too (layer 1 counts them).
+            gpus: inv
+                .map_or(0, |i| i.gpus.len())
+                .max(facts.pci.as_ref().map_or(0, |p| p.gpus.len())),
             agents: inv.map_or(0, |i| i.gpu_agents().count()),
             targets: inv.map_or_else(Vec::new, |i| i.targets(false)),
             config: crate::facts::config::NodeConfig::from_facts(facts),
@@ -177,8 +194,8 @@ impl Report {
 /// No failure, and no GPU agent to check: the probe cannot tell whether the machine works. The
 /// verdict names why — the warning that hid the GPUs, else the lowest skipped check (WSL's
 /// paravirtual GPU) — and is `skip`, exit 3: never a PASS with zero GPUs.
-fn undetermined(root: Option<Root>, findings: &[Finding]) -> Verdict {
-    let why = root.map(|r| r.index).or_else(|| {
+fn undetermined(root: Option<usize>, findings: &[Finding]) -> Verdict {
+    let why = root.or_else(|| {
         findings
             .iter()
             .enumerate()
@@ -200,32 +217,6 @@ fn undetermined(root: Option<Root>, findings: &[Finding]) -> Verdict {
             summary: msg!("report.undetermined-nothing"),
         },
     }
-}
-
-/// The root cause's identity (the finding itself stays in the list).
-#[derive(Debug, Clone, Copy)]
-struct Root {
-    id: &'static str,
-    layer: Layer,
-    status: Status,
-    index: usize,
-}
-
-/// The lowest-layer failure that is not itself a consequence; else the lowest warning.
-fn root_cause(findings: &[Finding]) -> Option<Root> {
-    [Status::Fail, Status::Warn].into_iter().find_map(|status| {
-        findings
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.status == status)
-            .min_by_key(|(i, f)| (f.layer, f.caused_by.is_some(), *i))
-            .map(|(index, f)| Root {
-                id: f.id,
-                layer: f.layer,
-                status,
-                index,
-            })
-    })
 }
 
 impl Report {

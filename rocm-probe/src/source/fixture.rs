@@ -68,6 +68,9 @@ pub struct Expect {
     pub root_layer: Option<u8>,
     /// `pass`, `warn` or `fail`.
     pub root_status: Option<String>,
+    /// The verdict's root cause: the id of the deepest cause present, or `"none"` for a
+    /// healthy machine.
+    pub root: Option<String>,
     /// Finding ids that must be present.
     pub findings: Option<Vec<String>>,
     /// Number of GPU agents.

@@ -1,24 +1,51 @@
 //! Layer 2 (driver) finding ids: their layer and default status.
 //! Their titles and explanations are in this folder's `messages.toml`.
 
+use crate::checks::{runtime, thunk};
 use crate::finding::declare_rules;
 
 declare_rules! {
     DRIVER_RULES;
-    AMDGPU_NOT_LOADED = "driver.amdgpu-not-loaded", Driver, Fail;
-    AMDGPU_BLACKLISTED = "driver.amdgpu-blacklisted", Driver, Fail;
-    NOMODESET = "driver.nomodeset", Driver, Fail;
-    SECURE_BOOT = "driver.secure-boot", Driver, Warn;
-    DKMS_NOT_BUILT = "driver.dkms-not-built", Driver, Fail;
+    AMDGPU_NOT_LOADED = "driver.amdgpu-not-loaded", Driver, Fail => [
+        GPU_NOT_BOUND,
+        KFD_DEVICE_MISSING,
+        RENDER_NODE_MISSING,
+    ];
+    AMDGPU_BLACKLISTED = "driver.amdgpu-blacklisted", Driver, Fail => [
+        AMDGPU_NOT_LOADED,
+    ];
+    NOMODESET = "driver.nomodeset", Driver, Fail => [
+        AMDGPU_NOT_LOADED,
+    ];
+    SECURE_BOOT = "driver.secure-boot", Driver, Warn => [
+        AMDGPU_NOT_LOADED,
+    ];
+    DKMS_NOT_BUILT = "driver.dkms-not-built", Driver, Fail => [
+        AMDGPU_NOT_LOADED,
+    ];
     OUT_OF_TREE_DRIVER = "driver.out-of-tree-driver", Driver, Info;
     KFD_MISSING = "driver.kfd-missing", Driver, Fail;
     KFD_UNREADABLE = "driver.kfd-unreadable", Driver, Fail;
     GPU_NOT_IN_KFD = "driver.gpu-not-in-kfd", Driver, Fail;
-    GPU_NOT_BOUND = "driver.gpu-not-bound", Driver, Fail;
-    KFD_DEVICE_MISSING = "driver.kfd-device-missing", Driver, Fail;
-    KFD_PERMISSION_DENIED = "driver.kfd-permission-denied", Driver, Fail;
+    GPU_NOT_BOUND = "driver.gpu-not-bound", Driver, Fail => [
+        GPU_NOT_IN_KFD,
+    ];
+    KFD_DEVICE_MISSING = "driver.kfd-device-missing", Driver, Fail => [
+        RENDER_NODE_MISSING,
+        KFD_OPEN_FAILED,
+    ];
+    KFD_PERMISSION_DENIED = "driver.kfd-permission-denied", Driver, Fail => [
+        KFD_OPEN_FAILED,
+        thunk::rules::HSAKMT_FAILED,
+        runtime::rules::ROCR_INIT_FAILED,
+        runtime::rules::HIP_FAILED,
+    ];
     RENDER_NODE_MISSING = "driver.render-node-missing", Driver, Fail;
-    RENDER_PERMISSION_DENIED = "driver.render-permission-denied", Driver, Fail;
+    RENDER_PERMISSION_DENIED = "driver.render-permission-denied", Driver, Fail => [
+        thunk::rules::HSAKMT_FAILED,
+        runtime::rules::ROCR_INIT_FAILED,
+        runtime::rules::HIP_FAILED,
+    ];
     INPUT_MALFORMED = "driver.input-malformed", Driver, Warn;
     INPUT_UNREADABLE = "driver.input-unreadable", Driver, Skip;
     IDENTITY_NOT_RECORDED = "driver.identity-not-recorded", Driver, Skip;
@@ -35,7 +62,11 @@ declare_rules! {
 
 declare_rules! {
     DRIVER_ACTIVE_RULES;
-    KFD_OPEN_FAILED = "driver.kfd-open-failed", Driver, Fail;
+    KFD_OPEN_FAILED = "driver.kfd-open-failed", Driver, Fail => [
+        thunk::rules::HSAKMT_FAILED,
+        runtime::rules::ROCR_INIT_FAILED,
+        runtime::rules::HIP_FAILED,
+    ];
     KFD_ANSWERS = "driver.kfd-answers", Driver, Pass;
     KFD_INTERFACE_OLD = "driver.kfd-interface-old", Driver, Warn;
     KFD_GPUS_HIDDEN = "driver.kfd-gpus-hidden", Driver, Warn;

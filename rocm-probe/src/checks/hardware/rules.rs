@@ -1,12 +1,15 @@
 //! Layer 1 (hardware) finding ids: their layer and default status.
 //! Their titles and explanations are in this folder's `messages.toml`.
 
+use crate::checks::driver;
 use crate::finding::declare_rules;
 
 declare_rules! {
     HARDWARE_RULES;
     GPUS_FOUND = "hardware.gpus-found", Hardware, Pass;
-    NO_AMD_GPU = "hardware.no-amd-gpu", Hardware, Fail;
+    NO_AMD_GPU = "hardware.no-amd-gpu", Hardware, Fail => [
+        driver::rules::KFD_MISSING,
+    ];
     WSL_PARAVIRTUAL = "hardware.wsl-paravirtual", Hardware, Skip;
     PCI_NOT_CAPTURED = "hardware.pci-not-captured", Hardware, Skip;
     SYSFS_MALFORMED = "hardware.sysfs-malformed", Hardware, Warn;

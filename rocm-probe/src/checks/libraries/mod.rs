@@ -24,7 +24,7 @@ use crate::source::problem::Problem;
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
 
-use super::runtime::{HSA_OVERRIDE_GFX_VERSION, family};
+use super::runtime::HSA_OVERRIDE_GFX_VERSION;
 
 /// The GPUs' effective targets: processor → the evidence of the nodes that have it.
 pub(crate) type Targets = BTreeMap<String, Vec<Evidence>>;
@@ -308,11 +308,6 @@ fn wrappers(i: &InstallLibraries, out: &mut Vec<Finding>) {
 }
 
 /// The version string `HSA_OVERRIDE_GFX_VERSION` takes for a processor (`gfx1100` → `11.0.0`).
-fn override_value(target: &str) -> Option<String> {
-    let g = GfxVersion::from_name(target)?;
-    Some(format!("{}.{}.{}", g.major, g.minor, g.stepping))
-}
-
 /// The GPUs' targets a set of kernels lacks.
 pub(super) fn missing_targets<'t>(
     targets: &'t Targets,
@@ -335,11 +330,8 @@ pub(super) fn sibling_overrides(
     missing
         .iter()
         .filter_map(|t| {
-            let g = GfxVersion::from_name(t)?;
-            let sibling = have
-                .iter()
-                .find(|h| GfxVersion::from_name(h).is_some_and(|hg| family(hg) == family(g)))?;
-            Some(((*t).clone(), override_value(sibling)?, sibling.clone()))
+            let (value, sibling) = super::runtime::sibling_override(t, have)?;
+            Some(((*t).clone(), value, sibling))
         })
         .collect()
 }

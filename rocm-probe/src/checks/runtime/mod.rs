@@ -53,7 +53,12 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         .as_ref()
         .map(|i| i.gpu_agents().collect())
         .unwrap_or_default();
-    if let Some(cause) = below.iter().find(|x| x.status == Status::Fail) {
+    // The failure nothing below explains, as the layer notes name it.
+    if let Some(cause) = below
+        .iter()
+        .filter(|x| x.status == Status::Fail)
+        .min_by_key(|x| x.caused_by.is_some())
+    {
         let mut skipped = GPU_CHECKS_SKIPPED.finding(msg!(
             "runtime.gpu-checks-skipped",
             layer = cause.layer.number(),
@@ -355,6 +360,43 @@ pub fn family(g: GfxVersion) -> String {
         );
     }
     format!("gfx{}{:x}", g.major, g.minor)
+}
+
+/// A target among `have` of `target`'s family, with the `HSA_OVERRIDE_GFX_VERSION` value that
+/// makes ROCr report it for `target`: the unsupported way users run a GPU on its sibling's code.
+pub(crate) fn sibling_override<H: AsRef<str>>(
+    target: &str,
+    have: impl IntoIterator<Item = H>,
+) -> Option<(String, String)> {
+    let g = GfxVersion::from_name(target)?;
+    have.into_iter().find_map(|h| {
+        let h = h.as_ref();
+        GfxVersion::from_name(h)
+            .filter(|hg| h != target && family(*hg) == family(g))
+            .map(|s| {
+                (
+                    format!("{}.{}.{}", s.major, s.minor, s.stepping),
+                    h.to_owned(),
+                )
+            })
+    })
+}
+
+/// Whether `HSA_OVERRIDE_GFX_VERSION=value`, which applies to every GPU, suits every visible one:
+/// all of them in its family, and not an iGPU beside a dGPU (the report advises hiding the iGPU
+/// then, not running it as something else).
+fn one_override_fits(visible: &[&Agent], value: &str) -> bool {
+    let Ok(o) = parse_override(value) else {
+        return false;
+    };
+    let kinds: BTreeSet<Option<bool>> = visible.iter().map(|a| a.integrated).collect();
+    !(kinds.contains(&Some(true)) && kinds.contains(&Some(false)))
+        && visible.iter().all(|a| {
+            a.name
+                .as_deref()
+                .and_then(GfxVersion::from_name)
+                .is_some_and(|g| family(g) == family(o))
+        })
 }
 
 /// Reports a malformed or unknown override. `Ok` with the override when ROCr can use it (or
@@ -925,11 +967,28 @@ fn release_support(
                             how,
                             release = release.name()
                         ))
-                        .remedy(msg!(
-                            "runtime.target-unsupported-remedy",
-                            listed,
-                            target = t
-                        )),
+                        .remedy(
+                            match sibling_override(
+                                t,
+                                release
+                                    .supported(version.patch)
+                                    .into_iter()
+                                    .filter(|_| overridden.is_none()),
+                            )
+                            .filter(|(value, _)| one_override_fits(visible, value))
+                            {
+                                Some((value, sibling)) => msg!(
+                                    "runtime.target-unsupported-override-remedy",
+                                    listed,
+                                    target = t,
+                                    value,
+                                    sibling
+                                ),
+                                None => {
+                                    msg!("runtime.target-unsupported-remedy", listed, target = t)
+                                }
+                            },
+                        ),
                 };
                 out.push(
                     finding.with(source.clone()).with(Evidence::new(

@@ -1,6 +1,7 @@
 //! Layer 4 (runtime) finding ids: their layer and default status.
 //! Their titles and explanations are in this folder's `messages.toml`.
 
+use crate::checks::{compiler, frameworks, libraries, thunk};
 use crate::finding::declare_rules;
 
 declare_rules! {
@@ -14,9 +15,21 @@ declare_rules! {
     ROCM_PATH_INVALID = "runtime.rocm-path-invalid", Runtime, Warn;
     INSTALL_FILES_UNREADABLE = "runtime.install-files-unreadable", Runtime, Skip;
     INSTALL_FILES_MALFORMED = "runtime.install-files-malformed", Runtime, Warn;
-    HSA_OVERRIDE_MALFORMED = "runtime.hsa-override-malformed", Runtime, Fail;
-    HSA_OVERRIDE_UNKNOWN_TARGET = "runtime.hsa-override-unknown-target", Runtime, Fail;
-    HSA_OVERRIDE_WRONG_FAMILY = "runtime.hsa-override-wrong-family", Runtime, Fail;
+    HSA_OVERRIDE_MALFORMED = "runtime.hsa-override-malformed", Runtime, Fail => [
+        thunk::rules::HSAKMT_FAILED,
+        ROCR_INIT_FAILED,
+        HIP_FAILED,
+    ];
+    HSA_OVERRIDE_UNKNOWN_TARGET = "runtime.hsa-override-unknown-target", Runtime, Fail => [
+        ROCR_AGENT_MISSING,
+        ROCR_INIT_FAILED,
+        HIP_FAILED,
+        DISPATCH_FAILED,
+    ];
+    HSA_OVERRIDE_WRONG_FAMILY = "runtime.hsa-override-wrong-family", Runtime, Fail => [
+        HIP_FAILED,
+        DISPATCH_FAILED,
+    ];
     HSA_OVERRIDE_SAME_FAMILY = "runtime.hsa-override-same-family", Runtime, Warn;
     HSA_OVERRIDE_REDUNDANT = "runtime.hsa-override-redundant", Runtime, Info;
     HSA_OVERRIDE_IGPU = "runtime.hsa-override-igpu", Runtime, Warn;
@@ -25,7 +38,15 @@ declare_rules! {
     IGPU_BESIDE_DGPU = "runtime.igpu-beside-dgpu", Runtime, Warn;
     TARGET_SUPPORTED = "runtime.target-supported", Runtime, Pass;
     TARGET_DEPRECATED = "runtime.target-deprecated", Runtime, Info;
-    TARGET_UNSUPPORTED = "runtime.target-unsupported", Runtime, Warn;
+    TARGET_UNSUPPORTED = "runtime.target-unsupported", Runtime, Warn => [
+        libraries::rules::ROCBLAS_NO_KERNELS_FOR_TARGET,
+        libraries::rules::HIPBLASLT_NO_KERNELS_FOR_TARGET,
+        libraries::rules::MIOPEN_NO_KDB_FOR_TARGET,
+        libraries::rules::NO_CODE_OBJECT_FOR_TARGET,
+        frameworks::rules::BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET,
+        frameworks::rules::FRAMEWORK_NO_CODE_OBJECT_FOR_TARGET,
+        compiler::rules::NO_DEVICE_LIBS_FOR_TARGET,
+    ];
     RELEASE_UNKNOWN = "runtime.release-unknown", Runtime, Skip;
     GPU_CHECKS_SKIPPED = "runtime.gpu-checks-skipped", Runtime, Skip;
 }
@@ -33,9 +54,13 @@ declare_rules! {
 declare_rules! {
     RUNTIME_ACTIVE_RULES;
     ROCR_ANSWERS = "runtime.rocr-answers", Runtime, Pass;
-    ROCR_INIT_FAILED = "runtime.rocr-init-failed", Runtime, Fail;
+    ROCR_INIT_FAILED = "runtime.rocr-init-failed", Runtime, Fail => [
+        HIP_FAILED,
+    ];
     ROCR_NOT_INSTALLED = "runtime.rocr-not-installed", Runtime, Warn;
-    ROCR_LOAD_FAILED = "runtime.rocr-load-failed", Runtime, Fail;
+    ROCR_LOAD_FAILED = "runtime.rocr-load-failed", Runtime, Fail => [
+        HIP_FAILED,
+    ];
     ROCR_AGENT_MISSING = "runtime.rocr-agent-missing", Runtime, Fail;
     HIP_ANSWERS = "runtime.hip-answers", Runtime, Pass;
     HIP_FAILED = "runtime.hip-failed", Runtime, Fail;
