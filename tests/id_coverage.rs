@@ -40,10 +40,6 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
         "every JAX plugin failure found is within one ROCm major, which this check by design does not flag: jax_rocm60_plugin on ROCm 6.1-6.3 missing librocm_smi64.so.6 (ROCm/jax#268, #270, ROCm/rocm_smi_lib#215, ROCm/legacy-rocm-build#4403), jax-rocm7-plugin on ROCm 7.0.1 (ROCm/rocm-jax#200), jax_rocm7 nightlies with TheRock 7.13 (ROCm/TheRock#4578); no report of a plugin of another major than the installed ROCm was found",
     ),
     (
-        "hardware.partition-mode-mismatch",
-        "real reports exist (ROCm/gpu-operator#382: an MI300X node in profile cpx-2x-spx-6x-nps1, ROCm 6.3.2; #101's docs: 5 GPUs SPX-NPS1 beside 3 CPX-NPS1), but modelling one needs SPX MI300X KFD nodes beside CPX ones, and no licensed real SPX capture was found: k8s-device-plugin's testdata holds topo-mi300-cpx and topology-parsing-mi308 (CPX) only, and the one SPX node text found (makodevai/gpuq tests/test_hip_runtime.py) is a test mock, one node formatted into eight",
-    ),
-    (
         "workloads.hive-incomplete",
         "no capture: KFD links every pair of GPUs with one hive_id (kfd_create_vcrat_image_gpu in kfd_crat.c) unless amdgpu_xgmi_get_is_sharing_enabled says no, which only an SR-IOV host does for two VFs of one hive, and no such guest capture is public; on bare metal a GPU whose amdgpu_xgmi_add_device fails keeps hive_id 0 (amdgpu_device_ip_init goes on without it), a different signature this rule does not look for and no public report shows, and with a 4-GPU bridge only partly populated the GPUs do not come up at all (AMD in ROCm/legacy-rocm-build#1503)",
     ),

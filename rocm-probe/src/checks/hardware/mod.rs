@@ -2,9 +2,9 @@
 
 pub mod rules;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use crate::facts::agent::{AgentFacts, Inventory};
+use crate::facts::agent::{AgentFacts, Inventory, PhysicalGpu};
 use crate::facts::drm::{DRM_DIR, RenderNode, gts};
 
 use crate::facts::Facts;
@@ -88,7 +88,7 @@ pub fn check(f: &Facts) -> Vec<Finding> {
         [SYSFS_UNREADABLE, SYSFS_MALFORMED],
     ));
     if let Some(inv) = &f.inventory {
-        out.extend(partition_missing(inv));
+        out.extend(partition_missing(inv, f.kfd.as_ref()));
         if let Some(kfd) = &f.kfd {
             out.extend(devices(inv, kfd));
         }
@@ -100,9 +100,6 @@ pub fn check(f: &Facts) -> Vec<Finding> {
 /// partition modes. The first node of a GPU carries the PCI function's files.
 fn devices(inv: &Inventory, kfd: &AgentFacts) -> Vec<Finding> {
     let mut out = Vec::new();
-    /// GPU index with its compute and memory partition modes.
-    type Modes = (usize, Option<String>, Option<String>);
-    let mut modes: BTreeMap<Option<u32>, Vec<Modes>> = BTreeMap::new();
     for g in &inv.gpus {
         let Some(agent) = inv.agents.iter().find(|a| a.node == g.nodes[0]) else {
             continue;
@@ -175,34 +172,148 @@ fn devices(inv: &Inventory, kfd: &AgentFacts) -> Vec<Finding> {
             }
         }
         out.extend(ras(&name, &dev, drm));
-        modes.entry(g.device_id).or_default().push((
-            g.index,
-            drm.compute_partition.clone(),
-            drm.memory_partition.clone(),
-        ));
     }
-    for gpus in modes.values() {
-        let compute: BTreeSet<_> = gpus.iter().filter_map(|g| g.1.as_deref()).collect();
-        let memory: BTreeSet<_> = gpus.iter().filter_map(|g| g.2.as_deref()).collect();
-        if compute.len() > 1 || memory.len() > 1 {
+    out.extend(partition_modes(inv, kfd));
+    out
+}
+
+/// A physical GPU's partition modes, as its drm device gives them.
+struct GpuModes<'a> {
+    gpu: &'a PhysicalGpu,
+    /// `current_compute_partition` and the drm device directory it was read in.
+    compute: Option<(String, String)>,
+    /// `current_memory_partition` and the drm device directory it was read in.
+    memory: Option<(String, String)>,
+}
+
+/// Each physical GPU's partition modes. In a partitioned mode only the PCI function (the first
+/// partition) has `current_compute_partition` / `current_memory_partition`; the other
+/// partitions' render nodes are platform devices without them, so each GPU's modes are the
+/// first ones any of its partitions gives, and a partition without the files adds nothing.
+fn gpu_modes<'a>(inv: &'a Inventory, kfd: Option<&AgentFacts>) -> Vec<GpuModes<'a>> {
+    inv.gpus
+        .iter()
+        .map(|gpu| {
+            let drms: Vec<&RenderNode> = gpu
+                .nodes
+                .iter()
+                .filter_map(|n| inv.agents.iter().find(|a| a.node == *n))
+                .filter_map(|a| a.drm_render_minor)
+                .filter_map(|m| kfd?.render_nodes.get(&m))
+                .collect();
+            let first = |pick: fn(&RenderNode) -> Option<&String>| {
+                drms.iter().find_map(|d| {
+                    pick(d).map(|v| (v.clone(), format!("{DRM_DIR}/renderD{}/device", d.minor)))
+                })
+            };
+            GpuModes {
+                gpu,
+                compute: first(|d| d.compute_partition.as_ref()),
+                memory: first(|d| d.memory_partition.as_ref()),
+            }
+        })
+        .collect()
+}
+
+/// GPUs of one model in different partition modes. Different compute modes are a
+/// heterogeneous node, a configuration AMD documents (the GPU Operator's `mixed` resource
+/// naming strategy exists for it): information saying which GPUs run which mode. A memory
+/// (NPS) mode is set for every GPU of a hive at once (`amd-smi set --memory-partition`), so
+/// GPUs of one model that differ in it are a warning. GPUs whose modes are not known are left
+/// out.
+fn partition_modes(inv: &Inventory, kfd: &AgentFacts) -> Vec<Finding> {
+    let all = gpu_modes(inv, Some(kfd));
+    let mut by_model: BTreeMap<Option<u32>, Vec<&GpuModes>> = BTreeMap::new();
+    for m in &all {
+        by_model.entry(m.gpu.device_id).or_default().push(m);
+    }
+    let mut out = Vec::new();
+    for gpus in by_model.values() {
+        let mut compute: BTreeMap<&str, Vec<&GpuModes>> = BTreeMap::new();
+        for m in gpus {
+            if let Some((mode, _)) = &m.compute {
+                compute.entry(mode.as_str()).or_default().push(m);
+            }
+        }
+        if compute.len() > 1 {
+            let modes: Vec<String> = compute
+                .iter()
+                .map(|(mode, gpus)| msg!("hardware.partition-mode-count", count = gpus.len(), mode))
+                .collect();
             out.push(
                 PARTITION_MODE_MISMATCH
-                    .finding(msg!("hardware.partition-mode-mismatch"))
-                    .with_all(gpus.iter().map(|(i, c, m)| {
-                        Evidence::new(
-                            format!("GPU {i}"),
-                            msg!(
-                                "hardware.partition-modes",
-                                compute = c.clone().unwrap_or_else(unknown),
-                                memory = m.clone().unwrap_or_else(unknown)
-                            ),
-                        )
+                    .finding_with(
+                        Status::Info,
+                        msg!(
+                            "hardware.partition-compute-mixed",
+                            modes = i18n::list(&modes)
+                        ),
+                    )
+                    .with_all(compute.iter().flat_map(|(mode, gpus)| {
+                        gpus.iter().map(move |m| compute_evidence(inv, m, mode))
                     }))
-                    .remedy(msg!("hardware.partition-mode-mismatch-remedy")),
+                    .remedy(msg!("hardware.partition-compute-mixed-remedy")),
+            );
+        }
+        let mut memory: BTreeMap<&str, Vec<&GpuModes>> = BTreeMap::new();
+        for m in gpus {
+            if let Some((mode, _)) = &m.memory {
+                memory.entry(mode.as_str()).or_default().push(m);
+            }
+        }
+        if memory.len() > 1 {
+            let modes: Vec<String> = memory
+                .iter()
+                .map(|(mode, gpus)| msg!("hardware.partition-mode-count", count = gpus.len(), mode))
+                .collect();
+            out.push(
+                PARTITION_MODE_MISMATCH
+                    .finding(msg!(
+                        "hardware.partition-memory-mixed",
+                        modes = i18n::list(&modes)
+                    ))
+                    .with_all(memory.iter().flat_map(|(mode, gpus)| {
+                        gpus.iter().filter_map(move |m| {
+                            let (_, dev) = m.memory.as_ref()?;
+                            Some(Evidence::new(
+                                format!("{dev}/current_memory_partition"),
+                                msg!(
+                                    "hardware.partition-memory-gpu",
+                                    gpu = inv.gpu_name(m.gpu).to_string(),
+                                    mode = *mode
+                                ),
+                            ))
+                        })
+                    }))
+                    .remedy(msg!("hardware.partition-memory-mixed-remedy")),
             );
         }
     }
     out
+}
+
+/// One GPU of a heterogeneous node: its compute mode, and how many devices of what size it is.
+fn compute_evidence(inv: &Inventory, m: &GpuModes, mode: &str) -> Evidence {
+    let dev = m.compute.as_ref().map_or("", |(_, dev)| dev.as_str());
+    let gpu = inv.gpu_name(m.gpu).to_string();
+    let partitions = m.gpu.nodes.len();
+    // The partitions of one mode are equal; the first one's compute units stand for each.
+    let cus = m
+        .gpu
+        .nodes
+        .first()
+        .and_then(|n| inv.agents.iter().find(|a| a.node == *n))
+        .and_then(|a| a.compute_units);
+    let value = match cus {
+        Some(cus) => msg!("hardware.partition-compute-gpu", gpu, mode, partitions, cus),
+        None => msg!(
+            "hardware.partition-compute-gpu-no-cus",
+            gpu,
+            mode,
+            partitions
+        ),
+    };
+    Evidence::new(format!("{dev}/current_compute_partition"), value)
 }
 
 fn link(name: &str, dev: &str, drm: &RenderNode) -> Option<Finding> {
@@ -385,35 +496,51 @@ pub(crate) fn problems(problems: &[&Problem], what: &str, rules: [Rule; 2]) -> V
     out
 }
 
-fn partition_missing(inv: &Inventory) -> Vec<Finding> {
-    let mut most: BTreeMap<Option<u32>, usize> = BTreeMap::new();
-    for g in inv.gpus.iter().filter(|g| g.nodes.len() > 1) {
-        let m = most.entry(g.device_id).or_default();
-        *m = (*m).max(g.nodes.len());
-    }
-    inv.gpus
+/// Partitioned GPUs with fewer partitions than another GPU of the same model in the same compute
+/// mode. A GPU whose mode is not known is compared with every partitioned GPU of its model; GPUs
+/// in different known modes (a CPX GPU's 8 partitions beside a DPX GPU's 2, a heterogeneous
+/// node) are not compared.
+fn partition_missing(inv: &Inventory, kfd: Option<&AgentFacts>) -> Vec<Finding> {
+    let modes = gpu_modes(inv, kfd);
+    let mode = |g: &PhysicalGpu| {
+        modes
+            .iter()
+            .find(|m| m.gpu.index == g.index)
+            .and_then(|m| m.compute.as_ref())
+            .map(|(mode, _)| mode.as_str())
+    };
+    let split: Vec<&PhysicalGpu> = inv.gpus.iter().filter(|g| g.nodes.len() > 1).collect();
+    split
         .iter()
-        .filter(|g| g.nodes.len() > 1)
-        .filter(|g| most.get(&g.device_id).is_some_and(|&m| g.nodes.len() < m))
-        .map(|g| {
-            let want = most[&g.device_id];
-            PARTITION_MISSING
-                .finding(msg!(
-                    "hardware.partition-missing",
-                    index = g.index,
-                    address = pci_address(g.pci_address.as_deref()),
-                    partitions = g.nodes.len(),
-                    siblings = want
-                ))
-                .with(Evidence::new(
-                    format!("{TOPOLOGY_DIR}/nodes"),
-                    msg!(
-                        "hardware.partition-nodes",
-                        nodes = format!("{:?}", g.nodes),
-                        index = g.index
-                    ),
-                ))
-                .remedy(msg!("hardware.partition-missing-remedy"))
+        .filter_map(|g| {
+            let want = split
+                .iter()
+                .filter(|o| o.device_id == g.device_id)
+                .filter(|o| match (mode(g), mode(o)) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => true,
+                })
+                .map(|o| o.nodes.len())
+                .max()?;
+            (g.nodes.len() < want).then(|| {
+                PARTITION_MISSING
+                    .finding(msg!(
+                        "hardware.partition-missing",
+                        index = g.index,
+                        address = pci_address(g.pci_address.as_deref()),
+                        partitions = g.nodes.len(),
+                        siblings = want
+                    ))
+                    .with(Evidence::new(
+                        format!("{TOPOLOGY_DIR}/nodes"),
+                        msg!(
+                            "hardware.partition-nodes",
+                            nodes = format!("{:?}", g.nodes),
+                            index = g.index
+                        ),
+                    ))
+                    .remedy(msg!("hardware.partition-missing-remedy"))
+            })
         })
         .collect()
 }
@@ -426,4 +553,182 @@ fn unknown() -> String {
 /// A GPU's PCI address, or words saying it is unknown.
 fn pci_address(address: Option<&str>) -> String {
     address.map_or_else(|| msg!("hardware.unknown-pci-address"), str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Source;
+
+    /// One physical MI300X: its PCI bus, its compute and memory modes (on the first partition's
+    /// drm device only, as amdgpu lays them out) and how many KFD nodes it has.
+    struct Gpu {
+        bus: u32,
+        compute: Option<&'static str>,
+        memory: Option<&'static str>,
+        partitions: u32,
+    }
+
+    const fn gpu(bus: u32, compute: &'static str, memory: &'static str, partitions: u32) -> Gpu {
+        Gpu {
+            bus,
+            compute: Some(compute),
+            memory: Some(memory),
+            partitions,
+        }
+    }
+
+    /// A machine tree with a CPU node and the GPUs' nodes, render minors 128 + 8 × GPU index +
+    /// partition, 304 CUs per GPU split evenly between its partitions.
+    fn findings(gpus: &[Gpu]) -> Vec<Finding> {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: String, text: String| {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        let topo = "sys/class/kfd/kfd/topology";
+        write(format!("{topo}/generation_id"), "1\n".into());
+        write(
+            format!("{topo}/system_properties"),
+            "platform_oem 0\n".into(),
+        );
+        write(
+            format!("{topo}/nodes/0/properties"),
+            "cpu_cores_count 96\nsimd_count 0\ngfx_target_version 0\n".into(),
+        );
+        let mut node = 1;
+        for (i, g) in gpus.iter().enumerate() {
+            for p in 0..g.partitions {
+                let minor = 128 + 8 * i as u32 + p;
+                let location = if g.partitions > 1 {
+                    (g.bus << 8) | p
+                } else {
+                    g.bus << 8
+                };
+                write(
+                    format!("{topo}/nodes/{node}/properties"),
+                    format!(
+                        "cpu_cores_count 0\nsimd_count {}\nsimd_per_cu 4\n\
+                         gfx_target_version 90402\nvendor_id 4098\ndevice_id 29857\n\
+                         location_id {location}\ndomain 0\ndrm_render_minor {minor}\n",
+                        1216 / g.partitions
+                    ),
+                );
+                let dev = format!("sys/class/drm/renderD{minor}/device");
+                write(format!("{dev}/uevent"), "DRIVER=amdgpu\n".into());
+                if p == 0 {
+                    if let Some(c) = g.compute {
+                        write(format!("{dev}/current_compute_partition"), format!("{c}\n"));
+                    }
+                    if let Some(m) = g.memory {
+                        write(format!("{dev}/current_memory_partition"), format!("{m}\n"));
+                    }
+                }
+                node += 1;
+            }
+        }
+        let facts = Facts::collect(&Source::fixture(dir.path()).unwrap());
+        check(&facts)
+    }
+
+    fn of<'a>(out: &'a [Finding], id: &str) -> Vec<&'a Finding> {
+        out.iter().filter(|f| f.id == id).collect()
+    }
+
+    #[test]
+    fn different_compute_modes_are_a_heterogeneous_node() {
+        // ROCm/gpu-operator#382's profile cpx-2x-spx-6x-nps1, on four GPUs.
+        let out = findings(&[
+            gpu(0x05, "CPX", "NPS1", 8),
+            gpu(0x27, "CPX", "NPS1", 8),
+            gpu(0x47, "SPX", "NPS1", 1),
+            gpu(0x65, "SPX", "NPS1", 1),
+        ]);
+        let mixed = of(&out, PARTITION_MODE_MISMATCH.id);
+        assert_eq!(mixed.len(), 1, "{out:#?}");
+        let f = mixed[0];
+        assert_eq!(f.status, Status::Info);
+        assert!(f.summary.contains("2 × CPX, 2 × SPX"), "{}", f.summary);
+        // One piece of evidence per physical GPU (not per partition), from the file of the
+        // first partition.
+        let sources: Vec<&str> = f.evidence.iter().map(|e| e.source.as_str()).collect();
+        assert_eq!(
+            sources,
+            [
+                "/sys/class/drm/renderD128/device/current_compute_partition",
+                "/sys/class/drm/renderD136/device/current_compute_partition",
+                "/sys/class/drm/renderD144/device/current_compute_partition",
+                "/sys/class/drm/renderD152/device/current_compute_partition",
+            ]
+        );
+        let values: Vec<&str> = f
+            .evidence
+            .iter()
+            .filter_map(|e| e.value.as_deref())
+            .collect();
+        assert!(
+            values[0].ends_with(": CPX, 8 device(s) of 38 CUs"),
+            "{values:?}"
+        );
+        assert!(
+            values[2].ends_with(": SPX, 1 device(s) of 304 CUs"),
+            "{values:?}"
+        );
+        assert!(f.remedy.as_deref().unwrap().contains("`mixed`"));
+        // Two CPX GPUs with 8 partitions each beside SPX ones: no partition is missing.
+        assert!(of(&out, PARTITION_MISSING.id).is_empty(), "{out:#?}");
+    }
+
+    #[test]
+    fn uniform_modes_give_nothing() {
+        let out = findings(&[gpu(0x05, "CPX", "NPS4", 8), gpu(0x27, "CPX", "NPS4", 8)]);
+        assert!(of(&out, PARTITION_MODE_MISMATCH.id).is_empty(), "{out:#?}");
+        let out = findings(&[gpu(0x05, "SPX", "NPS1", 1), gpu(0x27, "SPX", "NPS1", 1)]);
+        assert!(of(&out, PARTITION_MODE_MISMATCH.id).is_empty(), "{out:#?}");
+        // Partitions without the files are not an unknown mode of their own.
+        let out = findings(&[
+            gpu(0x05, "CPX", "NPS1", 8),
+            Gpu {
+                bus: 0x27,
+                compute: None,
+                memory: None,
+                partitions: 8,
+            },
+        ]);
+        assert!(of(&out, PARTITION_MODE_MISMATCH.id).is_empty(), "{out:#?}");
+    }
+
+    #[test]
+    fn different_memory_modes_are_a_warning() {
+        let out = findings(&[gpu(0x05, "CPX", "NPS4", 8), gpu(0x27, "CPX", "NPS1", 8)]);
+        let mixed = of(&out, PARTITION_MODE_MISMATCH.id);
+        assert_eq!(mixed.len(), 1, "{out:#?}");
+        assert_eq!(mixed[0].status, Status::Warn);
+        assert!(mixed[0].summary.contains("memory"), "{}", mixed[0].summary);
+        assert_eq!(
+            mixed[0].evidence[0].source,
+            "/sys/class/drm/renderD136/device/current_memory_partition"
+        );
+    }
+
+    #[test]
+    fn partitions_are_compared_within_one_compute_mode() {
+        // A DPX GPU's 2 partitions beside a CPX GPU's 8 are not a lost partition…
+        let out = findings(&[gpu(0x05, "CPX", "NPS1", 8), gpu(0x27, "DPX", "NPS1", 2)]);
+        assert!(of(&out, PARTITION_MISSING.id).is_empty(), "{out:#?}");
+        // …but a CPX GPU with 7 beside one with 8 is, and so is one whose mode is unknown.
+        let out = findings(&[gpu(0x05, "CPX", "NPS1", 8), gpu(0x27, "CPX", "NPS1", 7)]);
+        assert_eq!(of(&out, PARTITION_MISSING.id).len(), 1, "{out:#?}");
+        let out = findings(&[
+            gpu(0x05, "CPX", "NPS1", 8),
+            Gpu {
+                bus: 0x27,
+                compute: None,
+                memory: None,
+                partitions: 7,
+            },
+        ]);
+        assert_eq!(of(&out, PARTITION_MISSING.id).len(), 1, "{out:#?}");
+    }
 }
