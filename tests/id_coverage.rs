@@ -36,10 +36,6 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
         "no public report found of GET_VERSION, GET_PROCESS_APERTURES_NEW, AVAILABLE_MEMORY (interface 1.9 and later) or GET_CLOCK_COUNTERS failing on an open /dev/kfd: the KFD ioctl failures reported (ROCm/legacy-rocm-build#145, ioctl nr 0x1d EINVAL on ROCm 1.6's kernel; #438, ACQUIRE_VM on Linux 4.18-rc1) are of ioctls the probe does not send; the one way found (AVAILABLE_MEMORY on a GPU the device cgroup hides: EINVAL) was a false finding, fixed by asking only the GPUs in the apertures",
     ),
     (
-        "frameworks.jax-plugin-mismatch",
-        "every JAX plugin failure found is within one ROCm major, which this check by design does not flag: jax_rocm60_plugin on ROCm 6.1-6.3 missing librocm_smi64.so.6 (ROCm/jax#268, #270, ROCm/rocm_smi_lib#215, ROCm/legacy-rocm-build#4403), jax-rocm7-plugin on ROCm 7.0.1 (ROCm/rocm-jax#200), jax_rocm7 nightlies with TheRock 7.13 (ROCm/TheRock#4578); no report of a plugin of another major than the installed ROCm was found",
-    ),
-    (
         "hardware.partition-mode-mismatch",
         "real reports exist (ROCm/gpu-operator#382: an MI300X node in profile cpx-2x-spx-6x-nps1, ROCm 6.3.2; #101's docs: 5 GPUs SPX-NPS1 beside 3 CPX-NPS1), but modelling one needs SPX MI300X KFD nodes beside CPX ones, and no licensed real SPX capture was found: k8s-device-plugin's testdata holds topo-mi300-cpx and topology-parsing-mi308 (CPX) only, and the one SPX node text found (makodevai/gpuq tests/test_hip_runtime.py) is a test mock, one node formatted into eight",
     ),
