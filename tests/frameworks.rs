@@ -508,8 +508,8 @@ fn jax_plugin_releases_against_jaxlib_and_each_other() {
         f.remedy.as_deref(),
         Some(
             "Install one matching set (jax, jaxlib, the ROCm plugin and its PJRT wheel of one \
-             release): pip install \"jax==0.5.0\" \"jaxlib==0.5.0\" \"jax-rocm60-plugin==0.5.0\" \
-             \"jax-rocm60-pjrt==0.5.0\""
+             release): `pip install \"jax==0.5.0\" \"jaxlib==0.5.0\" \"jax-rocm60-plugin==0.5.0\" \
+             \"jax-rocm60-pjrt==0.5.0\"`"
         )
     );
     let site = format!("/{JAX_ENV}");
