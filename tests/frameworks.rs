@@ -468,7 +468,11 @@ fn jax_set(dists: &[&str]) -> Report {
         }
     }
     for d in dists {
-        write(tmp.path(), &format!("{JAX_ENV}/{d}.dist-info/INSTALLER"), b"pip\n");
+        write(
+            tmp.path(),
+            &format!("{JAX_ENV}/{d}.dist-info/INSTALLER"),
+            b"pip\n",
+        );
     }
     Report::collect(&Source::fixture(tmp.path()).unwrap(), Options::default())
 }
@@ -485,7 +489,12 @@ fn jax_plugin_releases_against_jaxlib_and_each_other() {
             .find(|f| f.id == "frameworks.jax-plugin-mismatch")
             .cloned()
     };
-    let rocm60 = |v: &str| [format!("jax_rocm60_plugin-{v}"), format!("jax_rocm60_pjrt-{v}")];
+    let rocm60 = |v: &str| {
+        [
+            format!("jax_rocm60_plugin-{v}"),
+            format!("jax_rocm60_pjrt-{v}"),
+        ]
+    };
 
     // One release throughout: nothing to say.
     let [p, j] = rocm60("0.5.0");
@@ -533,9 +542,8 @@ fn jax_plugin_releases_against_jaxlib_and_each_other() {
     let f = mismatch(&r).expect("plugin and PJRT of two releases");
     assert_eq!(f.status, Status::Warn);
     assert!(
-        f.summary.contains(
-            "jax_rocm60_plugin 0.5.0 and jax_rocm60_pjrt 0.4.35 are different releases"
-        ),
+        f.summary
+            .contains("jax_rocm60_plugin 0.5.0 and jax_rocm60_pjrt 0.4.35 are different releases"),
         "{}",
         f.summary
     );
