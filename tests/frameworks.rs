@@ -454,6 +454,38 @@ fn non_rocm_builds_on_a_gpu_machine() {
     assert_eq!(r.exit_code(true), 1);
 }
 
+/// ROCm/rocm-jax#207: MaxText's requirements upgraded jax and jaxlib to 0.8.1 past the image's
+/// 0.8.0 plugin pair; the remedy is the PR's own fix, the 0.8.0 set.
+#[test]
+fn jaxlib_upgraded_past_the_rocm_plugin_is_a_warning_with_the_set_to_pin() {
+    let r = report("jax-jaxlib-upgraded-past-plugin-mi210");
+    let f = finding(&r, "frameworks.jax-plugin-mismatch");
+    assert_eq!(f.status, Status::Warn);
+    assert!(
+        f.summary
+            .contains("jaxlib 0.8.1 will not use jax_rocm7_plugin, jax_rocm7_pjrt 0.8.0+rocm7.1.0"),
+        "{}",
+        f.summary
+    );
+    let remedy = f.remedy.as_deref().unwrap();
+    assert!(
+        remedy.contains(
+            "pip install \"jax==0.8.0\" \"jaxlib==0.8.0\" \"jax-rocm7-plugin==0.8.0\" \
+             \"jax-rocm7-pjrt==0.8.0\""
+        ),
+        "{remedy}"
+    );
+    assert_eq!(
+        evidence(
+            f,
+            "/usr/local/lib/python3.12/dist-packages/jax_rocm7_plugin-0.8.0+rocm7.1.0.dist-info"
+        )
+        .as_deref(),
+        Some("jax_rocm7_plugin 0.8.0+rocm7.1.0")
+    );
+    assert_eq!(r.verdict.root_cause, Some("frameworks.jax-plugin-mismatch"));
+}
+
 const JAX_ENV: &str = "home/probe/.conda/envs/desc-env/lib/python3.12/site-packages";
 
 /// `jax-pjrt-newer-than-jaxlib-mi210` (ROCm 6.3.1) with its JAX set replaced by `dists`
