@@ -491,9 +491,13 @@ const JAX_ENV: &str = "home/probe/.conda/envs/desc-env/lib/python3.12/site-packa
 /// `jax-pjrt-newer-than-jaxlib-mi210` (ROCm 6.3.1) with its JAX set replaced by `dists`
 /// (`name-version` of each `*.dist-info`), and its report.
 fn jax_set(dists: &[&str]) -> Report {
-    let tmp = rocm_probe_tests::copy_fixture("jax-pjrt-newer-than-jaxlib-mi210");
-    let site = tmp.path().join(JAX_ENV);
-    for entry in std::fs::read_dir(&site).unwrap() {
+    jax_set_in("jax-pjrt-newer-than-jaxlib-mi210", JAX_ENV, dists)
+}
+
+/// `fixture` with the `*.dist-info` directories of its site directory `site` replaced by `dists`.
+fn jax_set_in(fixture: &str, site: &str, dists: &[&str]) -> Report {
+    let tmp = rocm_probe_tests::copy_fixture(fixture);
+    for entry in std::fs::read_dir(tmp.path().join(site)).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "dist-info") {
             std::fs::remove_dir_all(path).unwrap();
@@ -502,7 +506,7 @@ fn jax_set(dists: &[&str]) -> Report {
     for d in dists {
         write(
             tmp.path(),
-            &format!("{JAX_ENV}/{d}.dist-info/INSTALLER"),
+            &format!("{site}/{d}.dist-info/INSTALLER"),
             b"pip\n",
         );
     }
@@ -611,6 +615,28 @@ fn jax_plugin_releases_against_jaxlib_and_each_other() {
     assert!(
         f.summary.contains("jax_rocm7_plugin is built for ROCm 7")
             && !f.summary.contains("jaxlib 0.6.2"),
+        "{}",
+        f.summary
+    );
+    // On ROCm 7 (jax-jaxlib-upgraded-past-plugin-mi210's 7.1.0), AMD's table pairs that
+    // 0.6.0 plugin with jaxlib 0.6.2: nothing to say; with jaxlib 0.6.1 it is refused.
+    let upgraded = |jaxlib: &str| {
+        jax_set_in(
+            "jax-jaxlib-upgraded-past-plugin-mi210",
+            "usr/local/lib/python3.12/dist-packages",
+            &[
+                &format!("jax-{jaxlib}"),
+                &format!("jaxlib-{jaxlib}"),
+                "jax_rocm7_plugin-0.6.0",
+                "jax_rocm7_pjrt-0.6.0",
+            ],
+        )
+    };
+    let r = upgraded("0.6.2");
+    assert!(mismatch(&r).is_none(), "{:#?}", mismatch(&r));
+    let f = mismatch(&upgraded("0.6.1")).expect("ROCm 7 plugin 0.6.0 with jaxlib 0.6.1");
+    assert!(
+        f.summary.contains("jaxlib 0.6.1 will not use"),
         "{}",
         f.summary
     );
