@@ -434,6 +434,8 @@ fn non_rocm_builds_on_a_gpu_machine() {
     assert_eq!(f.status, Status::Warn);
     assert!(f.summary.contains("(CONDA_PREFIX)"), "{}", f.summary);
     let f = finding(&r, "frameworks.jax-plugin-mismatch");
+    // A ROCm 7 plugin cannot load ROCm 6's libraries: the rocm backend does not come up.
+    assert_eq!(f.status, Status::Warn);
     assert!(
         f.summary.contains("jax_rocm7_plugin is built for ROCm 7")
             && f.summary.contains("ROCm 6.2.0"),
@@ -450,6 +452,194 @@ fn non_rocm_builds_on_a_gpu_machine() {
     assert_eq!(r.verdict.root_layer, 7);
     assert_eq!(r.exit_code(false), 0);
     assert_eq!(r.exit_code(true), 1);
+}
+
+/// ROCm/rocm-jax#207: MaxText's requirements upgraded jax and jaxlib to 0.8.1 past the image's
+/// 0.8.0 plugin pair; the remedy is the PR's own fix, the 0.8.0 set.
+#[test]
+fn jaxlib_upgraded_past_the_rocm_plugin_is_a_warning_with_the_set_to_pin() {
+    let r = report("jax-jaxlib-upgraded-past-plugin-mi210");
+    let f = finding(&r, "frameworks.jax-plugin-mismatch");
+    assert_eq!(f.status, Status::Warn);
+    assert!(
+        f.summary
+            .contains("jaxlib 0.8.1 will not use jax_rocm7_plugin, jax_rocm7_pjrt 0.8.0+rocm7.1.0"),
+        "{}",
+        f.summary
+    );
+    let remedy = f.remedy.as_deref().unwrap();
+    assert!(
+        remedy.contains(
+            "pip install \"jax==0.8.0\" \"jaxlib==0.8.0\" \"jax-rocm7-plugin==0.8.0\" \
+             \"jax-rocm7-pjrt==0.8.0\""
+        ),
+        "{remedy}"
+    );
+    assert_eq!(
+        evidence(
+            f,
+            "/usr/local/lib/python3.12/dist-packages/jax_rocm7_plugin-0.8.0+rocm7.1.0.dist-info"
+        )
+        .as_deref(),
+        Some("jax_rocm7_plugin 0.8.0+rocm7.1.0")
+    );
+    assert_eq!(r.verdict.root_cause, Some("frameworks.jax-plugin-mismatch"));
+}
+
+const JAX_ENV: &str = "home/probe/.conda/envs/desc-env/lib/python3.12/site-packages";
+
+/// `jax-pjrt-newer-than-jaxlib-mi210` (ROCm 6.3.1) with its JAX set replaced by `dists`
+/// (`name-version` of each `*.dist-info`), and its report.
+fn jax_set(dists: &[&str]) -> Report {
+    jax_set_in("jax-pjrt-newer-than-jaxlib-mi210", JAX_ENV, dists)
+}
+
+/// `fixture` with the `*.dist-info` directories of its site directory `site` replaced by `dists`.
+fn jax_set_in(fixture: &str, site: &str, dists: &[&str]) -> Report {
+    let tmp = rocm_probe_tests::copy_fixture(fixture);
+    for entry in std::fs::read_dir(tmp.path().join(site)).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "dist-info") {
+            std::fs::remove_dir_all(path).unwrap();
+        }
+    }
+    for d in dists {
+        write(
+            tmp.path(),
+            &format!("{site}/{d}.dist-info/INSTALLER"),
+            b"pip\n",
+        );
+    }
+    Report::collect(&Source::fixture(tmp.path()).unwrap(), Options::default())
+}
+
+/// jaxlib's own rule and the PJRT side: a set of one release passes, a plugin of another
+/// release than a jaxlib that checks it is refused, a PJRT wheel newer than jaxlib breaks the
+/// backend, a plugin and PJRT wheel of two releases are a broken pair, and AMD's one unequal pair
+/// and a mismatch no jaxlib refuses are told apart.
+#[test]
+fn jax_plugin_releases_against_jaxlib_and_each_other() {
+    let mismatch = |r: &Report| {
+        r.findings
+            .iter()
+            .find(|f| f.id == "frameworks.jax-plugin-mismatch")
+            .cloned()
+    };
+    let rocm60 = |v: &str| {
+        [
+            format!("jax_rocm60_plugin-{v}"),
+            format!("jax_rocm60_pjrt-{v}"),
+        ]
+    };
+
+    // One release throughout: nothing to say.
+    let [p, j] = rocm60("0.5.0");
+    let r = jax_set(&["jax-0.5.0", "jaxlib-0.5.0", &p, &j]);
+    assert!(mismatch(&r).is_none(), "{:#?}", mismatch(&r));
+    assert_eq!(r.verdict.root_layer, 0);
+
+    // jaxlib 0.5.3 checks the plugin's release and refuses 0.5.0 (older PJRT: no init failure).
+    let r = jax_set(&["jax-0.5.3", "jaxlib-0.5.3", &p, &j]);
+    let f = mismatch(&r).expect("plugin older than a checking jaxlib");
+    assert_eq!(f.status, Status::Warn);
+    assert!(
+        f.summary
+            .contains("jaxlib 0.5.3 will not use jax_rocm60_plugin, jax_rocm60_pjrt 0.5.0"),
+        "{}",
+        f.summary
+    );
+    assert!(!f.summary.contains("older than"), "{}", f.summary);
+    assert_eq!(
+        f.remedy.as_deref(),
+        Some(
+            "Install one matching set (jax, jaxlib, the ROCm plugin and its PJRT wheel of one \
+             release): `pip install \"jax==0.5.0\" \"jaxlib==0.5.0\" \"jax-rocm60-plugin==0.5.0\" \
+             \"jax-rocm60-pjrt==0.5.0\"`"
+        )
+    );
+    let site = format!("/{JAX_ENV}");
+    assert_eq!(
+        evidence(&f, "jaxlib-0.5.3.dist-info").as_deref(),
+        Some("jaxlib 0.5.3")
+    );
+    assert_eq!(
+        evidence(&f, "jax_rocm60_pjrt-0.5.0.dist-info").as_deref(),
+        Some("jax_rocm60_pjrt 0.5.0")
+    );
+    assert!(f.evidence.iter().all(|e| e.source.starts_with(&site)));
+
+    // The plugin and its PJRT wheel of two releases: a broken pair, whatever jaxlib says.
+    let r = jax_set(&[
+        "jax-0.5.0",
+        "jaxlib-0.5.0",
+        "jax_rocm60_plugin-0.5.0",
+        "jax_rocm60_pjrt-0.4.35",
+    ]);
+    let f = mismatch(&r).expect("plugin and PJRT of two releases");
+    assert_eq!(f.status, Status::Warn);
+    assert!(
+        f.summary
+            .contains("jax_rocm60_plugin 0.5.0 and jax_rocm60_pjrt 0.4.35 are different releases"),
+        "{}",
+        f.summary
+    );
+    // jaxlib 0.5.0 does not check; the older PJRT wheel is noted, not blamed for a failure.
+    assert!(
+        f.summary
+            .contains("jaxlib 0.5.0 is not the release of jax_rocm60_pjrt 0.4.35"),
+        "{}",
+        f.summary
+    );
+
+    // jaxlib 0.9.1 no longer refuses a ROCm plugin of another release: information only.
+    let [p, j] = rocm60("0.9.0");
+    let r = jax_set(&["jax-0.9.1", "jaxlib-0.9.1", &p, &j]);
+    let f = mismatch(&r).expect("plugin older than a jaxlib that does not check");
+    assert_eq!(f.status, Status::Info);
+    assert_eq!(r.verdict.root_layer, 0);
+
+    // AMD's table: plugin-PJRT 0.6.0 goes with jaxlib 0.6.2 for ROCm 7 only; ROCm 6's 0.6.0
+    // plugin is refused by jaxlib 0.6.2 (and ROCm 7's on this ROCm 6.3.1 is the major check's).
+    let [p, j] = rocm60("0.6.0");
+    let r = jax_set(&["jax-0.6.2", "jaxlib-0.6.2", &p, &j]);
+    let f = mismatch(&r).expect("ROCm 6 plugin 0.6.0 with jaxlib 0.6.2");
+    assert_eq!(f.status, Status::Warn);
+    assert!(f.summary.contains("will not use"), "{}", f.summary);
+    let r = jax_set(&[
+        "jax-0.6.2",
+        "jaxlib-0.6.2",
+        "jax_rocm7_plugin-0.6.0",
+        "jax_rocm7_pjrt-0.6.0",
+    ]);
+    let f = mismatch(&r).expect("a ROCm 7 plugin on ROCm 6.3.1");
+    assert!(
+        f.summary.contains("jax_rocm7_plugin is built for ROCm 7")
+            && !f.summary.contains("jaxlib 0.6.2"),
+        "{}",
+        f.summary
+    );
+    // On ROCm 7 (jax-jaxlib-upgraded-past-plugin-mi210's 7.1.0), AMD's table pairs that
+    // 0.6.0 plugin with jaxlib 0.6.2: nothing to say; with jaxlib 0.6.1 it is refused.
+    let upgraded = |jaxlib: &str| {
+        jax_set_in(
+            "jax-jaxlib-upgraded-past-plugin-mi210",
+            "usr/local/lib/python3.12/dist-packages",
+            &[
+                &format!("jax-{jaxlib}"),
+                &format!("jaxlib-{jaxlib}"),
+                "jax_rocm7_plugin-0.6.0",
+                "jax_rocm7_pjrt-0.6.0",
+            ],
+        )
+    };
+    let r = upgraded("0.6.2");
+    assert!(mismatch(&r).is_none(), "{:#?}", mismatch(&r));
+    let f = mismatch(&upgraded("0.6.1")).expect("ROCm 7 plugin 0.6.0 with jaxlib 0.6.1");
+    assert!(
+        f.summary.contains("jaxlib 0.6.1 will not use"),
+        "{}",
+        f.summary
+    );
 }
 
 /// Which framework a layer-7 finding is about is data, not prose: every note, warning or failure

@@ -36,10 +36,6 @@ const NOT_YET_COVERED: &[(&str, &str)] = &[
         "no public report found of GET_VERSION, GET_PROCESS_APERTURES_NEW, AVAILABLE_MEMORY (interface 1.9 and later) or GET_CLOCK_COUNTERS failing on an open /dev/kfd: the KFD ioctl failures reported (ROCm/legacy-rocm-build#145, ioctl nr 0x1d EINVAL on ROCm 1.6's kernel; #438, ACQUIRE_VM on Linux 4.18-rc1) are of ioctls the probe does not send; the one way found (AVAILABLE_MEMORY on a GPU the device cgroup hides: EINVAL) was a false finding, fixed by asking only the GPUs in the apertures",
     ),
     (
-        "frameworks.jax-plugin-mismatch",
-        "every JAX plugin failure found is within one ROCm major, which this check by design does not flag: jax_rocm60_plugin on ROCm 6.1-6.3 missing librocm_smi64.so.6 (ROCm/jax#268, #270, ROCm/rocm_smi_lib#215, ROCm/legacy-rocm-build#4403), jax-rocm7-plugin on ROCm 7.0.1 (ROCm/rocm-jax#200), jax_rocm7 nightlies with TheRock 7.13 (ROCm/TheRock#4578); no report of a plugin of another major than the installed ROCm was found",
-    ),
-    (
         "workloads.hive-incomplete",
         "no capture: KFD links every pair of GPUs with one hive_id (kfd_create_vcrat_image_gpu in kfd_crat.c) unless amdgpu_xgmi_get_is_sharing_enabled says no, which only an SR-IOV host does for two VFs of one hive, and no such guest capture is public; on bare metal a GPU whose amdgpu_xgmi_add_device fails keeps hive_id 0 (amdgpu_device_ip_init goes on without it), a different signature this rule does not look for and no public report shows, and with a 4-GPU bridge only partly populated the GPUs do not come up at all (AMD in ROCm/legacy-rocm-build#1503)",
     ),

@@ -12,8 +12,8 @@ pub mod rules;
 
 use crate::facts::Facts;
 use crate::facts::frameworks::{
-    Build, Bundled, DEBIAN_DIST_PACKAGES, FrameworkFacts, Jax, OnnxRuntime, RocmSdk, SiteDir,
-    TensorFlow, Torch, VersionPy, normalize,
+    Build, Bundled, DEBIAN_DIST_PACKAGES, FrameworkFacts, Jax, JaxPlugin, OnnxRuntime, RocmSdk,
+    SiteDir, TensorFlow, Torch, VersionPy, normalize,
 };
 use crate::facts::install::{Install, RocmVersion};
 use crate::finding::{
@@ -21,7 +21,7 @@ use crate::finding::{
     FRAMEWORK_CODE_OBJECT_NEEDS_FEATURE_CHANGE, FRAMEWORK_FILES_MALFORMED,
     FRAMEWORK_NO_CODE_OBJECT_FOR_TARGET, FRAMEWORKS_FOUND, FRAMEWORKS_NONE,
     FRAMEWORKS_NOT_CAPTURED, FRAMEWORKS_UNREADABLE, Finding, JAX_NO_ROCM_PLUGIN,
-    JAX_PLUGIN_MISMATCH, ONNXRUNTIME_NO_ROCM_PROVIDER, Subject, TENSORFLOW_NOT_ROCM,
+    JAX_PLUGIN_MISMATCH, ONNXRUNTIME_NO_ROCM_PROVIDER, Status, Subject, TENSORFLOW_NOT_ROCM,
     TENSORFLOW_UNVALIDATED, TORCH_CPU_BUILD, TORCH_CUDA_BUILD,
 };
 use crate::target::GfxVersion;
@@ -833,17 +833,34 @@ fn jax_checks(ctx: &Ctx, jax: &Jax, out: &mut Vec<Finding>) {
         }
         return;
     };
+    if let Some(f) = jax_rocm_major(ctx, jax, major, &version, &evidence) {
+        out.push(f);
+        return;
+    }
+    jax_releases(ctx, jax, &version, evidence, out);
+}
+
+/// The plugin's ROCm major against the ROCm a process loads: a plugin built for another major
+/// links that major's sonames (`libamdhip64.so.6` / `.so.7`), so its PJRT library fails to load
+/// and the `rocm` backend does not come up.
+fn jax_rocm_major(
+    ctx: &Ctx,
+    jax: &Jax,
+    major: u32,
+    version: &str,
+    evidence: &[Evidence],
+) -> Option<Finding> {
     // A process in this environment loads the system's ROCm, or TheRock's wheels beside it.
     let (system, describe) = match (ctx.system_version(), &ctx.site.rocm_sdk) {
         (Some(v), _) => (v, ctx.system_describe()),
-        (None, Some(sdk)) => match sdk.rocm {
-            Some(v) => (v, msg!("frameworks.therock-wheels", version = v)),
-            None => return,
-        },
-        (None, None) => return,
+        (None, Some(sdk)) => {
+            let v = sdk.rocm?;
+            (v, msg!("frameworks.therock-wheels", version = v))
+        }
+        (None, None) => return None,
     };
     if system.major == major {
-        return;
+        return None;
     }
     let plugin = jax
         .plugins
@@ -851,7 +868,7 @@ fn jax_checks(ctx: &Ctx, jax: &Jax, out: &mut Vec<Finding>) {
         .find(|p| p.dist.name.ends_with("_plugin"))
         .or(jax.plugins.first())
         .map_or_else(|| "jaxlib".to_owned(), |p| p.dist.name.clone());
-    out.push(
+    Some(
         JAX_PLUGIN_MISMATCH
             .finding(msg!(
                 "frameworks.jax-plugin-mismatch",
@@ -861,7 +878,7 @@ fn jax_checks(ctx: &Ctx, jax: &Jax, out: &mut Vec<Finding>) {
                 major,
                 system = describe
             ))
-            .with_all(evidence)
+            .with_all(evidence.iter().cloned())
             .with_all(ctx.system_evidence())
             .remedy(msg!(
                 "frameworks.jax-plugin-mismatch-remedy",
@@ -873,6 +890,159 @@ fn jax_checks(ctx: &Ctx, jax: &Jax, out: &mut Vec<Finding>) {
                     system.major.to_string()
                 },
             )),
+    )
+}
+
+/// The (ROCm major of the plugin, plugin and PJRT release, jaxlib release) that AMD supports
+/// although the releases differ: ROCm's "JAX Plugin-PJRT with JAX/JAXLIB compatibility" table
+/// (`docs/compatibility/ml-compatibility/jax-compatibility.rst`, github.com/ROCm/legacy-rocm-build
+/// commit 48042ed, PR #5609: plugin-PJRT 0.6.0 with JAX/jaxlib 0.6.2 and 0.6.0 on ROCm 7.0.x;
+/// its later rows, 0.7.1, 0.8.0 and 0.8.2, pair equal releases only).
+pub const JAX_ROCM_UNEQUAL_SUPPORTED: [(u32, [u32; 3], [u32; 3]); 1] = [(7, [0, 6, 0], [0, 6, 2])];
+
+/// The jaxlib releases that refuse a ROCm plugin of another release: jaxlib's
+/// `plugin_support.check_plugin_version` (github.com/jax-ml/jax `jaxlib/plugin_support.py`,
+/// Apache-2.0) compares the dotted release prefixes and, when they differ, warns "JAX plugin …
+/// is installed, but it is not compatible with the installed jaxlib version …, so it will not be
+/// used". It came with jaxlib 0.5.3 (commit c7ed1bd) and has skipped ROCm plugins since 0.9.1
+/// (commit 42d5a8f: "Version compatibility is managed via pip dependency constraints").
+pub const JAXLIB_CHECKS_ROCM_PLUGIN: ([u32; 3], [u32; 3]) = ([0, 5, 3], [0, 9, 1]);
+
+/// A version's dotted release prefix, read as jaxlib's `_parse_version` reads it
+/// (`0.5.0+rocm6.3` → `[0, 5, 0]`, `0.9.0.1` → `[0, 9, 0, 1]`); `None` without one.
+pub fn jax_release(version: &str) -> Option<Vec<u32>> {
+    let mut out = Vec::new();
+    for part in version.split('.') {
+        let digits: &str = &part[..part.bytes().take_while(u8::is_ascii_digit).count()];
+        if digits.is_empty() {
+            break;
+        }
+        out.push(digits.parse().ok()?);
+        if digits.len() != part.len() {
+            break;
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// A plugin with its release, when its version has one.
+fn with_release(p: Option<&JaxPlugin>) -> Option<(&JaxPlugin, Vec<u32>)> {
+    p.and_then(|p| jax_release(&p.dist.version).map(|r| (p, r)))
+}
+
+/// Whether a plugin or PJRT wheel for ROCm `major` of release `ours` goes with jaxlib release
+/// `lib`: the same release, or a pair AMD's table lists.
+pub fn jax_supported(major: Option<u32>, ours: &[u32], lib: &[u32]) -> bool {
+    ours == lib
+        || JAX_ROCM_UNEQUAL_SUPPORTED
+            .iter()
+            .any(|(m, p, l)| Some(*m) == major && p.as_slice() == ours && l.as_slice() == lib)
+}
+
+/// The plugin pair against each other and against jaxlib (jaxlib's own rule, the PJRT C API,
+/// AMD's table); one finding naming every mismatch, the worst deciding its status.
+fn jax_releases(
+    ctx: &Ctx,
+    jax: &Jax,
+    version: &str,
+    evidence: Vec<Evidence>,
+    out: &mut Vec<Finding>,
+) {
+    let kind = |suffix: &str| jax.plugins.iter().find(|p| p.dist.name.ends_with(suffix));
+    let (plugin, pjrt) = (kind("_plugin"), kind("_pjrt"));
+    let (plugin, pjrt) = (with_release(plugin), with_release(pjrt));
+    let jaxlib = jax
+        .jaxlib
+        .as_ref()
+        .and_then(|d| jax_release(&d.version).map(|r| (d, r)));
+    let mut reasons: Vec<(Status, String)> = Vec::new();
+    if let (Some((p, pr)), Some((j, jr))) = (&plugin, &pjrt)
+        && pr != jr
+    {
+        reasons.push((
+            Status::Warn,
+            msg!(
+                "frameworks.jax-pjrt-plugin-differ",
+                plugin = p.dist.name,
+                plugin_version = p.dist.version,
+                pjrt = j.dist.name,
+                pjrt_version = j.dist.version
+            ),
+        ));
+    }
+    if let Some((lib, lr)) = &jaxlib {
+        let (from, until) = JAXLIB_CHECKS_ROCM_PLUGIN;
+        let checks = lr.as_slice() >= from.as_slice() && lr.as_slice() < until.as_slice();
+        // The halves against jaxlib: one sentence for the pair when they are of one release.
+        let mut parts: Vec<(Vec<&JaxPlugin>, &Vec<u32>)> = Vec::new();
+        for (p, r) in plugin.iter().chain(&pjrt) {
+            match parts.iter_mut().find(|(_, release)| *release == r) {
+                Some((names, _)) => names.push(p),
+                None => parts.push((vec![p], r)),
+            }
+        }
+        for (halves, pr) in parts {
+            if halves.iter().all(|p| jax_supported(p.rocm_major, pr, lr)) {
+                continue;
+            }
+            let name = i18n::list(halves.iter().map(|p| &p.dist.name));
+            let (part_version, jaxlib) = (&halves[0].dist.version, &lib.version);
+            let is = |suffix: &str| halves.iter().any(|p| p.dist.name.ends_with(suffix));
+            reasons.push(if is("_pjrt") && pr > lr {
+                (
+                    Status::Warn,
+                    msg!("frameworks.jax-pjrt-newer", name, part_version, jaxlib),
+                )
+            } else if is("_plugin") && checks {
+                (
+                    Status::Warn,
+                    msg!("frameworks.jax-plugin-skipped", name, part_version, jaxlib),
+                )
+            } else {
+                (
+                    Status::Info,
+                    msg!("frameworks.jax-plugin-untested", name, part_version, jaxlib),
+                )
+            });
+        }
+    }
+    let Some(status) = reasons.iter().map(|(s, _)| *s).max() else {
+        return;
+    };
+    // The set to install: the plugin's release (published for its ROCm major), under the names
+    // pip knows (`jax-rocm60-plugin`).
+    let (set_from, set_release) = match (&plugin, &pjrt) {
+        (Some((p, r)), _) | (None, Some((p, r))) => (p, r),
+        (None, None) => return,
+    };
+    let release = i18n::join(set_release.iter(), ".");
+    let name = |suffix: &str| {
+        let stem = set_from
+            .dist
+            .name
+            .rsplit_once('_')
+            .map_or(set_from.dist.name.as_str(), |(stem, _)| stem);
+        format!("{}-{suffix}", stem.replace('_', "-"))
+    };
+    let command = format!(
+        "pip install \"jax=={release}\" \"jaxlib=={release}\" \"{}=={release}\" \"{}=={release}\"",
+        name("plugin"),
+        name("pjrt")
+    );
+    let sentences: Vec<String> = reasons.into_iter().map(|(_, s)| s).collect();
+    out.push(
+        JAX_PLUGIN_MISMATCH
+            .finding_with(
+                status,
+                msg!(
+                    "frameworks.jax-releases-mismatch",
+                    version,
+                    site = ctx.site.describe(),
+                    reasons = i18n::join(&sentences, &msg!("frameworks.separator"))
+                ),
+            )
+            .with_all(evidence)
+            .remedy(msg!("frameworks.jax-releases-remedy", command)),
     );
 }
 
@@ -930,6 +1100,27 @@ mod tests {
         assert_eq!(tensorflow_release("2.16.2+rocm6.2"), "2.16.2");
         assert_eq!(tensorflow_release(""), "");
         assert!(TENSORFLOW_VALIDATED.iter().all(|(_, v)| v.len() == 3));
+    }
+
+    #[test]
+    fn jax_releases_are_read_as_jaxlib_reads_them() {
+        assert_eq!(jax_release("0.5.0"), Some(vec![0, 5, 0]));
+        assert_eq!(
+            jax_release("0.9.1+rocm7.13.0a20260415"),
+            Some(vec![0, 9, 1])
+        );
+        assert_eq!(jax_release("0.9.0.1"), Some(vec![0, 9, 0, 1]));
+        assert_eq!(jax_release("0.4.38.dev20250101"), Some(vec![0, 4, 38]));
+        assert_eq!(jax_release("0.6.0rc1"), Some(vec![0, 6, 0]));
+        assert_eq!(jax_release("1..2"), Some(vec![1]));
+        assert_eq!(jax_release("dev"), None);
+        assert_eq!(jax_release(""), None);
+        // AMD's one unequal pair, for ROCm 7's plugin only, and not the other way round.
+        assert!(jax_supported(Some(7), &[0, 6, 0], &[0, 6, 2]));
+        assert!(!jax_supported(Some(6), &[0, 6, 0], &[0, 6, 2]));
+        assert!(!jax_supported(Some(7), &[0, 6, 2], &[0, 6, 0]));
+        assert!(jax_supported(None, &[0, 5, 0], &[0, 5, 0]));
+        assert!(!jax_supported(None, &[0, 5, 0], &[0, 5]));
     }
 
     #[test]

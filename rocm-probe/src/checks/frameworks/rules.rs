@@ -18,7 +18,7 @@ declare_rules! {
     FRAMEWORK_FILES_MALFORMED = "frameworks.files-malformed", Frameworks, Warn;
     TENSORFLOW_NOT_ROCM = "frameworks.tensorflow-not-rocm", Frameworks, Warn;
     TENSORFLOW_UNVALIDATED = "frameworks.tensorflow-unvalidated", Frameworks, Info;
-    JAX_PLUGIN_MISMATCH = "frameworks.jax-plugin-mismatch", Frameworks, Info;
+    JAX_PLUGIN_MISMATCH = "frameworks.jax-plugin-mismatch", Frameworks, Warn;
     JAX_NO_ROCM_PLUGIN = "frameworks.jax-no-rocm-plugin", Frameworks, Info;
     ONNXRUNTIME_NO_ROCM_PROVIDER = "frameworks.onnxruntime-no-rocm-provider", Frameworks, Info;
 }
