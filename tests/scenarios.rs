@@ -1,7 +1,7 @@
 //! Failure scenarios: beyond `[expect]` (checked by the sweep), the key evidence and remedy of
 //! each, and which finding the report names as the root cause.
 
-use rocm_probe::finding::Status;
+use rocm_probe::finding::{Status, Subject};
 use rocm_probe::report::Options;
 use rocm_probe::{Report, Source};
 
@@ -182,6 +182,37 @@ fn hardware_device_scenarios_carry_their_sysfs_values() {
     // One sick GPU of eight does not stop the layers above: they are still checked.
     assert!(r.layers.iter().all(|l| l.consequence_of.is_none()));
     assert_eq!(finding(&r, "driver.kfd-ready").status, Status::Pass);
+    // It is a failure of that GPU: the run exits 1, compute is ready on the other seven, and
+    // the multi-GPU verdict is given without it, naming the hive it belonged to.
+    assert_eq!(r.exit_code(false), 1);
+    assert_eq!(
+        f.subject,
+        Some(Subject::gpu(0, Some("0000:63:00.0".to_owned())))
+    );
+    let compute = finding(&r, "workloads.compute");
+    assert_eq!(compute.status, Status::Warn);
+    assert_eq!(compute.caused_by, Some("hardware.ras-uncorrectable"));
+    assert!(
+        compute.summary.starts_with(
+            "Single-GPU compute on 7 of 8 GPUs: ready; out of use: GPU 0 (0000:63:00.0, ROCr 0)"
+        ),
+        "{}",
+        compute.summary
+    );
+    let multi = finding(&r, "workloads.multi-gpu");
+    assert_eq!(multi.status, Status::Warn);
+    assert!(
+        multi.summary.starts_with("7 physical GPUs"),
+        "{}",
+        multi.summary
+    );
+    assert!(
+        multi.summary.contains(
+            "hive 0xaefdf8293fefa6b7: 3 GPUs, all pairs XGMI, without GPU 0 (0000:63:00.0, ROCr 0)"
+        ),
+        "{}",
+        multi.summary
+    );
 
     let r = report("dgpu-runtime-suspended");
     assert_eq!(

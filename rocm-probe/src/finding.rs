@@ -193,6 +193,14 @@ pub enum Subject {
         /// The library's name.
         name: String,
     },
+    /// One physical GPU: its position in the inventory and its PCI address, the stable identity
+    /// (`None` when the fixture does not know the PCI domain).
+    Gpu {
+        /// Position among the inventory's physical GPUs (`GPU n` in the report).
+        index: usize,
+        /// `DDDD:BB:DD.F`.
+        pci_address: Option<String>,
+    },
     /// A framework (`PyTorch`), in the Python site directory it was found in.
     Framework {
         /// The framework's name.
@@ -216,10 +224,24 @@ impl Subject {
         }
     }
 
-    /// The library's or framework's name.
+    /// One physical GPU.
+    pub fn gpu(index: usize, pci_address: Option<String>) -> Self {
+        Self::Gpu { index, pci_address }
+    }
+
+    /// The library's or framework's name; a GPU's PCI address (empty when unknown).
     pub fn name(&self) -> &str {
         match self {
             Self::Library { name } | Self::Framework { name, .. } => name,
+            Self::Gpu { pci_address, .. } => pci_address.as_deref().unwrap_or_default(),
+        }
+    }
+
+    /// The physical GPU's index, when the finding is about one.
+    pub fn gpu_index(&self) -> Option<usize> {
+        match self {
+            Self::Gpu { index, .. } => Some(*index),
+            _ => None,
         }
     }
 }

@@ -14,7 +14,7 @@ use crate::finding::{
     APU_SMALL_MEMORY, Evidence, Finding, GPUS_FOUND, LARGE_BAR_OFF, NO_AMD_GPU, PARTITION_MISSING,
     PARTITION_MODE_MISMATCH, PCI_NOT_CAPTURED, PCIE_LINK_DEGRADED, RAS_CORRECTABLE,
     RAS_UNCORRECTABLE, RETIRED_PAGES, RUNTIME_SUSPENDED, Rule, SYSFS_MALFORMED, SYSFS_UNREADABLE,
-    Status, WSL_PARAVIRTUAL,
+    Status, Subject, WSL_PARAVIRTUAL,
 };
 use crate::source::problem::{Problem, ProblemKind};
 use crate::{i18n, msg};
@@ -99,82 +99,93 @@ pub fn check(f: &Facts) -> Vec<Finding> {
 /// Per physical GPU, what its drm device says: link, BAR, APU memory, RAS, runtime PM,
 /// partition modes. The first node of a GPU carries the PCI function's files.
 fn devices(inv: &Inventory, kfd: &AgentFacts) -> Vec<Finding> {
-    let mut out = Vec::new();
+    let mut all = Vec::new();
     for g in &inv.gpus {
-        let Some(agent) = inv.agents.iter().find(|a| a.node == g.nodes[0]) else {
-            continue;
-        };
-        let Some(drm) = agent
-            .drm_render_minor
-            .and_then(|m| kfd.render_nodes.get(&m))
-        else {
-            continue;
-        };
-        let dev = format!("{DRM_DIR}/renderD{}/device", drm.minor);
-        let name = inv.gpu_name(g).to_string();
-        let integrated = agent.integrated == Some(true);
-        if drm.runtime_status.as_deref() == Some("suspended") && !integrated {
+        let mut out = Vec::new();
+        gpu_device(inv, kfd, g, &mut out);
+        // Each of these is about this GPU alone: layer 9 judges the others without it.
+        all.extend(
+            out.into_iter()
+                .map(|f| f.about(Subject::gpu(g.index, g.pci_address.clone()))),
+        );
+    }
+    all.extend(partition_modes(inv, kfd));
+    all
+}
+
+/// One GPU's device checks: link, BAR, APU memory, RAS.
+fn gpu_device(inv: &Inventory, kfd: &AgentFacts, g: &PhysicalGpu, out: &mut Vec<Finding>) {
+    let Some(agent) = inv.agents.iter().find(|a| a.node == g.nodes[0]) else {
+        return;
+    };
+    let Some(drm) = agent
+        .drm_render_minor
+        .and_then(|m| kfd.render_nodes.get(&m))
+    else {
+        return;
+    };
+    let dev = format!("{DRM_DIR}/renderD{}/device", drm.minor);
+    let name = inv.gpu_name(g).to_string();
+    let integrated = agent.integrated == Some(true);
+    if drm.runtime_status.as_deref() == Some("suspended") && !integrated {
+        out.push(
+            RUNTIME_SUSPENDED
+                .finding(msg!("hardware.runtime-suspended", gpu = name))
+                .with(Evidence::new(
+                    format!("{dev}/power/runtime_status"),
+                    "suspended",
+                )),
+        );
+    }
+    out.extend(link(&name, &dev, drm));
+    if let (false, Some(vram), Some(vis)) = (integrated, drm.vram_total, drm.vis_vram_total) {
+        if vis < vram {
             out.push(
-                RUNTIME_SUSPENDED
-                    .finding(msg!("hardware.runtime-suspended", gpu = name))
+                LARGE_BAR_OFF
+                    .finding(msg!(
+                        "hardware.large-bar-off",
+                        gpu = name,
+                        visible = vis >> 20,
+                        vram = vram >> 20
+                    ))
                     .with(Evidence::new(
-                        format!("{dev}/power/runtime_status"),
-                        "suspended",
-                    )),
+                        format!("{dev}/mem_info_vram_total"),
+                        vram.to_string(),
+                    ))
+                    .with(Evidence::new(
+                        format!("{dev}/mem_info_vis_vram_total"),
+                        vis.to_string(),
+                    ))
+                    .remedy(msg!("hardware.large-bar-off-remedy")),
             );
         }
-        out.extend(link(&name, &dev, drm));
-        if let (false, Some(vram), Some(vis)) = (integrated, drm.vram_total, drm.vis_vram_total) {
-            if vis < vram {
-                out.push(
-                    LARGE_BAR_OFF
-                        .finding(msg!(
-                            "hardware.large-bar-off",
-                            gpu = name,
-                            visible = vis >> 20,
-                            vram = vram >> 20
-                        ))
-                        .with(Evidence::new(
-                            format!("{dev}/mem_info_vram_total"),
-                            vram.to_string(),
-                        ))
-                        .with(Evidence::new(
-                            format!("{dev}/mem_info_vis_vram_total"),
-                            vis.to_string(),
-                        ))
-                        .remedy(msg!("hardware.large-bar-off-remedy")),
-                );
-            }
-        }
-        if let (true, Some(kfd_mem), Some(gtt)) = (integrated, agent.memory_bytes, drm.gtt_total) {
-            if kfd_mem.saturating_mul(2) < gtt && drm.vram_total.is_some_and(|v| kfd_mem <= v) {
-                out.push(
-                    APU_SMALL_MEMORY
-                        .finding(msg!(
-                            "hardware.apu-small-memory",
-                            gpu = name,
-                            seen = kfd_mem >> 20,
-                            usable = gtt >> 20
-                        ))
-                        .with(Evidence::new(
-                            format!("{TOPOLOGY_DIR}/nodes/{}/mem_banks", agent.node),
-                            kfd_mem.to_string(),
-                        ))
-                        .with_all(drm.vram_total.map(|v| {
-                            Evidence::new(format!("{dev}/mem_info_vram_total"), v.to_string())
-                        }))
-                        .with(Evidence::new(
-                            format!("{dev}/mem_info_gtt_total"),
-                            gtt.to_string(),
-                        ))
-                        .remedy(msg!("hardware.apu-small-memory-remedy")),
-                );
-            }
-        }
-        out.extend(ras(&name, &dev, drm));
     }
-    out.extend(partition_modes(inv, kfd));
-    out
+    if let (true, Some(kfd_mem), Some(gtt)) = (integrated, agent.memory_bytes, drm.gtt_total) {
+        if kfd_mem.saturating_mul(2) < gtt && drm.vram_total.is_some_and(|v| kfd_mem <= v) {
+            out.push(
+                APU_SMALL_MEMORY
+                    .finding(msg!(
+                        "hardware.apu-small-memory",
+                        gpu = name,
+                        seen = kfd_mem >> 20,
+                        usable = gtt >> 20
+                    ))
+                    .with(Evidence::new(
+                        format!("{TOPOLOGY_DIR}/nodes/{}/mem_banks", agent.node),
+                        kfd_mem.to_string(),
+                    ))
+                    .with_all(drm.vram_total.map(|v| {
+                        Evidence::new(format!("{dev}/mem_info_vram_total"), v.to_string())
+                    }))
+                    .with(Evidence::new(
+                        format!("{dev}/mem_info_gtt_total"),
+                        gtt.to_string(),
+                    ))
+                    .remedy(msg!("hardware.apu-small-memory-remedy")),
+            );
+        }
+    }
+    out.extend(ras(&name, &dev, drm));
 }
 
 /// A physical GPU's partition modes, as its drm device gives them.

@@ -33,16 +33,17 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     else {
         return out;
     };
-    let compute = compute(below);
+    let gpus_out = gpus_out(inv, below);
+    let compute = compute(inv, below, &gpus_out);
     let fail = compute.status == Status::Fail;
     out.push(compute.clone());
     // With compute failing, the other verdicts would repeat it; the frameworks still get theirs
     // (the question users ask is "will my PyTorch run").
     if !fail {
         if let Some(topology) = f.kfd.as_ref().map(|k| &k.topology) {
-            out.extend(multi_gpu(f, inv, topology));
+            out.extend(multi_gpu(f, inv, topology, &gpus_out));
         }
-        out.push(llm_fit(f, inv));
+        out.push(llm_fit(f, inv, &gpus_out));
     }
     frameworks(f, below, &compute, &mut out);
     out
@@ -166,25 +167,97 @@ pub(crate) fn verdict(rule: crate::finding::Rule, ready: &str, deciding: &[&Find
     finding
 }
 
-fn compute(below: &[Finding]) -> Finding {
-    let layers = [
-        Layer::Hardware,
-        Layer::Driver,
-        Layer::Thunk,
-        Layer::Runtime,
-        Layer::Libraries,
-    ];
-    verdict(
-        COMPUTE,
-        &msg!("workloads.single-gpu-compute"),
-        &deciding(below, &layers),
+/// The layers whose findings decide single-GPU compute.
+const COMPUTE_LAYERS: [Layer; 5] = [
+    Layer::Hardware,
+    Layer::Driver,
+    Layer::Thunk,
+    Layer::Runtime,
+    Layer::Libraries,
+];
+
+/// GPUs taken out of use by failures about them alone (uncorrectable RAS errors on one GPU of
+/// eight), with those failures: compute, multi-GPU and the LLM estimate are judged on the
+/// others. Empty when a failure concerns the whole machine, or every GPU is out.
+type GpusOut<'a> = BTreeMap<usize, Vec<&'a Finding>>;
+
+fn gpus_out<'a>(inv: &Inventory, below: &'a [Finding]) -> GpusOut<'a> {
+    let failures: Vec<&Finding> = deciding(below, &COMPUTE_LAYERS)
+        .into_iter()
+        .filter(|x| x.status == Status::Fail)
+        .collect();
+    let mut out = GpusOut::new();
+    for x in &failures {
+        match x.subject.as_ref().and_then(Subject::gpu_index) {
+            Some(i) => out.entry(i).or_default().push(*x),
+            None => return GpusOut::new(),
+        }
+    }
+    if out.len() >= inv.gpus.len() {
+        return GpusOut::new();
+    }
+    out
+}
+
+/// The display names of the GPUs out, each with the ids that took it out.
+fn out_names(inv: &Inventory, gpus_out: &GpusOut) -> String {
+    let names: Vec<String> = gpus_out
+        .iter()
+        .filter_map(|(i, fs)| {
+            let ids: Vec<&str> = fs.iter().map(|x| x.id).collect();
+            Some(msg!(
+                "workloads.gpu-out",
+                gpu = inv.gpu_name(inv.gpus.get(*i)?).to_string(),
+                ids = i18n::list(&ids)
+            ))
+        })
+        .collect();
+    i18n::list(&names)
+}
+
+fn compute(inv: &Inventory, below: &[Finding], gpus_out: &GpusOut) -> Finding {
+    let deciding = deciding(below, &COMPUTE_LAYERS);
+    if gpus_out.is_empty() {
+        return verdict(COMPUTE, &msg!("workloads.single-gpu-compute"), &deciding);
+    }
+    // Judged on the GPUs still in use; those out make it a warning at least, caused by their
+    // failure, and the run still exits 1 on that failure.
+    let rest: Vec<&Finding> = deciding
+        .into_iter()
+        .filter(|x| {
+            x.subject
+                .as_ref()
+                .and_then(Subject::gpu_index)
+                .is_none_or(|i| !gpus_out.contains_key(&i))
+        })
+        .collect();
+    let subject = msg!(
+        "workloads.single-gpu-compute-on",
+        gpus = inv.gpus.len() - gpus_out.len(),
+        total = inv.gpus.len()
+    );
+    let mut finding = verdict(COMPUTE, &subject, &rest);
+    finding.summary = msg!(
+        "workloads.without-gpus",
+        verdict = finding.summary,
+        gpus = out_names(inv, gpus_out)
+    );
+    if finding.status < Status::Warn {
+        finding.status = Status::Warn;
+        finding.caused_by = gpus_out.values().flatten().next().map(|x| x.id);
+    }
+    finding.with_all(
+        gpus_out
+            .values()
+            .flatten()
+            .map(|x| Evidence::new(format!("finding:{}", x.id), x.summary.clone())),
     )
 }
 
 /// How two physical GPUs reach each other.
 type Path = crate::facts::topo::PairKind;
 
-fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology) -> Vec<Finding> {
+fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology, gpus_out: &GpusOut) -> Vec<Finding> {
     let mut out = Vec::new();
     // Physical GPUs with at least one GPU agent, by index; node → GPU index.
     // An APU's integrated GPU shares system memory with the CPU and takes no part in
@@ -198,6 +271,7 @@ fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology) -> Vec<Finding> {
         .gpus
         .iter()
         .filter(|g| g.nodes.iter().any(|n| !integrated.contains(n)))
+        .filter(|g| !gpus_out.contains_key(&g.index))
         .collect();
     if gpus.len() < 2 {
         return out;
@@ -246,7 +320,12 @@ fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology) -> Vec<Finding> {
             }
         }
         let hive_id = format!("{:#x}", hive.hive_id);
-        hive_text.push(if missing.is_empty() {
+        let lost: GpusOut = gpus_out
+            .iter()
+            .filter(|(i, _)| hive.gpus.contains(i))
+            .map(|(i, fs)| (*i, fs.clone()))
+            .collect();
+        let text = if missing.is_empty() {
             msg!(
                 "workloads.hive-complete",
                 hive = hive_id,
@@ -258,6 +337,16 @@ fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology) -> Vec<Finding> {
                 hive = hive_id,
                 gpus = members.len(),
                 pairs = missing.len()
+            )
+        };
+        // A hive a failed GPU belongs to runs collectives on the rest of it.
+        hive_text.push(if lost.is_empty() {
+            text
+        } else {
+            msg!(
+                "workloads.hive-without",
+                hive = text,
+                gpus = out_names(inv, &lost)
             )
         });
         if !missing.is_empty() {
@@ -326,9 +415,22 @@ fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology) -> Vec<Finding> {
         })
         .collect();
     parts.extend(hive_text);
+    // Failed GPUs outside any hive are named once here.
+    let unhived: GpusOut = gpus_out
+        .iter()
+        .filter(|(i, _)| !inv.hives.iter().any(|h| h.gpus.contains(i)))
+        .map(|(i, fs)| (*i, fs.clone()))
+        .collect();
+    if !unhived.is_empty() {
+        parts.push(msg!(
+            "workloads.multi-gpu-without",
+            gpus = out_names(inv, &unhived)
+        ));
+    }
     let worst = out.iter().map(|x| x.status).max();
     let status = match worst {
         Some(s) if s >= Status::Warn => Status::Warn,
+        _ if !gpus_out.is_empty() => Status::Warn,
         _ => Status::Pass,
     };
     let rccl_text = match rccl.first() {
@@ -346,7 +448,11 @@ fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology) -> Vec<Finding> {
         .finding_with(status, summary)
         .with_all(rccl.iter().map(|r| Evidence::new(r.clone(), "RCCL")));
     if status == Status::Warn {
-        finding.caused_by = out.iter().find(|x| x.status == Status::Warn).map(|x| x.id);
+        finding.caused_by = out
+            .iter()
+            .find(|x| x.status == Status::Warn)
+            .map(|x| x.id)
+            .or_else(|| gpus_out.values().flatten().next().map(|x| x.id));
     }
     out.insert(0, finding);
     out
@@ -417,7 +523,7 @@ fn examples(billions: f64) -> String {
     }
 }
 
-fn llm_fit(f: &Facts, inv: &Inventory) -> Finding {
+fn llm_fit(f: &Facts, inv: &Inventory, gpus_out: &GpusOut) -> Finding {
     // Each GPU agent's memory: KFD's local memory banks, else the drm node's VRAM total.
     // Only the GPUs a program would use: those the device masks leave visible, and not an
     // integrated GPU beside a discrete one, which layer 4 advises hiding
@@ -431,6 +537,12 @@ fn llm_fit(f: &Facts, inv: &Inventory) -> Finding {
         .filter(|a| !(beside_dgpu && a.integrated == Some(true)))
         .collect();
     let left_out = gpus.len() - used.len();
+    // Nor a GPU a failure of its own takes out of use.
+    let (failed, used): (Vec<_>, Vec<_>) = used.into_iter().partition(|a| {
+        gpus_out
+            .keys()
+            .any(|&i| inv.gpus.get(i).is_some_and(|g| g.nodes.contains(&a.node)))
+    });
     let mut agents: Vec<(u32, u64, Evidence)> = Vec::new();
     let mut unknown: Vec<u32> = Vec::new();
     for a in used {
@@ -494,6 +606,9 @@ fn llm_fit(f: &Facts, inv: &Inventory) -> Finding {
     }
     if left_out > 0 {
         summary.push_str(&msg!("workloads.llm-fit-not-used", agents = left_out));
+    }
+    if !failed.is_empty() {
+        summary.push_str(&msg!("workloads.llm-fit-out-of-use", agents = failed.len()));
     }
     LLM_FIT
         .finding(summary)
