@@ -469,6 +469,13 @@ fn devices(f: &Facts, out: &mut Vec<Finding>) {
         if kfd.node.is_none() {
             finding = finding.caused_by(&KFD_DEVICE_MISSING);
         }
+        // The same missing group as /dev/kfd's: one cause, one `usermod` to give.
+        if rule.id == RENDER_PERMISSION_DENIED.id
+            && access(kfd.node.as_ref(), f.identity.as_ref()) == Access::Denied
+            && kfd.node.as_ref().map(|n| n.gid) == list[0].node.as_ref().map(|n| n.gid)
+        {
+            finding = finding.caused_by(&KFD_PERMISSION_DENIED);
+        }
         if container && rule.id == RENDER_NODE_MISSING.id && list.len() < renders.len() {
             finding.status = Status::Info;
             finding.summary = msg!(
