@@ -175,6 +175,9 @@ pub struct Finding {
     pub evidence: Vec<Evidence>,
     /// What to do, when there is something to do.
     pub remedy: Option<String>,
+    /// The remedy as steps: what to do, on what, and the exact command when there is one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remedy_steps: Vec<RemedyStep>,
     /// The id of the lower finding this one follows from.
     pub caused_by: Option<&'static str>,
     /// The one named thing the finding is about (a library, a framework in a site directory),
@@ -182,6 +185,82 @@ pub struct Finding {
     /// never parsed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subject: Option<Subject>,
+}
+
+/// One step of a remedy, as data: renderers print `command` on a line of its own, and tests
+/// check every command with shellcheck and that no report gives opposite steps on one object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct RemedyStep {
+    /// What kind of thing to do.
+    pub action: Action,
+    /// What it acts on: a group, a variable, a module, a GPU's PCI address, a package.
+    pub object: String,
+    /// The exact command, copyable as it is (`sudo` where root is needed, placeholders spelled
+    /// `<like-this>`), when the step is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// The step in a sentence, in the report's language.
+    pub text: String,
+}
+
+/// The kinds of remedy step.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Action {
+    /// Add the user to a group.
+    JoinGroup,
+    /// Set an environment variable.
+    SetEnv,
+    /// Unset an environment variable.
+    UnsetEnv,
+    /// Keep a GPU from programs (a device mask).
+    HideGpu,
+    /// Let programs use a GPU.
+    UseGpu,
+    /// Install a package or a file.
+    Install,
+    /// Upgrade a package.
+    Upgrade,
+    /// Load a kernel module.
+    LoadModule,
+    /// Change the kernel command line.
+    KernelParameter,
+    /// Read a log for the reason.
+    ReadLog,
+    /// Reboot.
+    Reboot,
+}
+
+impl Action {
+    /// The action that undoes this one: a report never gives both on one object.
+    pub fn opposite(self) -> Option<Self> {
+        match self {
+            Self::SetEnv => Some(Self::UnsetEnv),
+            Self::UnsetEnv => Some(Self::SetEnv),
+            Self::HideGpu => Some(Self::UseGpu),
+            Self::UseGpu => Some(Self::HideGpu),
+            _ => None,
+        }
+    }
+}
+
+impl RemedyStep {
+    /// A step with its command.
+    pub fn run(
+        action: Action,
+        object: impl Into<String>,
+        command: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        Self {
+            action,
+            object: object.into(),
+            command: Some(command.into()),
+            text: text.into(),
+        }
+    }
 }
 
 /// What a finding is about, as data.
@@ -265,6 +344,18 @@ impl Finding {
         self
     }
 
+    /// Adds a remedy step.
+    pub fn step(mut self, step: RemedyStep) -> Self {
+        self.remedy_steps.push(step);
+        self
+    }
+
+    /// Adds remedy steps.
+    pub fn with_steps(mut self, steps: impl IntoIterator<Item = RemedyStep>) -> Self {
+        self.remedy_steps.extend(steps);
+        self
+    }
+
     /// Names what the finding is about (see [`Finding::subject`]).
     pub fn about(mut self, subject: Subject) -> Self {
         self.subject = Some(subject);
@@ -309,6 +400,7 @@ impl Rule {
             summary: summary.into(),
             evidence: Vec::new(),
             remedy: None,
+            remedy_steps: Vec::new(),
             caused_by: None,
             subject: None,
         }

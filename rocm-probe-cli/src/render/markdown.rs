@@ -70,9 +70,24 @@ pub fn markdown(
         .iter()
         .filter(|f| f.status >= Status::Warn && f.caused_by.is_none())
         .filter_map(|f| {
-            f.remedy
-                .as_ref()
-                .map(|r| format!("- `{}`: {}", f.id, escape::markdown(&redact_text(r))))
+            let r = f.remedy.as_ref()?;
+            let mut item = format!("- `{}`: {}", f.id, escape::markdown(&redact_text(r)));
+            // The commands in a code block of the list item, copyable as they are.
+            let commands: Vec<&str> = f
+                .remedy_steps
+                .iter()
+                .filter_map(|s| s.command.as_deref())
+                .collect();
+            if !commands.is_empty() {
+                let block = commands.join("\n");
+                let fence = "`".repeat(3.max(longest_backtick_run(&block) + 1));
+                item.push_str(&format!("\n\n  {fence}sh\n"));
+                for c in &commands {
+                    item.push_str(&format!("  {}\n", redact_text(c)));
+                }
+                item.push_str(&format!("  {fence}"));
+            }
+            Some(item)
         })
         .collect();
     if !remedies.is_empty() {

@@ -107,13 +107,20 @@ pub fn text(report: &Report, source: &Source, style: Style, out: &mut dyn Write)
             )
         )?;
         for f in report.findings.iter().filter(|f| f.layer == layer.layer) {
-            finding(f, style, out)?;
+            // A consequence whose cause gives a remedy points there instead of giving its own:
+            // `sudo modprobe amdgpu` is no advice when Secure Boot refuses the module.
+            let cause = f
+                .caused_by
+                .and_then(|c| report.findings.iter().find(|x| x.id == c))
+                .filter(|c| c.remedy.is_some())
+                .map(|c| c.id);
+            finding(f, cause, style, out)?;
         }
     }
     Ok(())
 }
 
-fn finding(f: &Finding, style: Style, out: &mut dyn Write) -> io::Result<()> {
+fn finding(f: &Finding, cause: Option<&str>, style: Style, out: &mut dyn Write) -> io::Result<()> {
     let caused = f
         .caused_by
         .map(|id| msg!("cli.caused-by", id))
@@ -139,7 +146,16 @@ fn finding(f: &Finding, style: Style, out: &mut dyn Write) -> io::Result<()> {
                 .map_or_else(|| msg!("cli.absent"), escape::text)
         )?;
     }
-    if let Some(r) = &f.remedy {
+    if let (Some(_), Some(cause)) = (&f.remedy, cause) {
+        writeln!(
+            out,
+            "         {}",
+            msg!(
+                "cli.remedy",
+                remedy = msg!("cli.remedy-see-cause", id = cause)
+            )
+        )?;
+    } else if let Some(r) = &f.remedy {
         // The remedy is indented by 17 columns; the rest of the line is the terminal's.
         let label = msg!("cli.remedy", remedy = "");
         let indent = 9 + super::columns(&label);
@@ -149,6 +165,10 @@ fn finding(f: &Finding, style: Style, out: &mut dyn Write) -> io::Result<()> {
         )
         .replace('\n', &format!("\n{}", " ".repeat(indent)));
         writeln!(out, "         {label}{wrapped}")?;
+        // Each command on a line of its own, unwrapped, so that it copies as it is.
+        for command in f.remedy_steps.iter().filter_map(|s| s.command.as_deref()) {
+            writeln!(out, "{}  {}", " ".repeat(indent), escape::text(command))?;
+        }
     }
     Ok(())
 }

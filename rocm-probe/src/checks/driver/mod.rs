@@ -13,11 +13,11 @@ use crate::facts::platform::{
 use crate::facts::topology::TOPOLOGY_DIR;
 use crate::facts::{Facts, KFD_DEVICE};
 use crate::finding::{
-    AMDGPU_BLACKLISTED, AMDGPU_NOT_LOADED, CONTAINER, DKMS_NOT_BUILT, Evidence, Finding,
+    AMDGPU_BLACKLISTED, AMDGPU_NOT_LOADED, Action, CONTAINER, DKMS_NOT_BUILT, Evidence, Finding,
     GPU_NOT_BOUND, GPU_NOT_IN_KFD, IDENTITY_NOT_RECORDED, INPUT_MALFORMED, INPUT_UNREADABLE,
     IOMMU_NOT_PASSTHROUGH, KFD_DEVICE_MISSING, KFD_MISSING, KFD_PERMISSION_DENIED, KFD_READY,
     KFD_UNREADABLE, NO_AMD_GPU, NOMODESET, NUMA_BALANCING, OUT_OF_TREE_DRIVER, RENDER_NODE_MISSING,
-    RENDER_PERMISSION_DENIED, Rule, SECURE_BOOT, Status, WSL,
+    RENDER_PERMISSION_DENIED, RemedyStep, Rule, SECURE_BOOT, Status, WSL,
 };
 use crate::target;
 use crate::{i18n, msg};
@@ -65,7 +65,8 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
                         .as_ref()
                         .map_or_else(absent, |p| p.message.to_string()),
                 ))
-                .remedy(msg!("driver.kfd-missing-remedy"));
+                .remedy(msg!("driver.kfd-missing-remedy"))
+                .step(read_log("kfd"));
             if no_gpu {
                 finding = finding.caused_by(&NO_AMD_GPU);
             }
@@ -256,7 +257,14 @@ fn module(f: &Facts, cause: Option<&Rule>, out: &mut Vec<Finding>) {
     let mut finding = AMDGPU_NOT_LOADED
         .finding(msg!("driver.amdgpu-not-loaded"))
         .with(Evidence::absent(AMDGPU_MODULE))
-        .remedy(msg!("driver.amdgpu-not-loaded-remedy"));
+        .remedy(msg!("driver.amdgpu-not-loaded-remedy"))
+        .step(RemedyStep::run(
+            Action::LoadModule,
+            "amdgpu",
+            "sudo modprobe amdgpu",
+            msg!("driver.step-load-amdgpu"),
+        ))
+        .step(read_log("amdgpu"));
     if let Some(cause) = cause {
         finding = finding.caused_by(cause);
     } else if let Some(first) = causes.iter().find(|c| c.status == Status::Fail) {
@@ -389,6 +397,35 @@ fn node_evidence(d: &DeviceFacts) -> Evidence {
     }
 }
 
+/// Reading the kernel log for `word`: `sudo`, since `kernel.dmesg_restrict=1` (the default on
+/// Debian, Ubuntu and Fedora kernels) keeps it from other users.
+fn read_log(word: &str) -> RemedyStep {
+    RemedyStep::run(
+        Action::ReadLog,
+        "kernel log",
+        format!("sudo dmesg | grep -i {word}"),
+        msg!("driver.step-read-log", word),
+    )
+}
+
+/// Joining the group that owns a device node, when it has a name.
+fn join_step(d: &DeviceFacts) -> Option<RemedyStep> {
+    let group = d.group_name.as_ref().filter(|_| d.node.is_some())?;
+    // A group name from /etc/group is not trusted into a shell command unless it is a plain
+    // name (useradd's own rule).
+    let plain = group
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    plain.then(|| {
+        RemedyStep::run(
+            Action::JoinGroup,
+            group.clone(),
+            format!("sudo usermod -aG {group} \"$USER\""),
+            msg!("driver.step-join-group", group),
+        )
+    })
+}
+
 fn join_remedy(d: &DeviceFacts) -> String {
     match (&d.node, &d.group_name) {
         (Some(_), Some(group)) => msg!("driver.join-group-remedy", group),
@@ -446,7 +483,8 @@ fn devices(f: &Facts, out: &mut Vec<Finding>) {
                     })
                     .with(node_evidence(kfd))
                     .with(identity_evidence(f))
-                    .remedy(join_remedy(kfd)),
+                    .remedy(join_remedy(kfd))
+                    .with_steps(join_step(kfd)),
             );
         }
         Access::Granted => {}
@@ -513,7 +551,8 @@ fn render_finding(rule: &Rule, list: &[&DeviceFacts], total: usize, f: &Facts) -
     if rule.id == RENDER_PERMISSION_DENIED.id {
         finding = finding
             .with(identity_evidence(f))
-            .remedy(join_remedy(list[0]));
+            .remedy(join_remedy(list[0]))
+            .with_steps(join_step(list[0]));
     } else {
         finding = finding.remedy(msg!("driver.render-node-missing-remedy"));
     }

@@ -1,0 +1,164 @@
+//! Every remedy step of every fixture's report, in English and Chinese, is usable as given: its
+//! command passes shellcheck (Debian's `shellcheck`, installed by `scripts/test`), ends in no
+//! punctuation, spells placeholders `<like-this>`, and is the same in both languages; the steps a
+//! reader is shown first hold no step twice; and no report gives opposite steps (set and unset
+//! one variable, hide and use one GPU) on one object.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use rocm_probe::finding::{Action, Status};
+use rocm_probe::i18n::{Lang, scoped};
+use rocm_probe::{Report, Source};
+use rocm_probe_tests::fixtures;
+
+fn reports(lang: Lang) -> Vec<(String, Report)> {
+    fixtures()
+        .into_iter()
+        .map(|(name, dir)| {
+            let source = Source::fixture(&dir).unwrap();
+            let report = scoped(lang, || {
+                Report::collect(&source, rocm_probe::report::Options::default())
+            });
+            (name, report)
+        })
+        .collect()
+}
+
+/// `<like-this>` placeholders replaced by a word, so that shellcheck reads them as one.
+fn filled(command: &str) -> String {
+    let mut out = String::new();
+    let mut rest = command;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        let close = rest[open..].find('>').map(|c| open + c);
+        let Some(close) = close else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        let name = &rest[open + 1..close];
+        assert!(
+            !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+            "placeholder <{name}> is not spelled <like-this>: {command}"
+        );
+        out.push_str("PLACEHOLDER");
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn shellcheck(command: &str) -> Result<(), String> {
+    let mut child = Command::new("shellcheck")
+        .args(["--shell=bash", "--severity=style", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("shellcheck: {e} (scripts/test installs Debian's shellcheck)"))?;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("#!/bin/bash\n{command}\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+}
+
+#[test]
+fn every_command_is_copyable_and_passes_shellcheck() {
+    let mut commands: BTreeMap<String, String> = BTreeMap::new();
+    let en = reports(Lang::En);
+    let zh = reports(Lang::Zh);
+    for ((name, e), (_, z)) in en.iter().zip(&zh) {
+        let steps = |r: &Report| -> Vec<(String, Option<String>)> {
+            r.findings
+                .iter()
+                .flat_map(|f| {
+                    f.remedy_steps.iter().map(|s| {
+                        (
+                            format!("{} {:?} {}", f.id, s.action, s.object),
+                            s.command.clone(),
+                        )
+                    })
+                })
+                .collect()
+        };
+        assert_eq!(steps(e), steps(z), "{name}: the languages give other steps");
+        for (_, command) in steps(e) {
+            let Some(c) = command else { continue };
+            assert_eq!(c.trim(), c, "{name}: {c:?}");
+            assert!(
+                !c.ends_with(['.', ',', ';', ':', '。', '，', '；']),
+                "{name}: {c:?} ends in punctuation"
+            );
+            assert!(!c.contains(['{', '}', '`']), "{name}: {c:?}");
+            commands.entry(c).or_insert_with(|| name.clone());
+        }
+    }
+    assert!(
+        commands.len() >= 4,
+        "only {} distinct commands: {commands:?}",
+        commands.len()
+    );
+    for (c, name) in &commands {
+        if let Err(e) = shellcheck(&filled(c)) {
+            panic!("{name}: `{c}` fails shellcheck:\n{e}");
+        }
+    }
+}
+
+#[test]
+fn no_step_twice_in_what_is_shown_first_and_no_opposite_steps() {
+    for (name, r) in reports(Lang::En) {
+        let mut shown = BTreeSet::new();
+        for f in r
+            .findings
+            .iter()
+            .filter(|f| f.status >= Status::Warn && f.caused_by.is_none())
+        {
+            for s in &f.remedy_steps {
+                assert!(
+                    shown.insert((s.action, s.object.clone(), s.command.clone())),
+                    "{name}: {} repeats the step {:?} {}",
+                    f.id,
+                    s.action,
+                    s.object
+                );
+            }
+        }
+        let all: BTreeSet<(Action, &str)> = r
+            .findings
+            .iter()
+            .flat_map(|f| f.remedy_steps.iter().map(|s| (s.action, s.object.as_str())))
+            .collect();
+        for (action, object) in &all {
+            if let Some(opposite) = action.opposite() {
+                assert!(
+                    !all.contains(&(opposite, object)),
+                    "{name}: {action:?} and {opposite:?} on {object}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn shellcheck_catches_what_it_should() {
+    // The oracle itself: an unquoted variable is a finding, the quoted form is not.
+    assert!(shellcheck("sudo usermod -aG render $USER").is_err());
+    assert!(shellcheck("sudo usermod -aG render \"$USER\"").is_ok());
+    assert_eq!(
+        filled("sudo modprobe <module>"),
+        "sudo modprobe PLACEHOLDER"
+    );
+}
