@@ -47,11 +47,11 @@ pub fn per_node_override_node(name: &str) -> Option<u32> {
 /// releases that read it, `per_node`), else `getenv("HSA_OVERRIDE_GFX_VERSION")`. `node` is
 /// libhsakmt's node id ([`hsakmt_node_ids`]). A variable that is set wins even when its value is
 /// malformed: libhsakmt then fails, it never falls back.
-pub fn effective_override<'a>(
-    env: &'a std::collections::BTreeMap<String, String>,
+pub fn effective_override(
+    env: &std::collections::BTreeMap<String, String>,
     node: u32,
     per_node: bool,
-) -> Option<(String, &'a str)> {
+) -> Option<(String, &str)> {
     let own = per_node_override_name(node);
     match env.get(&own) {
         Some(v) if per_node => Some((own, v.as_str())),
