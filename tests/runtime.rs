@@ -262,8 +262,9 @@ fn igpu_beside_dgpu_names_the_mask_by_index_and_uuid() {
 
     let r = report("hsa-override-igpu");
     let f = finding(&r, "runtime.hsa-override-igpu");
+    // The per-node alternative is for the iGPU's node: the dGPU (node 2) needs no override.
     assert!(
-        remedy(f).contains("HSA_OVERRIDE_GFX_VERSION_2=11.0.0"),
+        remedy(f).contains("HSA_OVERRIDE_GFX_VERSION_1=11.0.0"),
         "{}",
         remedy(f)
     );
@@ -334,6 +335,15 @@ fn the_live_machine_always_has_its_install_sources() {
 /// A copy of a fixture (symlinks kept) whose `[env]` is replaced, for variants that need no
 /// fixture of their own.
 fn variant(name: &str, env: &[(&str, &str)]) -> (tempfile::TempDir, Report) {
+    variant_with(name, env, |_| {})
+}
+
+/// [`variant`], with the copy changed by `edit` before the report is made.
+fn variant_with(
+    name: &str,
+    env: &[(&str, &str)],
+    edit: impl FnOnce(&std::path::Path),
+) -> (tempfile::TempDir, Report) {
     fn copy(from: &std::path::Path, to: &std::path::Path) {
         std::fs::create_dir_all(to).unwrap();
         for e in std::fs::read_dir(from).unwrap().flatten() {
@@ -356,6 +366,7 @@ fn variant(name: &str, env: &[(&str, &str)]) -> (tempfile::TempDir, Report) {
     let head = head.split("[env]").next().unwrap();
     let env: String = env.iter().map(|(k, v)| format!("{k} = {v:?}\n")).collect();
     std::fs::write(dir.join("fixture.toml"), format!("{head}\n[env]\n{env}")).unwrap();
+    edit(&dir);
     let r = Report::collect(&Source::fixture(&dir).unwrap(), Options::default());
     (tmp, r)
 }
@@ -436,6 +447,189 @@ fn igpu_variants() {
     assert!(
         remedy(f).starts_with(
             "export ROCR_VISIBLE_DEVICES=GPU-a1ffc9d1799c317f and unset HIP_VISIBLE_DEVICES"
+        ),
+        "{}",
+        remedy(f)
+    );
+}
+
+/// Each GPU's override follows libhsakmt's topology_sysfs_get_node_props: its own
+/// HSA_OVERRIDE_GFX_VERSION_<node> first, else the global variable; a value is judged only where
+/// some GPU reads it.
+#[test]
+fn per_node_overrides_follow_libhsakmt() {
+    const BLOG: &str = "hsa-override-per-node-rx7700xt-rx6600";
+    let r = report(BLOG);
+    let f = finding(&r, "runtime.hsa-override-redundant");
+    assert_eq!(
+        evidence(f, "env:HSA_OVERRIDE_GFX_VERSION_1").as_deref(),
+        Some("11.0.1")
+    );
+    let f = finding(&r, "runtime.hsa-override-same-family");
+    assert!(
+        f.summary.starts_with(
+            "HSA_OVERRIDE_GFX_VERSION_2=10.3.0 runs the gfx1032 GPU (node 2) as gfx1030"
+        ),
+        "{}",
+        f.summary
+    );
+    // Two discrete GPUs: the usual advice on a sibling override stands.
+    assert!(remedy(f).starts_with("Keep it if programs run correctly"));
+
+    // Node 1 has no variable of its own: the global one applies to it.
+    let (_t, r) = variant(
+        BLOG,
+        &[
+            ("HSA_OVERRIDE_GFX_VERSION", "11.0.0"),
+            ("HSA_OVERRIDE_GFX_VERSION_2", "10.3.0"),
+        ],
+    );
+    let same: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.id == "runtime.hsa-override-same-family")
+        .map(|f| f.summary.as_str())
+        .collect();
+    assert_eq!(same.len(), 2, "{same:?}");
+    assert!(same.iter().any(|s| {
+        s.starts_with("HSA_OVERRIDE_GFX_VERSION=11.0.0 runs the gfx1101 GPU (node 1) as gfx1100")
+    }));
+    assert!(same.iter().any(|s| s.starts_with(
+        "HSA_OVERRIDE_GFX_VERSION_2=10.3.0 runs the gfx1032 GPU (node 2) as gfx1030"
+    )));
+
+    // An empty global variable that every GPU's own variable shadows is never read ...
+    let (_t, r) = variant(
+        BLOG,
+        &[
+            ("HSA_OVERRIDE_GFX_VERSION", ""),
+            ("HSA_OVERRIDE_GFX_VERSION_1", "11.0.1"),
+            ("HSA_OVERRIDE_GFX_VERSION_2", "10.3.0"),
+        ],
+    );
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "runtime.hsa-override-malformed")
+    );
+    // ... while an empty per-node variable wins over a good global one, and libhsakmt fails.
+    let (_t, r) = variant(
+        BLOG,
+        &[
+            ("HSA_OVERRIDE_GFX_VERSION", "10.3.0"),
+            ("HSA_OVERRIDE_GFX_VERSION_1", ""),
+        ],
+    );
+    let f = finding(&r, "runtime.hsa-override-malformed");
+    assert_eq!(f.status, Status::Fail);
+    assert!(
+        f.summary
+            .starts_with("HSA_OVERRIDE_GFX_VERSION_1=\"\" is empty"),
+        "{}",
+        f.summary
+    );
+
+    // A node libhsakmt does not have: nothing reads the variable.
+    let (_t, r) = variant(BLOG, &[("HSA_OVERRIDE_GFX_VERSION_5", "10.3.0")]);
+    let f = finding(&r, "runtime.hsa-override-node-not-gpu");
+    assert_eq!(f.status, Status::Warn);
+    assert!(
+        f.summary
+            .contains("node 5, which does not exist (libhsakmt numbers 3 nodes, 0 to 2)"),
+        "{}",
+        f.summary
+    );
+    assert!(
+        remedy(f).contains("HSA_OVERRIDE_GFX_VERSION_1 for GPU 0")
+            && remedy(f).contains("HSA_OVERRIDE_GFX_VERSION_2 for GPU 1"),
+        "{}",
+        remedy(f)
+    );
+}
+
+/// libhsakmt numbers CPU nodes and the GPUs whose render node opens: in a container given only
+/// the dGPU's render node, HSA_OVERRIDE_GFX_VERSION_1 is the dGPU's (KFD node 2) — on a
+/// release that reads per-node variables at all.
+#[test]
+fn per_node_numbers_skip_gpus_the_process_cannot_open() {
+    const CONTAINER: &str = "active-container-dgpu-only";
+    let env = [("HSA_OVERRIDE_GFX_VERSION_1", "11.0.0")];
+    let (_t, r) = variant_with(CONTAINER, &env, |dir| {
+        std::fs::write(dir.join("opt/rocm-6.2.0/.info/version"), "6.4.1\n").unwrap();
+    });
+    let f = finding(&r, "runtime.hsa-override-redundant");
+    assert!(
+        f.summary.starts_with(
+            "HSA_OVERRIDE_GFX_VERSION_1=11.0.0 is the gfx1100 GPU's own version (node 2)"
+        ),
+        "{}",
+        f.summary
+    );
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "runtime.hsa-override-node-not-gpu")
+    );
+    // ROCm 6.2.0, as captured: libhsakmt reads no per-node variable.
+    let (_t, r) = variant(CONTAINER, &env);
+    let f = finding(&r, "runtime.hsa-override-per-node-ignored");
+    assert_eq!(f.status, Status::Info);
+    assert!(
+        f.summary
+            .starts_with("ROCm 6.2.0 does not read HSA_OVERRIDE_GFX_VERSION_1")
+    );
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "runtime.hsa-override-redundant")
+    );
+}
+
+/// A global override only the iGPU needs, beside a dGPU that the report advises keeping alone:
+/// no finding says "keep it", and the per-node alternative names the iGPU's node.
+#[test]
+fn an_override_only_the_igpu_needs_gets_one_piece_of_advice() {
+    let r = report("hsa-override-igpu");
+    for f in &r.findings {
+        assert!(
+            !f.remedy.as_deref().unwrap_or("").contains("Keep it"),
+            "{}: {:?}",
+            f.id,
+            f.remedy
+        );
+    }
+    assert_eq!(r.verdict.root_cause, Some("runtime.igpu-beside-dgpu"));
+    let f = finding(&r, "runtime.hsa-override-igpu");
+    assert_eq!(f.caused_by, Some("runtime.igpu-beside-dgpu"));
+    assert!(
+        remedy(f).starts_with("Unset HSA_OVERRIDE_GFX_VERSION (the discrete GPU 1"),
+        "{}",
+        remedy(f)
+    );
+    assert!(remedy(f).contains(
+        "HSA_OVERRIDE_GFX_VERSION_1=11.0.0 (read from ROCm 6.3 on; this install is ROCm 6.2.0"
+    ));
+    assert!(!remedy(f).contains("HSA_OVERRIDE_GFX_VERSION_2"));
+    for id in [
+        "runtime.hsa-override-same-family",
+        "runtime.hsa-override-redundant",
+    ] {
+        assert_eq!(
+            finding(&r, id).caused_by,
+            Some("runtime.hsa-override-igpu"),
+            "{id}"
+        );
+    }
+
+    // An override the dGPU needs too (gfx1100 run as gfx1102): per node, for the dGPU.
+    let (_t, r) = variant(
+        "igpu-beside-dgpu",
+        &[("HSA_OVERRIDE_GFX_VERSION", "11.0.2")],
+    );
+    let f = finding(&r, "runtime.hsa-override-igpu");
+    assert!(
+        remedy(f).ends_with(
+            "HSA_OVERRIDE_GFX_VERSION_2=11.0.2 (read from ROCm 6.3 on; this install is ROCm 6.2.0, which ignores it)."
         ),
         "{}",
         remedy(f)

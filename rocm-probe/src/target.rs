@@ -13,6 +13,70 @@ use serde::{Serialize, Serializer};
 /// reports the override as each GPU agent's ISA).
 pub const HSA_OVERRIDE_GFX_VERSION: &str = "HSA_OVERRIDE_GFX_VERSION";
 
+/// How many per-node variables (`HSA_OVERRIDE_GFX_VERSION_0` …) are read: libhsakmt builds the
+/// name with `snprintf("HSA_OVERRIDE_GFX_VERSION_%d", node_id)`, so only the plain decimal names
+/// of node ids can matter, and KFD topologies hold far fewer nodes than this (65 on an 8-GPU
+/// MI300X in CPX mode).
+pub const PER_NODE_OVERRIDE_MAX: u32 = 256;
+
+/// The first ROCm release whose libhsakmt reads `HSA_OVERRIDE_GFX_VERSION_<node>`: 6.3.0.
+/// ROCT-Thunk-Interface commit cf49353 ("Allow overriding gfx version per-node", ROCT PR #104)
+/// is in no release tag of that repository (rocm-6.2.4's `src/topology.c` has no per-node
+/// variable); the change shipped with libhsakmt's move into ROCR-Runtime (commit 84567b64, on
+/// branch rocm-rel-6.3.0.1), and ROCm 6.3.3's `libhsa-runtime64.so.1.14.60303` reads it
+/// (ollama/ollama#8473).
+pub const PER_NODE_OVERRIDE_SINCE: (u32, u32) = (6, 3);
+
+/// The per-node variable libhsakmt reads for its node `node`: `HSA_OVERRIDE_GFX_VERSION_<node>`.
+pub fn per_node_override_name(node: u32) -> String {
+    format!("{HSA_OVERRIDE_GFX_VERSION}_{node}")
+}
+
+/// The node a per-node variable names, when `name` is exactly what libhsakmt's `%d` would
+/// write (`HSA_OVERRIDE_GFX_VERSION_1`, not `_01` or `_+1`, which it never reads).
+pub fn per_node_override_node(name: &str) -> Option<u32> {
+    let digits = name
+        .strip_prefix(HSA_OVERRIDE_GFX_VERSION)?
+        .strip_prefix('_')?;
+    let n: u32 = digits.parse().ok()?;
+    (n.to_string() == digits).then_some(n)
+}
+
+/// The variable libhsakmt takes a GPU's override from, and its value, following
+/// `topology_sysfs_get_node_props`: `getenv("HSA_OVERRIDE_GFX_VERSION_<node>")` first (on
+/// releases that read it, `per_node`), else `getenv("HSA_OVERRIDE_GFX_VERSION")`. `node` is
+/// libhsakmt's node id ([`hsakmt_node_ids`]). A variable that is set wins even when its value is
+/// malformed: libhsakmt then fails, it never falls back.
+pub fn effective_override(
+    env: &std::collections::BTreeMap<String, String>,
+    node: u32,
+    per_node: bool,
+) -> Option<(String, &str)> {
+    let own = per_node_override_name(node);
+    match env.get(&own) {
+        Some(v) if per_node => Some((own, v.as_str())),
+        _ => env
+            .get(HSA_OVERRIDE_GFX_VERSION)
+            .map(|v| (HSA_OVERRIDE_GFX_VERSION.to_owned(), v.as_str())),
+    }
+}
+
+/// libhsakmt's node ids for KFD's: `topology_sysfs_get_system_props` numbers the sysfs nodes
+/// it supports in order — every CPU node (`gpu_id` 0), and every GPU node whose render node
+/// opens (one that is absent, `ENOENT`, or refused by the device cgroup, `EPERM`, is skipped).
+/// `nodes` are (KFD node id, counted) in KFD order; the result maps each counted KFD node to
+/// libhsakmt's id. ROCR_VISIBLE_DEVICES does not change this numbering: ROCr applies it later.
+pub fn hsakmt_node_ids(
+    nodes: impl IntoIterator<Item = (u32, bool)>,
+) -> std::collections::BTreeMap<u32, u32> {
+    nodes
+        .into_iter()
+        .filter(|(_, counted)| *counted)
+        .zip(0u32..)
+        .map(|((kfd, _), id)| (kfd, id))
+        .collect()
+}
+
 /// Why a value of `HSA_OVERRIDE_GFX_VERSION` is not one libhsakmt accepts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OverrideError {
@@ -352,6 +416,68 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn per_node_variable_wins_where_the_release_reads_it() {
+        let env: std::collections::BTreeMap<String, String> = [
+            ("HSA_OVERRIDE_GFX_VERSION", "11.0.0"),
+            ("HSA_OVERRIDE_GFX_VERSION_2", "10.3.0"),
+            ("HSA_OVERRIDE_GFX_VERSION_3", ""),
+        ]
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .into();
+        let eff = |node, per_node| {
+            effective_override(&env, node, per_node).map(|(n, v)| (n, v.to_owned()))
+        };
+        let g = |v: &str| Some(("HSA_OVERRIDE_GFX_VERSION".to_owned(), v.to_owned()));
+        assert_eq!(eff(1, true), g("11.0.0"));
+        assert_eq!(
+            eff(2, true),
+            Some(("HSA_OVERRIDE_GFX_VERSION_2".to_owned(), "10.3.0".to_owned()))
+        );
+        // Set but empty still wins: libhsakmt's getenv() returns "", and sscanf then fails.
+        assert_eq!(
+            eff(3, true),
+            Some(("HSA_OVERRIDE_GFX_VERSION_3".to_owned(), String::new()))
+        );
+        // Before ROCm 6.3 only the global variable is read.
+        assert_eq!(eff(2, false), g("11.0.0"));
+        let only_node: std::collections::BTreeMap<String, String> =
+            [("HSA_OVERRIDE_GFX_VERSION_1".to_owned(), "10.3.0".to_owned())].into();
+        assert_eq!(effective_override(&only_node, 2, true), None);
+        assert_eq!(effective_override(&only_node, 1, false), None);
+        assert_eq!(
+            per_node_override_node("HSA_OVERRIDE_GFX_VERSION_12"),
+            Some(12)
+        );
+        for never_read in [
+            "HSA_OVERRIDE_GFX_VERSION",
+            "HSA_OVERRIDE_GFX_VERSION_",
+            "HSA_OVERRIDE_GFX_VERSION_01",
+            "HSA_OVERRIDE_GFX_VERSION_+1",
+            "HSA_OVERRIDE_GFX_VERSION_1a",
+        ] {
+            assert_eq!(per_node_override_node(never_read), None, "{never_read}");
+        }
+        assert_eq!(per_node_override_name(7), "HSA_OVERRIDE_GFX_VERSION_7");
+    }
+
+    #[test]
+    fn hsakmt_numbers_cpu_nodes_and_the_gpus_it_can_open() {
+        // One CPU and two GPUs, all open: the KFD ids.
+        let all = hsakmt_node_ids([(0, true), (1, true), (2, true)]);
+        assert_eq!(
+            all.into_iter().collect::<Vec<_>>(),
+            [(0, 0), (1, 1), (2, 2)]
+        );
+        // A container without the first GPU's render node: the second GPU becomes node 1.
+        let hidden = hsakmt_node_ids([(0, true), (1, false), (2, true)]);
+        assert_eq!(hidden.get(&1), None);
+        assert_eq!(hidden.get(&2), Some(&1));
+        // Two hidden GPUs before a visible one: it is node 1 after the CPU.
+        let two = hsakmt_node_ids([(0, true), (1, false), (2, false), (3, true)]);
+        assert_eq!(two.into_iter().collect::<Vec<_>>(), [(0, 0), (3, 1)]);
+    }
 
     fn v(n: u32) -> GfxVersion {
         GfxVersion::from_target_version(n).unwrap()

@@ -124,10 +124,18 @@ impl Collect for PlatformFacts {
             .filter(|p| root.exists(p))
             .map(|p| ((*p).to_owned(), PRESENT.to_owned()))
             .collect();
-        let env: BTreeMap<String, String> = ROCM_ENV
+        let mut env: BTreeMap<String, String> = ROCM_ENV
             .iter()
             .filter_map(|name| host.env(name).map(|v| ((*name).to_owned(), v)))
             .collect();
+        // The per-node overrides are a pattern: read by name, each node id up to a bound, so
+        // that a snapshot records exactly these (names libhsakmt never builds are not read).
+        env.extend(
+            (0..crate::target::PER_NODE_OVERRIDE_MAX).filter_map(|node| {
+                let name = crate::target::per_node_override_name(node);
+                host.env(&name).map(|v| (name, v))
+            }),
+        );
         if let Some(engine) = env.get("container") {
             container_markers.insert("env:container".to_owned(), engine.clone());
         }

@@ -15,17 +15,21 @@ use crate::facts::install::{Install, InstallFacts, InstallKind, OPT_ROCM};
 use crate::facts::support::{self, Support};
 use crate::finding::{
     Evidence, Finding, GPU_CHECKS_SKIPPED, HSA_OVERRIDE_IGPU, HSA_OVERRIDE_MALFORMED,
-    HSA_OVERRIDE_REDUNDANT, HSA_OVERRIDE_SAME_FAMILY, HSA_OVERRIDE_UNKNOWN_TARGET,
-    HSA_OVERRIDE_WRONG_FAMILY, IGPU_BESIDE_DGPU, INSTALL_FILES_MALFORMED, INSTALL_FILES_UNREADABLE,
-    INSTALLS_FOUND, MIXED_INSTALLS, NO_ROCM, NOT_CAPTURED, OPT_ROCM_DANGLING, RELEASE_UNKNOWN,
-    ROCM_PATH_INVALID, ROCR_NOT_ON_SEARCH_PATH, Status, TARGET_DEPRECATED, TARGET_SUPPORTED,
-    TARGET_UNSUPPORTED, VISIBLE_DEVICES_MASK, VISIBLE_DEVICES_OUT_OF_RANGE,
+    HSA_OVERRIDE_NODE_NOT_GPU, HSA_OVERRIDE_PER_NODE_IGNORED, HSA_OVERRIDE_REDUNDANT,
+    HSA_OVERRIDE_SAME_FAMILY, HSA_OVERRIDE_UNKNOWN_TARGET, HSA_OVERRIDE_WRONG_FAMILY,
+    IGPU_BESIDE_DGPU, INSTALL_FILES_MALFORMED, INSTALL_FILES_UNREADABLE, INSTALLS_FOUND,
+    MIXED_INSTALLS, NO_ROCM, NOT_CAPTURED, OPT_ROCM_DANGLING, RELEASE_UNKNOWN, ROCM_PATH_INVALID,
+    ROCR_NOT_ON_SEARCH_PATH, Status, TARGET_DEPRECATED, TARGET_SUPPORTED, TARGET_UNSUPPORTED,
+    VISIBLE_DEVICES_MASK, VISIBLE_DEVICES_OUT_OF_RANGE,
 };
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
 
 use self::env::{Selection, hip_visible, rocr_visible};
-use crate::target::{OverrideError, parse_override};
+use crate::target::{
+    OverrideError, PER_NODE_OVERRIDE_SINCE, effective_override, hsakmt_node_ids, parse_override,
+    per_node_override_node,
+};
 
 /// The variable that overrides every GPU's gfx version.
 pub use crate::target::HSA_OVERRIDE_GFX_VERSION;
@@ -43,16 +47,16 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     let mut out = Vec::new();
     installs(&f.installs, &f.problems.installs, &mut out);
     let env = &f.platform.env;
-    let Ok(overridden) = override_format(env, &mut out) else {
-        // libhsakmt refuses the topology (or ROCr every GPU agent): no GPU to check.
-        return out;
-    };
-
     let gpus: Vec<&Agent> = f
         .inventory
         .as_ref()
         .map(|i| i.gpu_agents().collect())
         .unwrap_or_default();
+    let overrides = Overrides::new(f, &gpus);
+    if override_format(&overrides, env, &gpus, &mut out).is_err() {
+        // libhsakmt refuses the topology (or ROCr every GPU agent): no GPU to check.
+        return out;
+    }
     // The failure nothing below explains, as the layer notes name it.
     if let Some(cause) = below
         .iter()
@@ -76,13 +80,12 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     if visible.is_empty() {
         return out;
     }
-    if let Some(o) = overridden {
-        override_checks(o, &visible, &mut out);
-    }
+    per_node_notes(&overrides, f.inventory.as_ref(), &gpus, &mut out);
+    override_checks(&overrides, &visible, &mut out);
     if let Some(inv) = &f.inventory {
-        igpu(inv, &gpus, &view, overridden, &mut out);
+        igpu(inv, &gpus, &view, &overrides, &mut out);
     }
-    release_support(&f.installs, &visible, overridden, &mut out);
+    release_support(&f.installs, &visible, &overrides, &mut out);
     out
 }
 
@@ -399,63 +402,261 @@ fn one_override_fits(visible: &[&Agent], value: &str) -> bool {
         })
 }
 
-/// Reports a malformed or unknown override. `Ok` with the override when ROCr can use it (or
-/// `None` when unset); `Err` when it leaves ROCr without GPUs.
-fn override_format(
-    env: &BTreeMap<String, String>,
-    out: &mut Vec<Finding>,
-) -> Result<Option<GfxVersion>, ()> {
-    let Some(value) = env.get(HSA_OVERRIDE_GFX_VERSION) else {
-        return Ok(None);
-    };
-    let evidence = Evidence::new(
-        format!("env:{HSA_OVERRIDE_GFX_VERSION}"),
-        format!("{value:?}"),
-    );
-    match parse_override(value) {
-        Err(e) => {
-            let why = match e {
-                OverrideError::Empty => msg!("runtime.env-empty"),
-                OverrideError::NotTriple => msg!("runtime.env-not-triple"),
-                OverrideError::TooLarge => msg!("runtime.env-too-large"),
-                OverrideError::FollowedBy(rest) => {
-                    msg!("runtime.env-followed-by", rest = format!("{rest:?}"))
-                }
-                OverrideError::OutOfRange => msg!("runtime.env-out-of-range"),
-            };
-            out.push(
-                HSA_OVERRIDE_MALFORMED
-                    .finding(msg!(
-                        "runtime.override-malformed",
-                        value = format!("{value:?}"),
-                        why
-                    ))
-                    .with(evidence)
-                    .remedy(msg!("runtime.override-malformed-remedy")),
-            );
-            Err(())
+/// The override each GPU runs under, decided as libhsakmt decides it
+/// (`topology_sysfs_get_node_props`): its own `HSA_OVERRIDE_GFX_VERSION_<node>` on releases
+/// that read it, else the global `HSA_OVERRIDE_GFX_VERSION`.
+struct Overrides {
+    /// Whether the install's libhsakmt reads the per-node variables: from ROCm 6.3
+    /// ([`PER_NODE_OVERRIDE_SINCE`]); assumed when the release is unknown.
+    per_node_read: bool,
+    /// The install's release, when known.
+    release: Option<crate::facts::install::RocmVersion>,
+    /// KFD node → libhsakmt's node id, for the nodes libhsakmt numbers.
+    hsakmt: BTreeMap<u32, u32>,
+    /// KFD node of each GPU → (variable, value) libhsakmt reads for it.
+    by_node: BTreeMap<u32, (String, String)>,
+    /// The per-node variables set: libhsakmt node id → (variable, value).
+    per_node: BTreeMap<u32, (String, String)>,
+}
+
+impl Overrides {
+    fn new(f: &Facts, gpus: &[&Agent]) -> Self {
+        let env = &f.platform.env;
+        let release = f.installs.effective().and_then(|i| i.version);
+        let per_node_read = release.is_none_or(|v| (v.major, v.minor) >= PER_NODE_OVERRIDE_SINCE);
+        // A GPU whose render node is known to be absent is not numbered (libhsakmt's
+        // topology_sysfs_check_node_supported); device nodes count as not captured when
+        // /dev/kfd is absent too.
+        let captured = f.devices.first().is_some_and(|d| d.node.is_some());
+        let opens = |a: &Agent| {
+            !captured
+                || a.drm_render_minor.is_none_or(|m| {
+                    let path = format!("/dev/dri/renderD{m}");
+                    !f.devices.iter().any(|d| d.path == path && d.node.is_none())
+                })
+        };
+        let hsakmt = hsakmt_node_ids(f.inventory.iter().flat_map(|i| {
+            i.agents.iter().map(|a| {
+                (
+                    a.node,
+                    a.device_type == crate::facts::agent::DeviceType::Cpu || opens(a),
+                )
+            })
+        }));
+        let by_node = gpus
+            .iter()
+            .filter_map(|a| {
+                let node = *hsakmt.get(&a.node)?;
+                let (var, value) = effective_override(env, node, per_node_read)?;
+                Some((a.node, (var, value.to_owned())))
+            })
+            .collect();
+        let per_node = env
+            .iter()
+            .filter_map(|(k, v)| Some((per_node_override_node(k)?, (k.clone(), v.clone()))))
+            .collect();
+        Self {
+            per_node_read,
+            release,
+            hsakmt,
+            by_node,
+            per_node,
         }
-        Ok(g) if !ROCR_PROCESSORS.contains(&g.name().as_str()) => {
-            out.push(
-                HSA_OVERRIDE_UNKNOWN_TARGET
-                    .finding(msg!(
-                        "runtime.override-unknown-target",
-                        value,
-                        target = g.name()
-                    ))
-                    .with(evidence)
-                    .remedy(msg!("runtime.override-unknown-target-remedy")),
-            );
-            Err(())
+    }
+
+    /// The variable a GPU's override comes from and the processor it names, when libhsakmt
+    /// accepts the value.
+    fn of(&self, a: &Agent) -> Option<(&str, GfxVersion)> {
+        let (var, value) = self.by_node.get(&a.node)?;
+        parse_override(value).ok().map(|g| (var.as_str(), g))
+    }
+
+    /// libhsakmt's node id of a GPU (its KFD node id when libhsakmt does not number it).
+    fn node(&self, a: &Agent) -> u32 {
+        self.hsakmt.get(&a.node).copied().unwrap_or(a.node)
+    }
+
+    /// " (read from ROCm 6.3 on…)" after a per-node suggestion, when the release may not read it.
+    fn since(&self) -> String {
+        match self.release {
+            Some(_) if self.per_node_read => String::new(),
+            Some(v) => msg!("runtime.per-node-since-older", version = v.to_string()),
+            None => msg!("runtime.per-node-since-unknown"),
         }
-        Ok(g) => Ok(Some(g)),
     }
 }
 
-fn override_checks(o: GfxVersion, visible: &[&Agent], out: &mut Vec<Finding>) {
-    let mut groups: BTreeMap<(u8, String), Vec<&Agent>> = BTreeMap::new();
+fn override_value(o: GfxVersion) -> String {
+    format!("{}.{}.{}", o.major, o.minor, o.stepping)
+}
+
+/// Reports a malformed or unknown override, for each variable libhsakmt reads for some GPU (the
+/// global one alone when no GPU is known). `Err` when it leaves ROCr without GPUs: a malformed
+/// value makes libhsakmt refuse the whole topology.
+fn override_format(
+    ov: &Overrides,
+    env: &BTreeMap<String, String>,
+    gpus: &[&Agent],
+    out: &mut Vec<Finding>,
+) -> Result<(), ()> {
+    let mut read: BTreeSet<(&str, &str)> = ov
+        .by_node
+        .values()
+        .map(|(var, value)| (var.as_str(), value.as_str()))
+        .collect();
+    if gpus.is_empty()
+        && let Some(value) = env.get(HSA_OVERRIDE_GFX_VERSION)
+    {
+        read.insert((HSA_OVERRIDE_GFX_VERSION, value));
+    }
+    let mut result = Ok(());
+    for (var, value) in read {
+        let evidence = Evidence::new(format!("env:{var}"), format!("{value:?}"));
+        match parse_override(value) {
+            Err(e) => {
+                let why = match e {
+                    OverrideError::Empty => msg!("runtime.env-empty"),
+                    OverrideError::NotTriple => msg!("runtime.env-not-triple"),
+                    OverrideError::TooLarge => msg!("runtime.env-too-large"),
+                    OverrideError::FollowedBy(rest) => {
+                        msg!("runtime.env-followed-by", rest = format!("{rest:?}"))
+                    }
+                    OverrideError::OutOfRange => msg!("runtime.env-out-of-range"),
+                };
+                out.push(
+                    HSA_OVERRIDE_MALFORMED
+                        .finding(msg!(
+                            "runtime.override-malformed",
+                            var,
+                            value = format!("{value:?}"),
+                            why
+                        ))
+                        .with(evidence)
+                        .remedy(msg!("runtime.override-malformed-remedy")),
+                );
+                result = Err(());
+            }
+            Ok(g) if !ROCR_PROCESSORS.contains(&g.name().as_str()) => {
+                out.push(
+                    HSA_OVERRIDE_UNKNOWN_TARGET
+                        .finding(msg!(
+                            "runtime.override-unknown-target",
+                            var,
+                            value,
+                            target = g.name()
+                        ))
+                        .with(evidence)
+                        .remedy(msg!("runtime.override-unknown-target-remedy")),
+                );
+                result = Err(());
+            }
+            Ok(_) => {}
+        }
+    }
+    result
+}
+
+/// Per-node variables the release ignores (info), or that name no GPU libhsakmt numbers (warn).
+fn per_node_notes(
+    ov: &Overrides,
+    inv: Option<&Inventory>,
+    gpus: &[&Agent],
+    out: &mut Vec<Finding>,
+) {
+    if ov.per_node.is_empty() {
+        return;
+    }
+    let evidence = |(var, value): &(String, String)| Evidence::new(format!("env:{var}"), value);
+    let gpu_name = |a: &Agent| {
+        inv.and_then(|i| i.agent_name(a.node)).map_or_else(
+            || msg!("facts.gpu-at-node", node = a.node),
+            |n| n.to_string(),
+        )
+    };
+    let suggest = || {
+        i18n::list(
+            gpus.iter()
+                .filter(|a| ov.hsakmt.contains_key(&a.node))
+                .map(|a| msg!("runtime.node-gpu-var", node = ov.node(a), gpu = gpu_name(a))),
+        )
+    };
+    if !ov.per_node_read {
+        let Some(version) = ov.release else { return };
+        let effect = match gpus.iter().find_map(|a| ov.by_node.get(&a.node)) {
+            Some((_, value)) => msg!("runtime.per-node-ignored-global", value),
+            None => msg!("runtime.per-node-ignored-none"),
+        };
+        out.push(
+            HSA_OVERRIDE_PER_NODE_IGNORED
+                .finding(msg!(
+                    "runtime.per-node-ignored",
+                    vars = i18n::list(ov.per_node.values().map(|(var, _)| var.clone())),
+                    version = version.to_string(),
+                    effect
+                ))
+                .with_all(ov.per_node.values().map(evidence))
+                .remedy(msg!("runtime.per-node-ignored-remedy", suggest = suggest())),
+        );
+        return;
+    }
+    let counted = ov.hsakmt.len() as u32;
+    for (node, var) in &ov.per_node {
+        let kfd = ov
+            .hsakmt
+            .iter()
+            .find(|(_, id)| *id == node)
+            .map(|(k, _)| *k);
+        if kfd.is_some_and(|k| gpus.iter().any(|a| a.node == k)) {
+            continue;
+        }
+        let what = if kfd.is_some() {
+            msg!("runtime.node-is-cpu")
+        } else {
+            msg!(
+                "runtime.node-absent",
+                count = counted,
+                last = counted.saturating_sub(1)
+            )
+        };
+        out.push(
+            HSA_OVERRIDE_NODE_NOT_GPU
+                .finding(msg!(
+                    "runtime.node-not-gpu",
+                    var = var.0,
+                    value = var.1,
+                    node,
+                    what
+                ))
+                .with(evidence(var))
+                .remedy(msg!("runtime.node-not-gpu-remedy", suggest = suggest())),
+        );
+    }
+}
+
+/// Whether the visible GPUs include an integrated one beside a discrete one (the report then
+/// advises hiding the iGPU: runtime.igpu-beside-dgpu).
+fn igpu_and_dgpu(visible: &[&Agent]) -> bool {
+    visible.iter().any(|a| a.integrated == Some(true))
+        && visible.iter().any(|a| a.integrated == Some(false))
+}
+
+/// Whether the global override changes a visible iGPU beside a dGPU (runtime.hsa-override-igpu).
+fn global_reaches_igpu(ov: &Overrides, visible: &[&Agent]) -> bool {
+    igpu_and_dgpu(visible)
+        && visible.iter().any(|a| {
+            a.integrated == Some(true)
+                && ov
+                    .of(a)
+                    .is_some_and(|(var, o)| var == HSA_OVERRIDE_GFX_VERSION && a.gfx != Some(o))
+        })
+}
+
+fn override_checks(ov: &Overrides, visible: &[&Agent], out: &mut Vec<Finding>) {
+    let mut groups: BTreeMap<(u8, String, &str, GfxVersion), Vec<&Agent>> = BTreeMap::new();
     for a in visible {
-        let Some(g) = a.gfx else { continue };
+        let (Some(g), Some((var, o))) = (a.gfx, ov.of(a)) else {
+            continue;
+        };
         let kind = if g == o {
             0
         } else if family(g) == family(o) {
@@ -463,10 +664,12 @@ fn override_checks(o: GfxVersion, visible: &[&Agent], out: &mut Vec<Finding>) {
         } else {
             2
         };
-        groups.entry((kind, g.name())).or_default().push(a);
+        groups.entry((kind, g.name(), var, o)).or_default().push(a);
     }
-    let value = format!("{}.{}.{}", o.major, o.minor, o.stepping);
-    for ((kind, real), agents) in groups {
+    let mixed = igpu_and_dgpu(visible);
+    let global_igpu = global_reaches_igpu(ov, visible);
+    for ((kind, real, var, o), agents) in groups {
+        let value = override_value(o);
         let nodes = node_list(&agents);
         let evidence = agents.iter().map(|a| {
             Evidence::new(
@@ -480,26 +683,55 @@ fn override_checks(o: GfxVersion, visible: &[&Agent], out: &mut Vec<Finding>) {
                 ),
             )
         });
-        let env = Evidence::new(format!("env:{HSA_OVERRIDE_GFX_VERSION}"), value.clone());
+        let env = Evidence::new(format!("env:{var}"), value.clone());
+        let igpus_only = agents.iter().all(|a| a.integrated == Some(true));
+        let dgpus_only = agents.iter().all(|a| a.integrated == Some(false));
+        let global = var == HSA_OVERRIDE_GFX_VERSION;
         let finding = match kind {
-            0 => HSA_OVERRIDE_REDUNDANT
-                .finding(msg!("runtime.override-redundant", value, real, nodes))
-                .with(env)
-                .with_all(evidence),
-            1 => HSA_OVERRIDE_SAME_FAMILY
-                .finding(msg!(
-                    "runtime.override-same-family",
-                    value,
-                    real,
-                    nodes,
-                    target = o.name()
-                ))
-                .with(env)
-                .with_all(evidence)
-                .remedy(msg!("runtime.override-same-family-remedy", real)),
+            0 => {
+                let f = HSA_OVERRIDE_REDUNDANT
+                    .finding(msg!("runtime.override-redundant", var, value, real, nodes))
+                    .with(env)
+                    .with_all(evidence);
+                // The global override that only the iGPU needs, seen from the dGPU.
+                if global && dgpus_only && global_igpu {
+                    f.caused_by(&HSA_OVERRIDE_IGPU)
+                } else {
+                    f
+                }
+            }
+            1 => {
+                let f = HSA_OVERRIDE_SAME_FAMILY
+                    .finding(msg!(
+                        "runtime.override-same-family",
+                        var,
+                        value,
+                        real,
+                        nodes,
+                        target = o.name()
+                    ))
+                    .with(env)
+                    .with_all(evidence);
+                if mixed && igpus_only {
+                    // Beside a dGPU the report advises hiding the iGPU: never "keep it".
+                    f.caused_by(if global && global_igpu {
+                        &HSA_OVERRIDE_IGPU
+                    } else {
+                        &IGPU_BESIDE_DGPU
+                    })
+                    .remedy(msg!(
+                        "runtime.override-same-family-igpu-remedy",
+                        real,
+                        target = o.name()
+                    ))
+                } else {
+                    f.remedy(msg!("runtime.override-same-family-remedy", real))
+                }
+            }
             _ => HSA_OVERRIDE_WRONG_FAMILY
                 .finding(msg!(
                     "runtime.override-wrong-family",
+                    var,
                     value,
                     real,
                     nodes,
@@ -509,6 +741,7 @@ fn override_checks(o: GfxVersion, visible: &[&Agent], out: &mut Vec<Finding>) {
                 .with_all(evidence)
                 .remedy(msg!(
                     "runtime.override-wrong-family-remedy",
+                    var,
                     real,
                     siblings = family_hint(real.as_str())
                 )),
@@ -726,13 +959,7 @@ pub(crate) fn visibility(
 // ----------------------------------------------------------------------------------------------
 // iGPU beside dGPU
 
-fn igpu(
-    inv: &Inventory,
-    gpus: &[&Agent],
-    view: &View,
-    overridden: Option<GfxVersion>,
-    out: &mut Vec<Finding>,
-) {
+fn igpu(inv: &Inventory, gpus: &[&Agent], view: &View, ov: &Overrides, out: &mut Vec<Finding>) {
     let integrated = |i: &usize| gpus[*i].integrated == Some(true);
     let discrete = |i: &usize| gpus[*i].integrated == Some(false);
     let visible_igpus: Vec<usize> = view.hip.iter().copied().filter(integrated).collect();
@@ -829,33 +1056,82 @@ fn igpu(
             .with_all(view.hip.iter().map(|&i| evidence(gpus[i])))
             .remedy(mask.clone()),
     );
-    if let Some(o) = overridden {
-        out.push(
-            HSA_OVERRIDE_IGPU
-                .finding(msg!(
-                    "runtime.override-igpu",
-                    igpus = names(&visible_igpus),
-                    target = o.name()
-                ))
-                .with(Evidence::new(
-                    format!("env:{HSA_OVERRIDE_GFX_VERSION}"),
-                    format!("{}.{}.{}", o.major, o.minor, o.stepping),
-                ))
-                .with_all(visible_igpus.iter().map(|&i| evidence(gpus[i])))
-                .remedy(msg!(
-                    "runtime.override-igpu-remedy",
-                    mask,
-                    per_node = dgpus
-                        .iter()
-                        .map(|&i| format!(
-                            "HSA_OVERRIDE_GFX_VERSION_{}={}.{}.{}",
-                            gpus[i].node, o.major, o.minor, o.stepping
-                        ))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                )),
-        );
+    // The global override, where it changes a visible iGPU (a per-node one is the user's choice
+    // for that GPU; runtime.hsa-override-same-family reports it).
+    let visible: Vec<&Agent> = view.hip.iter().map(|&i| gpus[i]).collect();
+    if !global_reaches_igpu(ov, &visible) {
+        return;
     }
+    let global = |i: &usize| {
+        ov.of(gpus[*i])
+            .filter(|(var, o)| *var == HSA_OVERRIDE_GFX_VERSION && gpus[*i].gfx != Some(*o))
+            .map(|(_, o)| o)
+    };
+    let overridden: Vec<usize> = visible_igpus
+        .iter()
+        .copied()
+        .filter(|i| global(i).is_some())
+        .collect();
+    let Some(o) = overridden.first().and_then(global) else {
+        return;
+    };
+    let value = override_value(o);
+    let per_node = |list: &[usize]| {
+        list.iter()
+            .map(|&i| {
+                format!(
+                    "{}={value}",
+                    crate::target::per_node_override_name(ov.node(gpus[i]))
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    // The discrete GPUs the global override changes: they need it, per node.
+    let dgpus_needing: Vec<usize> = view
+        .hip
+        .iter()
+        .copied()
+        .filter(discrete)
+        .filter(|i| global(i).is_some())
+        .collect();
+    let remedy = if dgpus_needing.is_empty() {
+        msg!(
+            "runtime.override-igpu-only-remedy",
+            mask,
+            dgpus = names(
+                &view
+                    .hip
+                    .iter()
+                    .copied()
+                    .filter(discrete)
+                    .collect::<Vec<_>>()
+            ),
+            per_node = per_node(&overridden),
+            since = ov.since()
+        )
+    } else {
+        msg!(
+            "runtime.override-igpu-remedy",
+            mask,
+            per_node = per_node(&dgpus_needing),
+            since = ov.since()
+        )
+    };
+    out.push(
+        HSA_OVERRIDE_IGPU
+            .finding(msg!(
+                "runtime.override-igpu",
+                igpus = names(&overridden),
+                target = o.name()
+            ))
+            .with(Evidence::new(
+                format!("env:{HSA_OVERRIDE_GFX_VERSION}"),
+                value.clone(),
+            ))
+            .with_all(overridden.iter().map(|&i| evidence(gpus[i])))
+            .remedy(remedy),
+    );
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -864,7 +1140,7 @@ fn igpu(
 fn release_support(
     facts: &InstallFacts,
     visible: &[&Agent],
-    overridden: Option<GfxVersion>,
+    ov: &Overrides,
     out: &mut Vec<Finding>,
 ) {
     if !facts.captured || !facts.installs.iter().any(|i| i.libs.runtime()) {
@@ -944,14 +1220,19 @@ fn release_support(
                 } else {
                     msg!("runtime.not-listed")
                 };
-                let via = overridden.filter(|o| {
-                    release.status(&o.name(), version.patch) == Some(Support::Supported)
-                });
+                let via = visible
+                    .iter()
+                    .filter(|a| a.name.as_deref() == Some(t.as_str()))
+                    .find_map(|a| ov.of(a))
+                    .filter(|(_, o)| {
+                        release.status(&o.name(), version.patch) == Some(Support::Supported)
+                    });
                 let finding = match via {
-                    Some(o) => TARGET_UNSUPPORTED.finding_with(
+                    Some((var, o)) => TARGET_UNSUPPORTED.finding_with(
                         Status::Info,
                         msg!(
                             "runtime.target-via-override",
+                            var,
                             target = t,
                             nodes = nodes_of(t),
                             how,
@@ -973,7 +1254,7 @@ fn release_support(
                                 release
                                     .supported(version.patch)
                                     .into_iter()
-                                    .filter(|_| overridden.is_none()),
+                                    .filter(|_| ov.by_node.is_empty()),
                             )
                             .filter(|(value, _)| one_override_fits(visible, value))
                             {

@@ -33,9 +33,19 @@ declare_rules! {
     HSA_OVERRIDE_SAME_FAMILY = "runtime.hsa-override-same-family", Runtime, Warn;
     HSA_OVERRIDE_REDUNDANT = "runtime.hsa-override-redundant", Runtime, Info;
     HSA_OVERRIDE_IGPU = "runtime.hsa-override-igpu", Runtime, Warn;
+    HSA_OVERRIDE_PER_NODE_IGNORED = "runtime.hsa-override-per-node-ignored", Runtime, Info => [
+        TARGET_UNSUPPORTED,
+    ];
+    HSA_OVERRIDE_NODE_NOT_GPU = "runtime.hsa-override-node-not-gpu", Runtime, Warn => [
+        TARGET_UNSUPPORTED,
+    ];
     VISIBLE_DEVICES_OUT_OF_RANGE = "runtime.visible-devices-out-of-range", Runtime, Warn;
     VISIBLE_DEVICES_MASK = "runtime.visible-devices-mask", Runtime, Info;
-    IGPU_BESIDE_DGPU = "runtime.igpu-beside-dgpu", Runtime, Warn;
+    // The global override reaches the iGPU only because it is visible (hiding it, the remedy,
+    // leaves the override without effect there).
+    IGPU_BESIDE_DGPU = "runtime.igpu-beside-dgpu", Runtime, Warn => [
+        HSA_OVERRIDE_IGPU,
+    ];
     TARGET_SUPPORTED = "runtime.target-supported", Runtime, Pass;
     TARGET_DEPRECATED = "runtime.target-deprecated", Runtime, Info;
     TARGET_UNSUPPORTED = "runtime.target-unsupported", Runtime, Warn => [
