@@ -598,9 +598,13 @@ fn an_override_only_the_igpu_needs_gets_one_piece_of_advice() {
             f.remedy
         );
     }
-    assert_eq!(r.verdict.root_cause, Some("runtime.igpu-beside-dgpu"));
+    // The root is the override reaching the iGPU: its remedy is the whole advice (unset the
+    // override, hide the iGPU, or a per-node override), and hiding agrees with
+    // runtime.igpu-beside-dgpu's.
+    assert_eq!(r.verdict.root_cause, Some("runtime.hsa-override-igpu"));
     let f = finding(&r, "runtime.hsa-override-igpu");
-    assert_eq!(f.caused_by, Some("runtime.igpu-beside-dgpu"));
+    assert_eq!(f.caused_by, None);
+    assert_eq!(finding(&r, "runtime.igpu-beside-dgpu").caused_by, None);
     assert!(
         remedy(f).starts_with("Unset HSA_OVERRIDE_GFX_VERSION (the discrete GPU 1"),
         "{}",

@@ -43,9 +43,9 @@ declare_rules! {
     VISIBLE_DEVICES_MASK = "runtime.visible-devices-mask", Runtime, Info;
     // The global override reaches the iGPU only because it is visible (hiding it, the remedy,
     // leaves the override without effect there).
-    IGPU_BESIDE_DGPU = "runtime.igpu-beside-dgpu", Runtime, Warn => [
-        HSA_OVERRIDE_IGPU,
-    ];
+    // Not the cause of hsa-override-igpu: that finding's remedy (unset the override, hide the
+    // iGPU, or a per-node override) is the whole advice, so it stays a root of its own.
+    IGPU_BESIDE_DGPU = "runtime.igpu-beside-dgpu", Runtime, Warn;
     TARGET_SUPPORTED = "runtime.target-supported", Runtime, Pass;
     TARGET_DEPRECATED = "runtime.target-deprecated", Runtime, Info;
     TARGET_UNSUPPORTED = "runtime.target-unsupported", Runtime, Warn => [
