@@ -14,13 +14,13 @@ use crate::facts::agent::{Agent, Inventory};
 use crate::facts::install::{Install, InstallFacts, InstallKind, OPT_ROCM};
 use crate::facts::support::{self, Support};
 use crate::finding::{
-    Evidence, Finding, GPU_CHECKS_SKIPPED, HSA_OVERRIDE_IGPU, HSA_OVERRIDE_MALFORMED,
+    Action, Evidence, Finding, GPU_CHECKS_SKIPPED, HSA_OVERRIDE_IGPU, HSA_OVERRIDE_MALFORMED,
     HSA_OVERRIDE_NODE_NOT_GPU, HSA_OVERRIDE_PER_NODE_IGNORED, HSA_OVERRIDE_REDUNDANT,
     HSA_OVERRIDE_SAME_FAMILY, HSA_OVERRIDE_UNKNOWN_TARGET, HSA_OVERRIDE_WRONG_FAMILY,
     IGPU_BESIDE_DGPU, INSTALL_FILES_MALFORMED, INSTALL_FILES_UNREADABLE, INSTALLS_FOUND,
     MIXED_INSTALLS, NO_ROCM, NOT_CAPTURED, OPT_ROCM_DANGLING, RELEASE_UNKNOWN, ROCM_PATH_INVALID,
-    ROCR_NOT_ON_SEARCH_PATH, Status, TARGET_DEPRECATED, TARGET_SUPPORTED, TARGET_UNSUPPORTED,
-    VISIBLE_DEVICES_MASK, VISIBLE_DEVICES_OUT_OF_RANGE,
+    ROCR_NOT_ON_SEARCH_PATH, RemedyStep, Status, TARGET_DEPRECATED, TARGET_SUPPORTED,
+    TARGET_UNSUPPORTED, VISIBLE_DEVICES_MASK, VISIBLE_DEVICES_OUT_OF_RANGE,
 };
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
@@ -1015,6 +1015,19 @@ fn igpu(inv: &Inventory, gpus: &[&Agent], view: &View, ov: &Overrides, out: &mut
             )
         )
     };
+    // One mask as the command: ROCr's, by UUID (or index), which every ROCm program honours.
+    // Not HIP's beside it: HIP counts the devices ROCr leaves, so both at once can hide the
+    // dGPU too.
+    let hidden = visible_igpus
+        .iter()
+        .map(|&i| format!("node {}", gpus[i].node))
+        .collect::<Vec<_>>()
+        .join(",");
+    let hide = mask_step(
+        ROCR_VISIBLE_DEVICES,
+        by_uuid.as_deref().unwrap_or(&by_index),
+        &hidden,
+    );
     let evidence = |a: &Agent| {
         Evidence::new(
             format!("{}/nodes/{}", crate::facts::topology::TOPOLOGY_DIR, a.node),
@@ -1054,7 +1067,8 @@ fn igpu(inv: &Inventory, gpus: &[&Agent], view: &View, ov: &Overrides, out: &mut
                 )
             ))
             .with_all(view.hip.iter().map(|&i| evidence(gpus[i])))
-            .remedy(mask.clone()),
+            .remedy(mask.clone())
+            .with_steps(hide),
     );
     // The global override, where it changes a visible iGPU (a per-node one is the user's choice
     // for that GPU; runtime.hsa-override-same-family reports it).
@@ -1130,8 +1144,41 @@ fn igpu(inv: &Inventory, gpus: &[&Agent], view: &View, ov: &Overrides, out: &mut
                 value.clone(),
             ))
             .with_all(overridden.iter().map(|&i| evidence(gpus[i])))
-            .remedy(remedy),
+            .remedy(remedy)
+            // Hiding the iGPU is runtime.igpu-beside-dgpu's step; these are the override's.
+            .step(RemedyStep::run(
+                Action::UnsetEnv,
+                HSA_OVERRIDE_GFX_VERSION,
+                format!("unset {HSA_OVERRIDE_GFX_VERSION}"),
+                msg!("runtime.step-unset-override"),
+            ))
+            .with_steps(dgpus_needing.iter().map(|&i| {
+                let var = crate::target::per_node_override_name(ov.node(gpus[i]));
+                RemedyStep::run(
+                    Action::SetEnv,
+                    var.clone(),
+                    format!("export {var}={value}"),
+                    msg!("runtime.step-per-node-override", var, value),
+                )
+            })),
     );
+}
+
+/// `export VAR=value` hiding GPUs, when the value is a plain list (indices, `GPU-` UUIDs): a
+/// UUID read from sysfs goes into no command otherwise.
+fn mask_step(var: &str, value: &str, hidden: &str) -> Option<RemedyStep> {
+    let plain = !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, ',' | '-'));
+    plain.then(|| {
+        RemedyStep::run(
+            Action::HideGpu,
+            hidden,
+            format!("export {var}={value}"),
+            msg!("runtime.step-mask", var),
+        )
+    })
 }
 
 // ----------------------------------------------------------------------------------------------
