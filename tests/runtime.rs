@@ -639,3 +639,33 @@ fn an_override_only_the_igpu_needs_gets_one_piece_of_advice() {
         remedy(f)
     );
 }
+
+/// Layer 5 picks code objects for each GPU's own override, as libhsakmt applies it: a per-node
+/// variable where the release reads it (6.3 on), else the global one.
+#[test]
+fn libraries_see_the_per_node_override_where_the_release_reads_it() {
+    let rocblas = |r: &Report| {
+        r.findings
+            .iter()
+            .any(|f| f.id == "libraries.rocblas-no-kernels-for-target")
+    };
+    // The global override makes the gfx1103 APU load rocBLAS's gfx1100 kernels.
+    let (_t, r) = variant(
+        "rocblas-no-gfx1103",
+        &[("HSA_OVERRIDE_GFX_VERSION", "11.0.0")],
+    );
+    assert!(!rocblas(&r));
+    // ROCm 6.2.0 ignores the per-node form: still no kernels.
+    let (_t, r) = variant(
+        "rocblas-no-gfx1103",
+        &[("HSA_OVERRIDE_GFX_VERSION_1", "11.0.0")],
+    );
+    assert!(rocblas(&r));
+    // The same install claiming 6.3.0 reads it for node 1, the APU.
+    let (_t, r) = variant_with(
+        "rocblas-no-gfx1103",
+        &[("HSA_OVERRIDE_GFX_VERSION_1", "11.0.0")],
+        |dir| std::fs::write(dir.join("opt/rocm-6.2.0/.info/version"), "6.3.0-39\n").unwrap(),
+    );
+    assert!(!rocblas(&r), "{:#?}", r.findings);
+}

@@ -103,20 +103,30 @@ pub(crate) fn gpus(f: &Facts, below: &[Finding]) -> Option<Vec<Gpu>> {
     if below.iter().any(|x| x.status == Status::Fail) {
         return None;
     }
-    let mut gpus = f.inventory.as_ref()?.code_object_gpus();
-    let overridden = f.gfx_override();
-    if let Some(o) = overridden {
-        for g in &mut gpus {
-            // ROCr reports the override as the agent's ISA, and HIP picks code objects for it;
-            // the GPU's feature settings stay where the override's processor has the feature.
-            g.target = GpuTarget {
-                processor: o,
-                sramecc: o
-                    .supports_sramecc()
-                    .then(|| g.target.sramecc.unwrap_or(true)),
-                xnack: o.supports_xnack().then(|| g.target.xnack.unwrap_or(false)),
-            };
-            g.target_id = g.target.target_id();
+    let overrides = super::runtime::effective_overrides(f);
+    let mut gpus = Vec::new();
+    for g in f.inventory.as_ref()?.code_object_gpus() {
+        // Identical GPUs may get different overrides (per-node variables): split the group.
+        let mut by: BTreeMap<Option<GfxVersion>, Vec<u32>> = BTreeMap::new();
+        for n in &g.nodes {
+            by.entry(overrides.get(n).copied()).or_default().push(*n);
+        }
+        for (o, nodes) in by {
+            let mut g = Gpu { nodes, ..g.clone() };
+            if let Some(o) = o {
+                // ROCr reports the override as the agent's ISA, and HIP picks code objects for
+                // it; the GPU's feature settings stay where the override's processor has the
+                // feature.
+                g.target = GpuTarget {
+                    processor: o,
+                    sramecc: o
+                        .supports_sramecc()
+                        .then(|| g.target.sramecc.unwrap_or(true)),
+                    xnack: o.supports_xnack().then(|| g.target.xnack.unwrap_or(false)),
+                };
+                g.target_id = g.target.target_id();
+            }
+            gpus.push(g);
         }
     }
     (!gpus.is_empty()).then_some(gpus)
@@ -223,12 +233,14 @@ pub(crate) fn targets(f: &Facts, below: &[Finding]) -> Option<Targets> {
     if below.iter().any(|x| x.status == Status::Fail) {
         return None;
     }
-    let overridden = f.gfx_override();
+    let overrides = super::runtime::effective_overrides(f);
     let mut targets = Targets::new();
     for a in f.inventory.as_ref()?.gpu_agents() {
         let real = a.gfx.map(|g| g.name()).or_else(|| a.name.clone());
         let Some(real) = real else { continue };
-        let effective = overridden.map_or_else(|| real.clone(), |o| o.name());
+        let effective = overrides
+            .get(&a.node)
+            .map_or_else(|| real.clone(), |o| o.name());
         let mut value = real.clone();
         if let Some(m) = &a.marketing_name {
             value.push_str(&format!(" {m}"));

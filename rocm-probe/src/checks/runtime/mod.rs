@@ -419,6 +419,21 @@ struct Overrides {
     per_node: BTreeMap<u32, (String, String)>,
 }
 
+/// Each GPU agent's effective override, by KFD node, as libhsakmt applies it: its per-node
+/// variable where the release reads one, else the global one (layers 5 and 7 pick code objects
+/// for this target).
+pub(crate) fn effective_overrides(f: &Facts) -> BTreeMap<u32, GfxVersion> {
+    let gpus: Vec<&Agent> = f
+        .inventory
+        .as_ref()
+        .map(|i| i.gpu_agents().collect())
+        .unwrap_or_default();
+    let overrides = Overrides::new(f, &gpus);
+    gpus.iter()
+        .filter_map(|a| overrides.of(a).map(|(_, o)| (a.node, o)))
+        .collect()
+}
+
 impl Overrides {
     fn new(f: &Facts, gpus: &[&Agent]) -> Self {
         let env = &f.platform.env;
