@@ -226,6 +226,28 @@ fn gpu_modes<'a>(inv: &'a Inventory, kfd: Option<&AgentFacts>) -> Vec<GpuModes<'
         .collect()
 }
 
+/// GPUs by the mode `pick` gives them (GPUs without one left out).
+fn by_mode<'g, 'a>(
+    gpus: &[&'g GpuModes<'a>],
+    pick: impl for<'m> Fn(&'m GpuModes) -> Option<&'m (String, String)>,
+) -> BTreeMap<String, Vec<&'g GpuModes<'a>>> {
+    let mut modes: BTreeMap<String, Vec<&GpuModes>> = BTreeMap::new();
+    for m in gpus {
+        if let Some((mode, _)) = pick(m) {
+            modes.entry(mode.clone()).or_default().push(m);
+        }
+    }
+    modes
+}
+
+/// "2 × CPX", one per mode.
+fn mode_counts(modes: &BTreeMap<String, Vec<&GpuModes>>) -> Vec<String> {
+    modes
+        .iter()
+        .map(|(mode, gpus)| msg!("hardware.partition-mode-count", count = gpus.len(), mode))
+        .collect()
+}
+
 /// GPUs of one model in different partition modes. Different compute modes are a
 /// heterogeneous node, a configuration AMD documents (the GPU Operator's `mixed` resource
 /// naming strategy exists for it): information saying which GPUs run which mode. A memory
@@ -240,17 +262,9 @@ fn partition_modes(inv: &Inventory, kfd: &AgentFacts) -> Vec<Finding> {
     }
     let mut out = Vec::new();
     for gpus in by_model.values() {
-        let mut compute: BTreeMap<&str, Vec<&GpuModes>> = BTreeMap::new();
-        for m in gpus {
-            if let Some((mode, _)) = &m.compute {
-                compute.entry(mode.as_str()).or_default().push(m);
-            }
-        }
+        let compute = by_mode(gpus, |m| m.compute.as_ref());
         if compute.len() > 1 {
-            let modes: Vec<String> = compute
-                .iter()
-                .map(|(mode, gpus)| msg!("hardware.partition-mode-count", count = gpus.len(), mode))
-                .collect();
+            let modes = mode_counts(&compute);
             out.push(
                 PARTITION_MODE_MISMATCH
                     .finding_with(
@@ -266,17 +280,9 @@ fn partition_modes(inv: &Inventory, kfd: &AgentFacts) -> Vec<Finding> {
                     .remedy(msg!("hardware.partition-compute-mixed-remedy")),
             );
         }
-        let mut memory: BTreeMap<&str, Vec<&GpuModes>> = BTreeMap::new();
-        for m in gpus {
-            if let Some((mode, _)) = &m.memory {
-                memory.entry(mode.as_str()).or_default().push(m);
-            }
-        }
+        let memory = by_mode(gpus, |m| m.memory.as_ref());
         if memory.len() > 1 {
-            let modes: Vec<String> = memory
-                .iter()
-                .map(|(mode, gpus)| msg!("hardware.partition-mode-count", count = gpus.len(), mode))
-                .collect();
+            let modes = mode_counts(&memory);
             out.push(
                 PARTITION_MODE_MISMATCH
                     .finding(msg!(
