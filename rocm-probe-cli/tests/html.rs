@@ -343,6 +343,18 @@ fn check_findings(p: &Page) {
             "summary missing: {summary}"
         );
     }
+    // Every command of a remedy step is on the page, escaped, in its own block.
+    for f in findings {
+        for step in f["remedy_steps"].as_array().into_iter().flatten() {
+            if let Some(c) = step["command"].as_str() {
+                assert!(
+                    p.html.contains(&escape(c)),
+                    "{}: command missing: {c}",
+                    f["id"]
+                );
+            }
+        }
+    }
     let verdict = &p.json["verdict"];
     assert!(p.html.contains(&format!(
         r#"<header class="verdict" id="verdict" data-status="{}">"#,

@@ -215,6 +215,7 @@ p.note { color: var(--muted); margin: 4px 0 8px; }
 .finding p { margin: 2px 0; }
 .finding .id { font-weight: 700; margin-right: 6px; }
 .finding .remedy { margin-top: 6px; }
+.finding pre.commands { margin: 4px 0 0; padding: 6px 8px; overflow-x: auto; }
 .finding .cause { color: var(--muted); font-size: 14px; }
 details summary { cursor: pointer; color: var(--muted); font-size: 13px; margin-top: 4px; }
 footer { margin-top: 40px; color: var(--muted); font-size: 13px; }
@@ -776,6 +777,20 @@ fn finding(k: usize, f: &Finding, anchor: &BTreeMap<&str, usize>, s: &mut String
             r#"<p class="remedy">{}</p>"#,
             msg!("html.remedy-line", label, remedy = Prose(r))
         )?;
+        // The commands of its steps, each on a line of its own, to be copied as they are.
+        let commands: Vec<String> = f
+            .remedy_steps
+            .iter()
+            .filter_map(|st| st.command.as_deref())
+            .map(|c| Esc(c).to_string())
+            .collect();
+        if !commands.is_empty() {
+            writeln!(
+                s,
+                r#"<pre class="commands"><code>{}</code></pre>"#,
+                commands.join("\n")
+            )?;
+        }
     }
     if !f.evidence.is_empty() {
         writeln!(
