@@ -1,6 +1,7 @@
 //! A report agrees with itself, over every fixture: the verdict names a finding that is there,
 //! every "caused by" and every layer note names a finding present and lower, a GPU has one name
-//! throughout, and the advice a reader is given first has no line twice.
+//! throughout, the header counts the GPUs layer 1 found, and the advice a reader is given first
+//! has no line twice.
 
 use std::collections::BTreeMap;
 
@@ -153,6 +154,20 @@ fn the_advice_given_first_has_no_line_twice() {
             }
         }
     }
+}
+
+/// The header's GPU count (HTML "GPUs: n physical", JSON `facts.gpus`) is layer 1's: one piece
+/// of evidence per physical GPU in `hardware.gpus-found`.
+#[test]
+fn the_header_counts_the_gpus_layer_1_found() {
+    let mut checked = 0;
+    for (name, r) in reports() {
+        if let Some(f) = r.findings.iter().find(|f| f.id == "hardware.gpus-found") {
+            assert_eq!(r.facts.gpus, f.evidence.len(), "{name}: {}", f.summary);
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "{checked}");
 }
 
 #[test]
