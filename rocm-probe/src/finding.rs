@@ -451,6 +451,15 @@ pub fn causes_of(id: &str) -> impl Iterator<Item = &'static Rule> + '_ {
     rules().iter().filter(move |r| r.causes.contains(&id))
 }
 
+/// Whether a finding among `present` at least as bad as `min` explains `f`: the one it names, or
+/// one whose rule can cause it.
+pub fn explained(f: &Finding, present: &[Finding], min: Status) -> bool {
+    present.iter().any(|p| {
+        p.status >= min
+            && (f.caused_by == Some(p.id) || rule(p.id).is_some_and(|r| r.causes.contains(&f.id)))
+    })
+}
+
 /// A rule's title in `lang`.
 pub fn rule_title(rule: &Rule, lang: i18n::Lang) -> &'static str {
     i18n::rule_text(rule.id, lang).map_or(rule.id, |(title, _)| title)

@@ -21,11 +21,34 @@ pub(super) fn link(findings: &mut [Finding]) {
                 j != i
                     && c.status >= Status::Info
                     && rule(c.id).is_some_and(|r| r.causes.contains(&id))
+                    // A check may have linked the other way (amdgpu is absent because every
+                    // GPU is bound elsewhere): no link closes a loop.
+                    && !leads_to(findings, c.id, id)
             })
             .min_by_key(|&(j, c)| (c.layer, j))
             .map(|(_, c)| c.id);
         findings[i].caused_by = cause;
     }
+}
+
+/// Whether following `caused_by` links from `from` reaches `to`.
+fn leads_to(findings: &[Finding], from: &str, to: &str) -> bool {
+    let mut at = from;
+    // At most one step per finding: a longer walk is going round.
+    for _ in 0..findings.len() {
+        let Some(next) = findings
+            .iter()
+            .find(|f| f.id == at)
+            .and_then(|f| f.caused_by)
+        else {
+            return false;
+        };
+        if next == to {
+            return true;
+        }
+        at = next;
+    }
+    true
 }
 
 /// Where the verdict comes from: the worst symptom and the deepest present cause behind it
@@ -118,6 +141,22 @@ mod tests {
         assert!(findings.iter().all(|f| f.caused_by.is_none()));
         let root = root(&findings).unwrap();
         assert_eq!((root.cause, root.symptom), (0, 0));
+    }
+
+    #[test]
+    fn a_link_a_check_made_the_other_way_is_not_closed_into_a_loop() {
+        // Every GPU bound to another driver: amdgpu's absence follows from that, so the graph's
+        // "amdgpu not loaded → GPU not bound" must not be added back.
+        let mut findings = vec![
+            GPU_NOT_BOUND.finding("bound to radeon"),
+            AMDGPU_NOT_LOADED
+                .finding("amdgpu not loaded")
+                .caused_by(&GPU_NOT_BOUND),
+        ];
+        link(&mut findings);
+        assert_eq!(findings[0].caused_by, None);
+        let root = root(&findings).unwrap();
+        assert_eq!(findings[root.cause].id, GPU_NOT_BOUND.id);
     }
 
     #[test]

@@ -57,7 +57,7 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
     }
     if f.kfd.is_none() {
         if f.module.as_ref().is_none_or(|m| m.present) {
-            let mut finding = KFD_MISSING
+            let finding = KFD_MISSING
                 .finding(msg!("driver.kfd-missing"))
                 .with(Evidence::new(
                     TOPOLOGY_DIR,
@@ -67,9 +67,6 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
                 ))
                 .remedy(msg!("driver.kfd-missing-remedy"))
                 .step(read_log("kfd"));
-            if no_gpu {
-                finding = finding.caused_by(&NO_AMD_GPU);
-            }
             out.push(finding);
         }
         return out;
@@ -265,10 +262,10 @@ fn module(f: &Facts, cause: Option<&Rule>, out: &mut Vec<Finding>) {
             msg!("driver.step-load-amdgpu"),
         ))
         .step(read_log("amdgpu"));
+    // Blacklist, nomodeset, DKMS and Secure Boot are its causes in the cause graph
+    // (rules.rs); what makes its absence expected is known here only.
     if let Some(cause) = cause {
         finding = finding.caused_by(cause);
-    } else if let Some(first) = causes.iter().find(|c| c.status == Status::Fail) {
-        finding.caused_by = Some(first.id);
     }
     out.extend(causes);
     out.push(finding);
@@ -297,8 +294,7 @@ fn bindings(f: &Facts, out: &mut Vec<Finding>) -> bool {
                 out.push(
                     GPU_NOT_BOUND
                         .finding(msg!("driver.gpu-unbound", address = g.address))
-                        .with(Evidence::absent(format!("{path}/driver")))
-                        .caused_by(&AMDGPU_NOT_LOADED),
+                        .with(Evidence::absent(format!("{path}/driver"))),
                 );
             }
             other => {

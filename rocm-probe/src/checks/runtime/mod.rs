@@ -57,11 +57,11 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         // libhsakmt refuses the topology (or ROCr every GPU agent): no GPU to check.
         return out;
     }
-    // The failure nothing below explains, as the layer notes name it.
+    // The first failure up the chain (no other failure explains it), as the layer notes name it.
     if let Some(cause) = below
         .iter()
         .filter(|x| x.status == Status::Fail)
-        .min_by_key(|x| x.caused_by.is_some())
+        .min_by_key(|x| crate::finding::explained(x, below, Status::Fail))
     {
         let mut skipped = GPU_CHECKS_SKIPPED.finding(msg!(
             "runtime.gpu-checks-skipped",
