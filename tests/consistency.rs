@@ -6,19 +6,7 @@
 use std::collections::BTreeMap;
 
 use rocm_probe::finding::{Status, Subject};
-use rocm_probe::{Report, Source};
-use rocm_probe_tests::fixtures;
-
-fn reports() -> Vec<(String, Report)> {
-    fixtures()
-        .into_iter()
-        .map(|(name, dir)| {
-            let source = Source::fixture(&dir).unwrap();
-            let report = Report::collect(&source, rocm_probe::report::Options::default());
-            (name, report)
-        })
-        .collect()
-}
+use rocm_probe_tests::reports;
 
 /// Every `GPU <n> (<address>` in `text`: the display name's index and PCI address.
 fn gpu_names(text: &str) -> Vec<(usize, String)> {
@@ -139,11 +127,7 @@ fn a_gpu_has_one_name_throughout_a_report() {
 fn the_advice_given_first_has_no_line_twice() {
     for (name, r) in reports() {
         let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
-        for f in r
-            .findings
-            .iter()
-            .filter(|f| f.status >= Status::Warn && f.caused_by.is_none())
-        {
+        for f in r.advice() {
             if let Some(remedy) = f.remedy.as_deref()
                 && let Some(first) = seen.insert(remedy, f.id)
             {

@@ -8,22 +8,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use rocm_probe::finding::{Action, Status};
+use rocm_probe::Report;
+use rocm_probe::finding::Action;
 use rocm_probe::i18n::{Lang, scoped};
-use rocm_probe::{Report, Source};
-use rocm_probe_tests::fixtures;
 
 fn reports(lang: Lang) -> Vec<(String, Report)> {
-    fixtures()
-        .into_iter()
-        .map(|(name, dir)| {
-            let source = Source::fixture(&dir).unwrap();
-            let report = scoped(lang, || {
-                Report::collect(&source, rocm_probe::report::Options::default())
-            });
-            (name, report)
-        })
-        .collect()
+    scoped(lang, rocm_probe_tests::reports)
 }
 
 /// `<like-this>` placeholders replaced by a word, so that shellcheck reads them as one.
@@ -121,11 +111,7 @@ fn every_command_is_copyable_and_passes_shellcheck() {
 fn no_step_twice_in_what_is_shown_first_and_no_opposite_steps() {
     for (name, r) in reports(Lang::En) {
         let mut shown = BTreeSet::new();
-        for f in r
-            .findings
-            .iter()
-            .filter(|f| f.status >= Status::Warn && f.caused_by.is_none())
-        {
+        for f in r.advice() {
             for s in &f.remedy_steps {
                 assert!(
                     shown.insert((s.action, s.object.clone(), s.command.clone())),

@@ -35,6 +35,19 @@ pub fn report(name: &str) -> rocm_probe::Report {
     )
 }
 
+/// Every fixture's report, with default options, in the calling thread's language.
+pub fn reports() -> Vec<(String, rocm_probe::Report)> {
+    fixtures()
+        .into_iter()
+        .map(|(name, dir)| {
+            let source = rocm_probe::Source::fixture(&dir).expect("fixture.toml parses");
+            let report =
+                rocm_probe::Report::collect(&source, rocm_probe::report::Options::default());
+            (name, report)
+        })
+        .collect()
+}
+
 /// The first finding with `id`; panics with the whole list when there is none.
 pub fn finding<'r>(r: &'r rocm_probe::Report, id: &str) -> &'r rocm_probe::Finding {
     r.findings

@@ -66,9 +66,7 @@ pub fn markdown(
         )?;
     }
     let remedies: Vec<String> = report
-        .findings
-        .iter()
-        .filter(|f| f.status >= Status::Warn && f.caused_by.is_none())
+        .advice()
         .filter_map(|f| {
             let r = f.remedy.as_ref()?;
             let mut item = format!("- `{}`: {}", f.id, escape::markdown(&redact_text(r)));

@@ -107,14 +107,8 @@ pub fn text(report: &Report, source: &Source, style: Style, out: &mut dyn Write)
             )
         )?;
         for f in report.findings.iter().filter(|f| f.layer == layer.layer) {
-            // A consequence whose cause gives a remedy points there instead of giving its own:
-            // `sudo modprobe amdgpu` is no advice when Secure Boot refuses the module.
-            let cause = f
-                .caused_by
-                .and_then(|c| report.findings.iter().find(|x| x.id == c))
-                .filter(|c| c.remedy.is_some())
-                .map(|c| c.id);
-            finding(f, cause, style, out)?;
+            // A consequence whose cause gives a remedy points there instead of giving its own.
+            finding(f, report.remedy_cause(f), style, out)?;
         }
     }
     Ok(())

@@ -293,6 +293,24 @@ impl Report {
         }
     }
 
+    /// The advice to follow first: warnings and failures nothing in the report explains, whose
+    /// remedies are the ones to give (markdown's "What to do"; a consequence's remedy is its
+    /// cause's).
+    pub fn advice(&self) -> impl Iterator<Item = &Finding> {
+        self.findings
+            .iter()
+            .filter(|f| f.status >= Status::Warn && f.caused_by.is_none())
+    }
+
+    /// The cause `f` defers its remedy to: the finding it follows from, when that one gives a
+    /// remedy (`sudo modprobe amdgpu` is no advice when Secure Boot refuses the module).
+    pub fn remedy_cause(&self, f: &Finding) -> Option<&'static str> {
+        f.caused_by
+            .and_then(|c| self.findings.iter().find(|x| x.id == c))
+            .filter(|c| c.remedy.is_some())
+            .map(|c| c.id)
+    }
+
     /// Every emitted id is declared (a test runs this over every fixture).
     pub fn undeclared_ids(&self) -> Vec<&'static str> {
         self.findings
