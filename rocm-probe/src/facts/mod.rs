@@ -146,16 +146,6 @@ pub struct CollectOptions {
 }
 
 impl Facts {
-    /// The processor every GPU runs as: `HSA_OVERRIDE_GFX_VERSION` when it is set and libhsakmt
-    /// accepts it (the one place this is decided; whether ROCr knows that processor is layer 4's
-    /// check).
-    pub fn gfx_override(&self) -> Option<crate::target::GfxVersion> {
-        self.platform
-            .env
-            .get(crate::target::HSA_OVERRIDE_GFX_VERSION)
-            .and_then(|v| crate::target::parse_override(v).ok())
-    }
-
     /// Collects every area the report needs, passively. Never fails: what cannot be read is
     /// recorded.
     pub fn collect(source: &Source) -> Self {
