@@ -138,3 +138,44 @@ fn a_non_utf8_entry_is_listed_not_copied() {
         assert!(altered.is_empty(), "{altered:?}");
     }
 }
+
+/// `--root x.tar.gz` (issue 15): every fixture packed by GNU tar, symlinks and all, reads the
+/// same from the archive in memory as from its directory — report and agents — and so does its
+/// snapshot written as an archive.
+#[test]
+fn every_fixture_reads_the_same_from_a_tar_gz() {
+    let out = tempfile::tempdir().unwrap();
+    for (name, dir) in fixtures() {
+        let archive = out.path().join(format!("{name}.tgz"));
+        let status = std::process::Command::new("tar")
+            .arg("czf")
+            .arg(&archive)
+            .arg("-C")
+            .arg(dir.parent().unwrap())
+            .arg(&name)
+            .status()
+            .unwrap();
+        assert!(status.success(), "{name}");
+        let before = Report::collect(&Source::fixture(&dir).unwrap(), Options::default());
+        let source = Source::fixture(&archive).unwrap();
+        assert_eq!(
+            before,
+            Report::collect(&source, Options::default()),
+            "{name}: the archive reads differently"
+        );
+        assert_eq!(
+            Inventory::collect(&Source::fixture(&dir).unwrap()).ok(),
+            Inventory::collect(&source).ok(),
+            "{name}: agents differ"
+        );
+        let snap = out.path().join(format!("{name}-snap.tar.gz"));
+        rocm_probe::export::snapshot::snapshot(Source::fixture(&dir).unwrap(), &snap, false)
+            .unwrap();
+        assert_eq!(
+            before,
+            Report::collect(&Source::fixture(&snap).unwrap(), Options::default()),
+            "{name}: its snapshot archive reads differently"
+        );
+        std::fs::remove_file(&archive).unwrap();
+    }
+}

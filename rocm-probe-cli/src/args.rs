@@ -10,7 +10,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 #[command(name = "rocm-probe", version, about)]
 pub struct Args {
     /// Read a fixture directory that mirrors a machine instead of this machine (its
-    /// fixture.toml: at most 1 MiB, resolved inside DIR).
+    /// fixture.toml: at most 1 MiB, resolved inside DIR), or a fixture archive (.tar.gz, .tgz:
+    /// read in memory, never extracted).
     #[arg(long, global = true, value_name = "DIR", visible_alias = "fixture")]
     pub root: Option<PathBuf>,
 

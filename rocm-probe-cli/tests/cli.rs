@@ -898,3 +898,144 @@ fn root_must_be_a_machine_tree() {
     let r = run(probe().arg("--root").arg(&sys_only));
     assert_ne!(r.code, 2, "{}", r.stderr);
 }
+
+/// `--root x.tar.gz` reads the archive in memory (issue 15): the report equals the directory's,
+/// whether GNU tar packed the fixture or `snapshot` wrote it.
+#[test]
+fn root_reads_a_tar_gz_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let archive = dir.path().join("mi210.tgz");
+    let status = std::process::Command::new("tar")
+        .arg("czf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(fixture("mi210-xgmi-8gpu").parent().unwrap())
+        .arg("mi210-xgmi-8gpu")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let report = |root: &Path| {
+        let r = run(probe().arg("--root").arg(root).arg("--json"));
+        let mut v: Value = serde_json::from_str(&r.stdout).unwrap();
+        v.as_object_mut().unwrap().remove("source");
+        (r.code, v)
+    };
+    let (code, from_dir) = report(&fixture("mi210-xgmi-8gpu"));
+    assert_eq!(report(&archive), (code, from_dir));
+    for args in [&["agents"][..], &["targets"][..], &["topo"][..]] {
+        let a = run(probe()
+            .arg("--root")
+            .arg(fixture("mi210-xgmi-8gpu"))
+            .args(args));
+        let b = run(probe().arg("--root").arg(&archive).args(args));
+        assert_eq!((a.code, a.stdout), (b.code, b.stdout), "{args:?}");
+    }
+    // A snapshot archive of an archive: written, and read back the same.
+    let snap = dir.path().join("snap.tar.gz");
+    let r = run(probe()
+        .arg("--root")
+        .arg(&archive)
+        .args(["snapshot", "--no-redact"])
+        .arg(&snap));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let (code, from_dir) = report(&fixture("mi210-xgmi-8gpu"));
+    assert_eq!(report(&snap), (code, from_dir));
+    // Nothing was extracted next to the archives.
+    let mut left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["mi210.tgz", "snap.tar.gz"]);
+}
+
+/// A hostile or wrong archive is refused whole with exit 2 and the member named — never read
+/// in part, never extracted, never a hang.
+#[test]
+fn root_refuses_hostile_archives() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let tree = p.join("m");
+    std::fs::create_dir_all(tree.join("sys")).unwrap();
+    std::fs::write(tree.join("sys/a"), "1\n").unwrap();
+    std::fs::hard_link(tree.join("sys/a"), tree.join("sys/b")).unwrap();
+    nix::unistd::mkfifo(&tree.join("sys/fifo"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let gnu_tar = |name: &str, args: &[&str]| {
+        let out = p.join(name);
+        let ok = std::process::Command::new("tar")
+            .arg("czf")
+            .arg(&out)
+            .args(args)
+            .current_dir(&tree)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "{name}");
+        out
+    };
+    let raw = |name: &str, member: &str, kind: tar::EntryType| {
+        let mut h = tar::Header::new_gnu();
+        h.set_entry_type(kind);
+        h.set_mode(0o644);
+        h.as_old_mut().name[..member.len()].copy_from_slice(member.as_bytes());
+        h.set_size(1);
+        h.set_cksum();
+        let mut b = tar::Builder::new(flate2::write::GzEncoder::new(
+            Vec::new(),
+            flate2::Compression::fast(),
+        ));
+        b.append(&h, &b"x"[..]).unwrap();
+        let out = p.join(name);
+        std::fs::write(&out, b.into_inner().unwrap().finish().unwrap()).unwrap();
+        out
+    };
+    let hard = gnu_tar("hard.tgz", &["sys/a", "sys/b"]);
+    let fifo = gnu_tar("fifo.tgz", &["sys/a", "sys/fifo"]);
+    let absolute = gnu_tar("abs.tgz", &["-P", tree.join("sys/a").to_str().unwrap()]);
+    let dotdot = raw(
+        "dotdot.tgz",
+        "sys/../../etc/passwd",
+        tar::EntryType::Regular,
+    );
+    let device = raw("dev.tgz", "dev/kfd", tar::EntryType::Char);
+    std::fs::create_dir(p.join("lic")).unwrap();
+    std::fs::write(p.join("lic/LICENSE"), "MIT").unwrap();
+    let no_machine = gnu_tar("lic.tar.gz", &["-C", p.to_str().unwrap(), "lic"]);
+    let whole = std::fs::read(gnu_tar("whole.tgz", &["sys"])).unwrap();
+    let truncated = p.join("truncated.tgz");
+    std::fs::write(&truncated, &whole[..whole.len() / 2]).unwrap();
+    let garbage = p.join("garbage.tar.gz");
+    std::fs::write(&garbage, "not an archive").unwrap();
+    let fifo_file = p.join("pipe.tar.gz");
+    nix::unistd::mkfifo(&fifo_file, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let cases: [(&Path, &str); 9] = [
+        (&hard, "hard link"),
+        (&fifo, "FIFO"),
+        (&absolute, "absolute path"),
+        (&dotdot, ".."),
+        (&device, "device"),
+        (&no_machine, "fixture.toml"),
+        (&truncated, "gzip-compressed tar"),
+        (&garbage, "gzip-compressed tar"),
+        (&fifo_file, "FIFO"),
+    ];
+    for (archive, says) in cases {
+        for args in [&[][..], &["agents"][..], &["snapshot", "-"][..]] {
+            let r = run(probe()
+                .arg("--root")
+                .arg(archive)
+                .args(args)
+                .timeout(Duration::from_secs(30)));
+            assert_eq!(r.code, 2, "{} {args:?}: {}", archive.display(), r.stderr);
+            assert!(
+                r.stderr.contains(says),
+                "{} should say {says:?}: {}",
+                archive.display(),
+                r.stderr
+            );
+            assert!(r.stdout.is_empty(), "{}", r.stdout);
+        }
+    }
+    // Nothing was written beside the archives (no extraction, no snapshot).
+    assert!(!p.join("etc").exists() && !p.join("dev").exists());
+}

@@ -9,6 +9,7 @@
 
 use std::fs::File;
 use std::io;
+use std::sync::Arc;
 
 use memmap2::{Advice, Mmap, UncheckedAdvice};
 
@@ -19,6 +20,8 @@ pub(crate) struct Mapped {
     map: Option<Mmap>,
     /// The file, to ask where its holes are.
     file: Option<File>,
+    /// Bytes already in memory (a member of a fixture archive), in place of a map.
+    memory: Option<Arc<[u8]>>,
 }
 
 impl Mapped {
@@ -29,6 +32,7 @@ impl Mapped {
             return Ok(Self {
                 map: None,
                 file: None,
+                memory: None,
             });
         }
         // SAFETY: the mapping is read-only and private to this process, and every access goes
@@ -45,7 +49,17 @@ impl Mapped {
         Ok(Self {
             map: Some(map),
             file: file.try_clone().ok(),
+            memory: None,
         })
+    }
+
+    /// A view of bytes already in memory.
+    pub(crate) fn memory(bytes: Arc<[u8]>) -> Self {
+        Self {
+            map: None,
+            file: None,
+            memory: Some(bytes),
+        }
     }
 
     /// Where the first byte of data at or after `offset` is, skipping holes (which read as
@@ -63,7 +77,11 @@ impl Mapped {
 
     /// The file's bytes.
     pub(crate) fn bytes(&self) -> &[u8] {
-        self.map.as_deref().unwrap_or_default()
+        match (&self.map, &self.memory) {
+            (Some(map), _) => map,
+            (None, Some(memory)) => memory,
+            (None, None) => &[],
+        }
     }
 
     /// Drops the pages of `offset..offset + len` from this process's page tables after a

@@ -38,7 +38,7 @@ pub use compat::{Gpu, InspectReport, Verdict};
 pub use elf::CodeObjectHeader;
 pub use target_id::TargetId;
 
-use crate::source::root::SysRoot;
+use crate::source::root::{Contents, SysRoot};
 
 /// Entries per bundle. A bundle holds one entry per offload target plus the host's: real ones
 /// have a handful to a few dozen, and LLVM knows fewer than a hundred AMDGPU processors.
@@ -513,11 +513,18 @@ impl CodeObjectFile {
 
     /// Opens a file given as an absolute path inside `root` (a fixture or the live system).
     pub fn open_in(root: &SysRoot, abs: &str) -> Result<Self, Error> {
-        let path = root.resolve(abs).map_err(|e| Error::Io {
+        let contents = root.contents(abs).map_err(|e| Error::Io {
             path: PathBuf::from(abs),
             source: io::Error::other(e.kind.to_string()),
         })?;
-        Self::open(path)
+        match contents {
+            Contents::File(path) => Self::open(path),
+            Contents::Memory(bytes) => Ok(Self {
+                path: PathBuf::from(abs),
+                map: map::Mapped::memory(bytes),
+                limits: Limits::default(),
+            }),
+        }
     }
 
     /// Opens and maps a file with other limits.

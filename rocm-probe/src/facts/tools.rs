@@ -484,11 +484,7 @@ impl Collector<'_> {
         if !self.root.is_fixture() {
             return true;
         }
-        let (parent, name) = split(path);
-        match (self.root.resolve(parent), self.root.resolve(path)) {
-            (Ok(dir), Ok(real)) => dir.join(name) != real,
-            _ => false,
-        }
+        self.root.is_link(path)
     }
 
     /// The version `file` gives under `prefix`, read once per path.

@@ -36,20 +36,16 @@ impl KfdUnreadable {
     /// From the topology's read error: `Some` only for a refusal (not for an absent topology,
     /// which is a different diagnosis).
     pub fn from_error(root: &SysRoot, err: &ReadError) -> Option<Self> {
-        use std::os::unix::fs::MetadataExt;
         if err.kind != crate::source::root::ReadErrorKind::PermissionDenied {
             return None;
         }
-        let meta = root
-            .resolve(&err.path)
-            .ok()
-            .and_then(|p| std::fs::metadata(p).ok());
+        let owner = root.owner(&err.path);
         Some(Self {
             path: err.path.clone(),
             uid: nix::unistd::geteuid().as_raw(),
-            mode: meta.as_ref().map(|m| m.mode() & 0o7777),
-            owner_uid: meta.as_ref().map(MetadataExt::uid),
-            owner_gid: meta.as_ref().map(MetadataExt::gid),
+            mode: owner.map(|o| o.mode),
+            owner_uid: owner.map(|o| o.uid),
+            owner_gid: owner.map(|o| o.gid),
         })
     }
 }

@@ -20,6 +20,8 @@ pub enum InputKind {
     /// about 1 MiB; 16 MiB leaves room for bigger machines and stays far under the memory budget
     /// once parsed.
     Report,
+    /// A fixture archive for `--root x.tar.gz` (`source::archive`).
+    Archive,
 }
 
 impl InputKind {
@@ -28,6 +30,7 @@ impl InputKind {
         match self {
             Self::Expect => 1 << 20,
             Self::Report => 16 << 20,
+            Self::Archive => crate::source::archive::COMPRESSED_CAP,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! `Source`: the one place that touches the system, live or fixture.
 
 pub mod active_results;
+pub mod archive;
 pub mod atomic;
 pub mod escape;
 pub mod fixture;
@@ -52,11 +53,13 @@ impl Source {
         }
     }
 
-    /// A fixture directory; its `fixture.toml` (optional) is parsed now.
+    /// A fixture directory, or a fixture archive (`.tar.gz`, `.tgz`: read into memory, never
+    /// extracted); its `fixture.toml` (optional) is parsed now.
     pub fn fixture(dir: impl AsRef<Path>) -> Result<Self, FixtureError> {
         let dir = dir.as_ref();
         match std::fs::metadata(dir) {
             Ok(meta) if meta.is_dir() => {}
+            Ok(_) if archive::is_archive_name(dir) => return Self::archive(dir),
             Ok(_) => {
                 return Err(fixture_dir_error(
                     dir,
@@ -69,6 +72,26 @@ impl Source {
             return Err(fixture_dir_error(dir, &why));
         }
         let root = SysRoot::fixture(dir);
+        let config = FixtureConfig::load(&root)?;
+        Ok(Self {
+            root,
+            host: Box::new(FixtureHost::new(config.clone())),
+            config: Some(config),
+        })
+    }
+
+    fn archive(path: &Path) -> Result<Self, FixtureError> {
+        let bytes = input::read(path, input::InputKind::Archive)
+            .map_err(|e| fixture_dir_error(path, &e.to_string()))?;
+        let tree = archive::Archive::parse(&bytes).map_err(|e| fixture_dir_error(path, &e.0))?;
+        if !tree.is_machine_tree() {
+            let dirs = crate::i18n::list(MACHINE_DIRS);
+            return Err(fixture_dir_error(
+                path,
+                &crate::msg!("io.fixture-no-machine-dirs", dirs),
+            ));
+        }
+        let root = SysRoot::archive(path, tree);
         let config = FixtureConfig::load(&root)?;
         Ok(Self {
             root,

@@ -203,8 +203,8 @@ pub(crate) fn exists(
     abs: &str,
     problems: &mut Vec<Problem>,
 ) -> bool {
-    match root.resolve(abs) {
-        Err(e) if !e.is_not_found() => {
+    match root.check(abs) {
+        Err(e) => {
             problems.push(e.into());
             false
         }

@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use nix::errno::Errno;
 use nix::fcntl::{OFlag, OpenHow, ResolveFlag};
 
+use crate::source::archive::Archive;
 use crate::source::record::{Record, Recorder};
 
 /// The largest file the probe reads whole. sysfs files are a page; anything bigger is not what
@@ -139,6 +140,28 @@ pub struct SysRoot {
     base_fd: Option<OwnedFd>,
     /// Cleared when the kernel refuses `openat2` (before Linux 5.6, or a seccomp filter).
     openat2: AtomicBool,
+    /// A fixture archive read into memory: every read is answered from it, none from disk.
+    archive: Option<Arc<Archive>>,
+}
+
+/// A file's permission bits and owner (an archive member's as recorded in the archive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Owner {
+    /// Permission bits.
+    pub mode: u32,
+    /// Owner's uid.
+    pub uid: u32,
+    /// Group's gid.
+    pub gid: u32,
+}
+
+/// A file's bytes as the code-object reader takes them: a path to map, or memory.
+#[derive(Debug, Clone)]
+pub enum Contents {
+    /// A file on disk, mapped by the reader.
+    File(PathBuf),
+    /// A member of a fixture archive.
+    Memory(Arc<[u8]>),
 }
 
 impl SysRoot {
@@ -151,6 +174,20 @@ impl SysRoot {
             recorder: None,
             base_fd: None,
             openat2: AtomicBool::new(false),
+            archive: None,
+        }
+    }
+
+    /// A fixture archive already read into memory; `path` names it in the report.
+    pub fn archive(path: impl Into<PathBuf>, archive: Archive) -> Self {
+        Self {
+            base: path.into(),
+            fixture: true,
+            dirs: Mutex::default(),
+            recorder: None,
+            base_fd: None,
+            openat2: AtomicBool::new(false),
+            archive: Some(Arc::new(archive)),
         }
     }
 
@@ -170,6 +207,7 @@ impl SysRoot {
             dirs: Mutex::default(),
             recorder: None,
             base_fd,
+            archive: None,
         }
     }
 
@@ -221,7 +259,7 @@ impl SysRoot {
         result
     }
 
-    /// The directory absolute paths are mapped into.
+    /// The directory absolute paths are mapped into (the archive, for a fixture archive).
     pub fn base(&self) -> &Path {
         &self.base
     }
@@ -241,6 +279,13 @@ impl SysRoot {
     }
 
     fn read_uncounted(&self, abs: &str) -> Result<Vec<u8>, ReadError> {
+        if let Some(archive) = &self.archive {
+            let data = archive.contents(abs)?;
+            if data.len() as u64 > READ_CAP {
+                return Err(ReadError::new(abs, ReadErrorKind::TooLarge));
+            }
+            return Ok(data.to_vec());
+        }
         let fast = self.open_beneath(abs);
         let file = if let Some(opened) = fast {
             opened
@@ -355,6 +400,10 @@ impl SysRoot {
 
     /// The entry names, and apart those that are not UTF-8 (as readers see them, lossily).
     fn read_dir_uncounted(&self, abs: &str) -> Result<(Vec<String>, Vec<String>), ReadError> {
+        if let Some(archive) = &self.archive {
+            // Member names were checked to be UTF-8 when the archive was read.
+            return Ok((archive.read_dir(abs)?, Vec::new()));
+        }
         let path = self.resolve_dir(abs)?;
         let entries = std::fs::read_dir(&path).map_err(|e| ReadError::from_io(abs, &e))?;
         let mut names = Vec::new();
@@ -383,6 +432,9 @@ impl SysRoot {
     }
 
     fn read_link_uncounted(&self, abs: &str) -> Result<String, ReadError> {
+        if let Some(archive) = &self.archive {
+            return archive.read_link(abs);
+        }
         let path = if self.fixture {
             let (parent, name) = split_parent(abs);
             self.resolve_dir(parent)?.join(name)
@@ -399,20 +451,79 @@ impl SysRoot {
 
     /// Whether a path exists (following symlinks inside the root).
     pub fn exists(&self, abs: &str) -> bool {
-        let meta = self
-            .resolve(abs)
-            .ok()
-            .and_then(|p| std::fs::metadata(p).ok());
+        let dir = match &self.archive {
+            Some(archive) => archive.exists(abs),
+            None => self
+                .resolve(abs)
+                .ok()
+                .and_then(|p| std::fs::metadata(p).ok())
+                .map(|m| m.is_dir()),
+        };
         self.log(|| Record::Exists {
             path: abs.to_owned(),
-            dir: meta.as_ref().map(|m| m.is_dir()),
+            dir,
         });
-        meta.is_some()
+        dir.is_some()
+    }
+
+    /// Whether `abs` can be looked up at all: `Ok` when it exists or is merely missing, the
+    /// error when a symlink on the way escapes the fixture, loops, or is refused.
+    pub fn check(&self, abs: &str) -> Result<(), ReadError> {
+        match &self.archive {
+            Some(archive) => archive.check(abs),
+            None => match self.resolve(abs) {
+                Err(e) if !e.is_not_found() => Err(e),
+                _ => Ok(()),
+            },
+        }
+    }
+
+    /// In a fixture, whether the last component of `abs` is a symlink (its directory resolved
+    /// inside the fixture); on the live root, `false`: the kernel follows links there.
+    pub fn is_link(&self, abs: &str) -> bool {
+        if let Some(archive) = &self.archive {
+            return archive.is_link(abs);
+        }
+        if !self.fixture {
+            return false;
+        }
+        let (parent, name) = split_parent(abs);
+        self.resolve_dir(parent)
+            .ok()
+            .and_then(|dir| std::fs::symlink_metadata(dir.join(name)).ok())
+            .is_some_and(|m| m.file_type().is_symlink())
+    }
+
+    /// A file's permission bits and owner, links followed (for saying why a read was refused).
+    pub fn owner(&self, abs: &str) -> Option<Owner> {
+        use std::os::unix::fs::MetadataExt;
+        if let Some(archive) = &self.archive {
+            return archive.owner(abs);
+        }
+        let meta = std::fs::metadata(self.resolve(abs).ok()?).ok()?;
+        Some(Owner {
+            mode: meta.mode() & 0o7777,
+            uid: meta.uid(),
+            gid: meta.gid(),
+        })
+    }
+
+    /// What the code-object reader maps for `abs`: the resolved path on disk, or an archive
+    /// member's bytes (which no cap applies to: a library's fat binary is large).
+    pub fn contents(&self, abs: &str) -> Result<Contents, ReadError> {
+        match &self.archive {
+            Some(archive) => archive.contents(abs).map(Contents::Memory),
+            None => self.resolve(abs).map(Contents::File),
+        }
     }
 
     /// Maps an absolute path to the real path to open. In a fixture, every symlink on the way,
-    /// the last component included, is resolved inside the fixture.
+    /// the last component included, is resolved inside the fixture. A fixture archive has no
+    /// real paths: [`ReadErrorKind::WrongType`] (readers use [`SysRoot::contents`]).
     pub fn resolve(&self, abs: &str) -> Result<PathBuf, ReadError> {
+        if self.archive.is_some() {
+            return Err(ReadError::new(abs, ReadErrorKind::WrongType));
+        }
         if !self.fixture {
             return Ok(PathBuf::from(abs));
         }
