@@ -290,12 +290,31 @@ fn every_fixture_gives_a_valid_feature_file() {
             _ => "pass",
         };
         assert_eq!(health.value, want, "{name}");
+        // The GPU of a one-GPU root cause is named, by number and PCI address, and only then.
+        let label = |key: &str| {
+            file.labels
+                .iter()
+                .find(|l| l.key == format!("{LABEL_NS}/{key}"))
+                .map(|l| l.value.clone())
+        };
+        match &report.verdict.root_subject {
+            Some(rocm_probe::finding::Subject::Gpu { index, pci_address }) => {
+                assert_eq!(label("root-cause-gpu"), Some(index.to_string()), "{name}");
+                assert_eq!(
+                    label("root-cause-pci-address"),
+                    pci_address.as_ref().map(|a| a.replace(':', "_")),
+                    "{name}"
+                );
+                *seen_health.entry("gpu named".to_owned()).or_insert(0) += 1;
+            }
+            _ => assert_eq!(label("root-cause-gpu"), None, "{name}"),
+        }
         *seen_health.entry(health.value.clone()).or_insert(0) += 1;
     }
     // The fixtures cover every verdict.
     assert_eq!(
         seen_health.keys().collect::<Vec<_>>(),
-        ["fail", "pass", "undetermined", "warn"]
+        ["fail", "gpu named", "pass", "undetermined", "warn"]
     );
 }
 

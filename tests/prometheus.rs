@@ -454,6 +454,38 @@ fn values_follow_the_report() {
         text.lines().count()
     );
 
+    // One bad GPU of eight: the root cause and its findings name it, as gpu_info does.
+    let t = parse(&textfile("ras-uncorrectable"));
+    let gpu = [("gpu", "0"), ("pci_address", "0000:63:00.0")];
+    let root = &t["rocm_probe_root_cause_info"].samples;
+    assert_eq!(root.len(), 1);
+    assert!(
+        gpu.iter()
+            .all(|(k, v)| root[0].labels.get(*k).map(String::as_str) == Some(*v)),
+        "{:?}",
+        root[0].labels
+    );
+    assert_eq!(
+        value(
+            &t,
+            "rocm_probe_finding_info",
+            &[
+                ("id", "hardware.ras-uncorrectable"),
+                ("layer", "hardware"),
+                ("status", "fail"),
+                gpu[0],
+                gpu[1]
+            ]
+        ),
+        1.0
+    );
+    let named_gpu = t["rocm_probe_gpu_info"]
+        .samples
+        .iter()
+        .find(|s| s.labels.get("gpu").map(String::as_str) == Some("0"))
+        .unwrap();
+    assert_eq!(named_gpu.labels["pci_address"], "0000:63:00.0");
+
     // No GPU: the verdict and root cause, no GPU families.
     let t = parse(&textfile("no-amdgpu"));
     assert_eq!(value(&t, "rocm_probe_verdict", &[]), 4.0);

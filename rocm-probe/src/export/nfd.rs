@@ -18,6 +18,8 @@
 //! |---|---|
 //! | `health` | `pass`, `warn` or `fail`: the verdict; `undetermined` when no GPU could be checked |
 //! | `root-cause` | the root-cause finding id (`driver.kfd-permission-denied`); absent when healthy |
+//! | `root-cause-gpu` | when the root cause is one GPU's: its number (`GPU n` in the report) |
+//! | `root-cause-pci-address` | and its PCI address, `:` made `_` (`0000_63_00.0`) |
 //! | `gpu-count` | physical GPUs |
 //! | `agent-count` | GPU agents (KFD GPU nodes: partitions on a partitioned GPU) |
 //! | `gfx` | the distinct gfx targets in node order, joined by `_` (`gfx942`, `gfx1100_gfx1036`) |
@@ -79,6 +81,13 @@ pub fn labels(report: &Report, facts: &Facts) -> Vec<(String, String)> {
     out.push(("health".to_owned(), health.to_owned()));
     if let Some(id) = report.verdict.root_cause {
         out.push(("root-cause".to_owned(), id.to_owned()));
+    }
+    if let Some(crate::finding::Subject::Gpu { index, pci_address }) = &report.verdict.root_subject
+    {
+        out.push(("root-cause-gpu".to_owned(), index.to_string()));
+        if let Some(address) = pci_address {
+            out.push(("root-cause-pci-address".to_owned(), address.clone()));
+        }
     }
     let inv = facts.inventory.as_ref();
     out.push((

@@ -13,10 +13,10 @@
 //! |---|---|---|
 //! | `rocm_probe_info` | gauge | `version`, `profile`, `source` |
 //! | `rocm_probe_verdict` | gauge | — (status code) |
-//! | `rocm_probe_root_cause_info` | gauge | `id`, `layer`, `number`, `status` |
+//! | `rocm_probe_root_cause_info` | gauge | `id`, `layer`, `number`, `status`, `gpu`, `pci_address` (when the cause is one GPU's) |
 //! | `rocm_probe_layer_status` | gauge | `layer`, `number` (status code) |
 //! | `rocm_probe_findings` | gauge | `status` (all five, zeros included) |
-//! | `rocm_probe_finding_info` | gauge | `id`, `layer`, `status` (warn and fail only) |
+//! | `rocm_probe_finding_info` | gauge | `id`, `layer`, `status` (warn and fail only), `gpu`, `pci_address` (a finding about one GPU: one sample per GPU) |
 //! | `rocm_probe_gpus`, `rocm_probe_gpu_agents` | gauge | — |
 //! | `rocm_probe_gpu_info` | gauge | `kfd_node`, `gpu`, `pci_address`, `device_id`, `gfx`, `target_id`, `marketing_name`, `partition`, `compute_partition`, `memory_partition` |
 //! | `rocm_probe_gpu_memory_bytes` | gauge | `kfd_node` |
@@ -39,7 +39,7 @@ use std::time::Duration;
 use crate::facts::Facts;
 use crate::facts::agent::{Agent, Inventory};
 use crate::facts::drm::{RenderNode, gts};
-use crate::finding::Status;
+use crate::finding::{Status, Subject};
 use crate::report::Report;
 use crate::source::SourceKind;
 
@@ -285,6 +285,8 @@ fn run_families(report: &Report, facts: &Facts, families: &mut Vec<Family>) {
                 ("layer", layer.map(str::to_owned)),
                 ("number", some(report.verdict.root_layer)),
                 ("status", some(status_id(report.verdict.status))),
+                gpu_label(report.verdict.root_subject.as_ref()),
+                pci_label(report.verdict.root_subject.as_ref()),
             ],
             1u8,
         );
@@ -318,7 +320,7 @@ fn run_families(report: &Report, facts: &Facts, families: &mut Vec<Family>) {
     let mut problems = Family::new(
         "rocm_probe_finding_info",
         Kind::Gauge,
-        "Always 1 for each finding id present with status warn or fail: the id, its layer and status.",
+        "Always 1 for each finding id present with status warn or fail: the id, its layer and status, and the GPU when it is about one.",
     );
     for f in report.findings.iter().filter(|f| f.status >= Status::Warn) {
         problems.push(
@@ -326,11 +328,29 @@ fn run_families(report: &Report, facts: &Facts, families: &mut Vec<Family>) {
                 ("id", some(f.id)),
                 ("layer", some(f.layer.id())),
                 ("status", some(status_id(f.status))),
+                gpu_label(f.subject.as_ref()),
+                pci_label(f.subject.as_ref()),
             ],
             1u8,
         );
     }
     families.push(problems);
+}
+
+/// The `gpu` label of a finding about one GPU: its number, as `rocm_probe_gpu_info` has it.
+fn gpu_label(subject: Option<&Subject>) -> (&'static str, Option<String>) {
+    match subject {
+        Some(Subject::Gpu { index, .. }) => ("gpu", some(index)),
+        _ => ("gpu", None),
+    }
+}
+
+/// The `pci_address` label of a finding about one GPU.
+fn pci_label(subject: Option<&Subject>) -> (&'static str, Option<String>) {
+    match subject {
+        Some(Subject::Gpu { pci_address, .. }) => ("pci_address", pci_address.clone()),
+        _ => ("pci_address", None),
+    }
 }
 
 /// The render node of an agent.

@@ -41,6 +41,10 @@ pub struct Verdict {
     pub root_layer: u8,
     /// The root-cause finding's id.
     pub root_cause: Option<&'static str>,
+    /// What the root-cause finding is about, when it is one thing (a GPU, a library): fleet
+    /// outputs name the GPU from it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root_subject: Option<crate::finding::Subject>,
     /// One plain sentence.
     pub summary: String,
 }
@@ -152,6 +156,7 @@ impl Report {
                     status: r.status(&findings),
                     root_layer: cause.layer.number(),
                     root_cause: Some(cause.id),
+                    root_subject: cause.subject.clone(),
                     summary: if r.cause == r.symptom {
                         cause.summary.clone()
                     } else {
@@ -168,6 +173,7 @@ impl Report {
                 status: Status::Pass,
                 root_layer: 0,
                 root_cause: None,
+                root_subject: None,
                 summary: msg!("report.healthy"),
             },
         };
@@ -208,12 +214,14 @@ fn undetermined(root: Option<usize>, findings: &[Finding]) -> Verdict {
             status: Status::Skip,
             root_layer: findings[i].layer.number(),
             root_cause: Some(findings[i].id),
+            root_subject: findings[i].subject.clone(),
             summary: msg!("report.undetermined", why = findings[i].summary),
         },
         None => Verdict {
             status: Status::Skip,
             root_layer: 0,
             root_cause: None,
+            root_subject: None,
             summary: msg!("report.undetermined-nothing"),
         },
     }
