@@ -780,6 +780,14 @@ fn prolog_exit_codes_and_the_operators_drain() {
     let (code, stderr, calls) = run_prolog(&fixture(HEALTHY), "");
     assert_eq!((code, calls.as_str()), (0, ""), "{stderr}");
 
+    // One bad GPU of eight: the drain reason names that GPU (issue 15: fleet outputs name it).
+    let (code, stderr, calls) = run_prolog(&fixture("ras-uncorrectable"), "");
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        calls.contains("reason=rocm-probe: FAIL hardware.ras-uncorrectable: GPU 0 (0000:63:00.0"),
+        "{calls}"
+    );
+
     // The probe cannot run (exit 2): the job goes ahead.
     let (code, stderr, calls) = run_prolog(Path::new("/nonexistent/rocm-probe-root"), "");
     assert_eq!((code, calls.as_str()), (0, ""), "{stderr}");
