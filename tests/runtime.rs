@@ -669,3 +669,54 @@ fn libraries_see_the_per_node_override_where_the_release_reads_it() {
     );
     assert!(!rocblas(&r), "{:#?}", r.findings);
 }
+
+/// One GPU failing alone (uncorrectable RAS errors on the discrete GPU of `igpu-beside-dgpu`)
+/// takes only that GPU out of the runtime's GPU checks: the iGPU is still checked against the
+/// release, and the skip names the GPU out and what took it out (issue 15, per-GPU severity).
+#[test]
+fn one_failing_gpu_leaves_the_others_checked() {
+    let machine = rocm_probe_tests::copy_fixture("igpu-beside-dgpu");
+    let ras = machine.path().join("sys/class/drm/card0/device/ras");
+    std::fs::create_dir_all(&ras).unwrap();
+    std::fs::write(ras.join("umc_err_count"), "ue: 2\nce: 0\n").unwrap();
+    let r = Report::collect(
+        &Source::fixture(machine.path()).unwrap(),
+        Options::default(),
+    );
+    let bad = finding(&r, "hardware.ras-uncorrectable");
+    assert_eq!(bad.status, Status::Fail);
+    let skipped = finding(&r, "runtime.gpu-checks-skipped");
+    assert_eq!(skipped.caused_by, Some("hardware.ras-uncorrectable"));
+    assert_eq!(skipped.subject, bad.subject);
+    assert!(
+        skipped.summary.contains("0000:86:00.0"),
+        "{}",
+        skipped.summary
+    );
+    // The iGPU's release check still runs; the GPU out has none.
+    let unsupported = finding(&r, "runtime.target-unsupported");
+    assert!(
+        unsupported.summary.contains("gfx1103"),
+        "{}",
+        unsupported.summary
+    );
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.id == "runtime.target-supported"),
+        "the GPU out was checked"
+    );
+    assert_eq!(r.exit_code(false), 1);
+    // Untouched, both GPUs are checked and nothing is skipped.
+    let r = report("igpu-beside-dgpu");
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.id == "runtime.gpu-checks-skipped")
+    );
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.id == "runtime.target-supported")
+    );
+}

@@ -58,25 +58,54 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         return out;
     }
     // The first failure up the chain (no other failure explains it), as the layer notes name it.
-    if let Some(cause) = below
-        .iter()
-        .filter(|x| x.status == Status::Fail)
-        .min_by_key(|x| crate::finding::explained(x, below, Status::Fail))
-    {
+    let gpus_out = match gpus_out(f, below) {
+        Some(out_of_use) => out_of_use,
+        None => {
+            if let Some(cause) = below
+                .iter()
+                .filter(|x| x.status == Status::Fail)
+                .min_by_key(|x| crate::finding::explained(x, below, Status::Fail))
+            {
+                let mut skipped = GPU_CHECKS_SKIPPED.finding(msg!(
+                    "runtime.gpu-checks-skipped",
+                    layer = cause.layer.number(),
+                    name = crate::finding::layer_name(cause.layer)
+                ));
+                skipped.caused_by = Some(cause.id);
+                out.push(skipped);
+                return out;
+            }
+            BTreeMap::new()
+        }
+    };
+    if let (Some(inv), Some(first)) = (f.inventory.as_ref(), gpus_out.values().next()) {
+        let names: Vec<String> = gpus_out
+            .keys()
+            .filter_map(|&i| Some(inv.gpu_name(inv.gpus.get(i)?).to_string()))
+            .collect();
         let mut skipped = GPU_CHECKS_SKIPPED.finding(msg!(
-            "runtime.gpu-checks-skipped",
-            layer = cause.layer.number(),
-            name = crate::finding::layer_name(cause.layer)
+            "runtime.gpu-checks-skipped-some",
+            gpus = crate::i18n::list(&names),
+            left = inv.gpus.len() - gpus_out.len()
         ));
-        skipped.caused_by = Some(cause.id);
+        skipped.caused_by = Some(first.id);
+        if gpus_out.len() == 1 {
+            skipped.subject = first.subject.clone();
+        }
         out.push(skipped);
-        return out;
     }
     if gpus.is_empty() {
         return out;
     }
     let view = visibility(&gpus, env, &mut out);
-    let visible: Vec<&Agent> = view.hip.iter().map(|&i| gpus[i]).collect();
+    // ROCr still enumerates a GPU that failed alone (device masks count it), but what runs on
+    // it says nothing about the others: the checks below are of the GPUs still in use.
+    let visible: Vec<&Agent> = view
+        .hip
+        .iter()
+        .map(|&i| gpus[i])
+        .filter(|a| a.physical_gpu.is_none_or(|g| !gpus_out.contains_key(&g)))
+        .collect();
     if visible.is_empty() {
         return out;
     }
@@ -87,6 +116,22 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     }
     release_support(&f.installs, &visible, &overrides, &mut out);
     out
+}
+
+/// When every failure of layers 1–3 is one GPU's and GPUs remain, those GPUs with the failure
+/// that took each out (noted in a skip finding caused by the first); `None` when a failure
+/// concerns the whole machine or every GPU, and the GPU checks are skipped as a whole.
+fn gpus_out<'a>(f: &Facts, below: &'a [Finding]) -> Option<BTreeMap<usize, &'a Finding>> {
+    let total = f.inventory.as_ref().map_or(0, |i| i.gpus.len());
+    let mut out = BTreeMap::new();
+    for x in below.iter().filter(|x| x.status == Status::Fail) {
+        let gpu = x
+            .subject
+            .as_ref()
+            .and_then(crate::finding::Subject::gpu_index)?;
+        out.entry(gpu).or_insert(x);
+    }
+    (!out.is_empty() && out.len() < total).then_some(out)
 }
 
 // ----------------------------------------------------------------------------------------------
