@@ -120,8 +120,14 @@ impl Collect for WslFacts {
         let loaded = installs.loaded_rocr();
         let rocr = loaded.and_then(|d| d.libs.rocr.as_ref()).map(|lib| {
             let path = lib.path();
+            // The real file, where the soname link (read by the install collector) leads: a
+            // snapshot records it there, so that the link stays a link.
+            let real = lib.file.as_ref().map_or_else(
+                || path.clone(),
+                |f| crate::facts::install::resolve_link(&path, f),
+            );
             RocrBuild {
-                needed: read_needed(root, &path),
+                needed: read_needed(root, &real),
                 path,
             }
         });
@@ -150,7 +156,7 @@ impl Collect for WslFacts {
     }
 }
 
-/// The `DT_NEEDED` entries of the shared library at `abs`; `None` when it is not one that can
+/// The `DT_NEEDED` entries of the shared library at `abs` (a real file, not a link); `None` when it is not one that can
 /// be read (an empty fixture stand-in included). A snapshot records the file whole when small,
 /// else a minimal ELF with the same entries ([`needed_stand_in`]).
 fn read_needed(root: &SysRoot, abs: &str) -> Option<Vec<String>> {
