@@ -137,7 +137,7 @@ pub fn check(f: &Facts, out: &mut Vec<Finding>) {
     let finding = WSL_READY
         .finding(msg!(
             "driver.wsl-ready",
-            verified = verified.join("; "),
+            verified = verified.join(&msg!("driver.wsl-separator")),
             release
         ))
         .with(rocr_evidence())
@@ -163,12 +163,8 @@ fn detection(
     out: &mut Vec<Finding>,
 ) -> bool {
     let value = f.platform.env.get(DXG_DETECTION).map(String::as_str);
-    let default_on = version.map(|v| v.line() >= DETECTION_DEFAULT_ON);
-    let status = match (value, default_on) {
-        (Some("1"), _) | (None, Some(true)) => return true,
-        (Some("0"), _) | (_, Some(false)) => Status::Fail,
-        (Some(_), Some(true)) => return true,
-        (_, None) => Status::Warn,
+    let Some(status) = detection_off(value, version) else {
+        return true;
     };
     let set = value.map_or_else(
         || msg!("driver.wsl-detection-unset", var = DXG_DETECTION),
@@ -202,6 +198,19 @@ fn detection(
     false
 }
 
+/// Whether ROCr's DXG detection is off with `HSA_ENABLE_DXG_DETECTION` = `value` in `version`:
+/// `None` when it is on, `Fail` when off, `Warn` when it depends on a release not known. Before
+/// 7.13 only `1` turns it on; from 7.13 anything but `0` does, unset included.
+fn detection_off(value: Option<&str>, version: Option<RocmVersion>) -> Option<Status> {
+    let default_on = version.map(|v| v.line() >= DETECTION_DEFAULT_ON);
+    match (value, default_on) {
+        (Some("1"), _) | (None, Some(true)) => None,
+        (Some("0"), _) | (_, Some(false)) => Some(Status::Fail),
+        (Some(_), Some(true)) => None,
+        (_, None) => Some(Status::Warn),
+    }
+}
+
 /// A standard ROCr (it does not link libdxcore) and no librocdxg: nothing can reach `/dev/dxg`.
 fn runtime_missing(
     f: &Facts,
@@ -221,7 +230,7 @@ fn runtime_missing(
         .with(Evidence::new(
             msg!(
                 "driver.wsl-rocdxg-looked-for",
-                names = ROCDXG_NAMES.join(", ")
+                names = i18n::list(ROCDXG_NAMES)
             ),
             msg!("driver.wsl-not-found-in", dirs = dirs.join(":")),
         ));
@@ -238,5 +247,24 @@ fn runtime_missing(
                 msg!("driver.wsl-step-install-wsl-runtime"),
             )),
         _ => finding.remedy(msg!("driver.wsl-runtime-missing-remedy")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection_needs_1_before_7_13_and_only_not_0_after() {
+        let v = |t: &str| RocmVersion::parse(t);
+        assert_eq!(detection_off(Some("1"), v("7.2.1")), None);
+        assert_eq!(detection_off(None, v("7.2.1")), Some(Status::Fail));
+        assert_eq!(detection_off(Some("yes"), v("7.2.1")), Some(Status::Fail));
+        assert_eq!(detection_off(None, v("7.13.0")), None);
+        assert_eq!(detection_off(Some("yes"), v("7.13.0")), None);
+        assert_eq!(detection_off(Some("0"), v("7.13.0")), Some(Status::Fail));
+        assert_eq!(detection_off(Some("0"), None), Some(Status::Fail));
+        assert_eq!(detection_off(Some("1"), None), None);
+        assert_eq!(detection_off(None, None), Some(Status::Warn));
     }
 }
