@@ -19,6 +19,7 @@ pub mod support;
 pub mod tools;
 pub mod topo;
 pub mod topology;
+pub mod wsl;
 
 use serde::Serialize;
 
@@ -33,6 +34,7 @@ use crate::facts::pci::PciFacts;
 use crate::facts::platform::PlatformFacts;
 use crate::facts::process::Processes;
 use crate::facts::tools::ToolFacts;
+use crate::facts::wsl::WslFacts;
 use crate::source::fixture::Identity;
 use crate::source::problem::Problem;
 use crate::source::{Source, SourceKind};
@@ -74,6 +76,9 @@ pub struct Facts {
     pub frameworks: FrameworkFacts,
     /// The profilers, debugger and SMI tools on PATH and in the installs.
     pub tools: ToolFacts,
+    /// What ROCm on WSL needs (`/dev/dxg`, libdxcore, the WSL runtime or librocdxg); `None`
+    /// without WSL markers.
+    pub wsl: Option<WslFacts>,
     /// Processes that have `/dev/kfd` open; `None` without KFD.
     pub processes: Option<Processes>,
     /// Results of the active probes: live with `--active`, or a fixture's `[active]` table.
@@ -187,6 +192,7 @@ impl Facts {
         let compiler = CompilerFacts::collect(source, &installs, &mut problems.compiler);
         let frameworks = FrameworkFacts::collect(source, &platform.env, &mut problems.frameworks);
         let tools = ToolFacts::collect(source, (&installs, &platform.env), &mut problems.tools);
+        let wsl = WslFacts::collect(source, (&platform, &installs), &mut problems.system);
 
         // After the processes were read: the probe's own KFD process is not among them.
         let active = match source.kind() {
@@ -216,6 +222,7 @@ impl Facts {
             compiler,
             frameworks,
             tools,
+            wsl,
             processes,
             active,
             problems,

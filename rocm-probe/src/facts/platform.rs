@@ -36,7 +36,7 @@ pub const DXG: &str = "/dev/dxg";
 
 /// Environment variables that change what ROCm sees or loads; read by name so that a snapshot
 /// can record exactly these.
-pub const ROCM_ENV: [&str; 18] = [
+pub const ROCM_ENV: [&str; 19] = [
     "HSA_OVERRIDE_GFX_VERSION",
     "HSA_XNACK",
     "HSA_ENABLE_SDMA",
@@ -57,6 +57,8 @@ pub const ROCM_ENV: [&str; 18] = [
     "CONDA_PREFIX",
     "PYTHONPATH",
     "HOME",
+    // WSL: whether ROCr looks for /dev/dxg and loads librocdxg (facts/wsl.rs).
+    "HSA_ENABLE_DXG_DETECTION",
 ];
 
 /// One modprobe directive that keeps amdgpu from loading.

@@ -7,7 +7,7 @@ use crate::facts::topology::{Node, TOPOLOGY_DIR};
 use crate::facts::{Facts, KFD_DEVICE};
 use crate::finding::{
     Evidence, Finding, KFD_ANSWERS, KFD_CLOCK_STUCK, KFD_GPUS_HIDDEN, KFD_INTERFACE_OLD,
-    KFD_IOCTL_FAILED, KFD_OPEN_FAILED, Status,
+    KFD_IOCTL_FAILED, KFD_OPEN_FAILED, Status, WSL_NO_KFD,
 };
 use crate::msg;
 
@@ -35,6 +35,16 @@ pub fn check(f: &Facts) -> Vec<Finding> {
         open.to_string(),
     );
     if let KfdOpen::Errno(errno) = open {
+        if errno.as_str() == "ENOENT" && !f.platform.wsl_markers.is_empty() {
+            // WSL has no KFD by design (its GPU is reached through /dev/dxg): no node to open
+            // is what a healthy WSL shows; layer 2's WSL findings judge /dev/dxg.
+            out.push(
+                WSL_NO_KFD
+                    .finding(msg!("active.kfd-absent-wsl", device = KFD_DEVICE))
+                    .with(device),
+            );
+            return out;
+        }
         out.push(
             KFD_OPEN_FAILED
                 .finding(msg!(

@@ -2,6 +2,7 @@
 
 pub mod active;
 pub mod rules;
+pub mod wsl;
 
 use crate::facts::access::{Access, DeviceFacts, access};
 use crate::facts::config::Profile;
@@ -38,6 +39,7 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
         [INPUT_UNREADABLE, INPUT_MALFORMED],
     ));
     environment(f, &mut out);
+    wsl::check(f, &mut out);
     if !f.platform.wsl_markers.is_empty() && f.kfd.is_none() {
         // WSL has neither amdgpu nor KFD by design; their absence is not a fault.
         return out;

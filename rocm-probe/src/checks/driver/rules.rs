@@ -52,6 +52,24 @@ declare_rules! {
     KFD_READY = "driver.kfd-ready", Driver, Pass;
     CONTAINER = "driver.container", Driver, Info;
     WSL = "driver.wsl", Driver, Info;
+    WSL_DXG_UNUSABLE = "driver.wsl-dxg-unusable", Driver, Fail => [
+        runtime::rules::ROCR_INIT_FAILED,
+        runtime::rules::HIP_FAILED,
+    ];
+    WSL_DXCORE_MISSING = "driver.wsl-dxcore-missing", Driver, Fail => [
+        runtime::rules::ROCR_LOAD_FAILED,
+        runtime::rules::ROCR_INIT_FAILED,
+        runtime::rules::HIP_FAILED,
+    ];
+    WSL_RUNTIME_MISSING = "driver.wsl-runtime-missing", Driver, Fail => [
+        runtime::rules::ROCR_INIT_FAILED,
+        runtime::rules::HIP_FAILED,
+    ];
+    WSL_DXG_DETECTION_OFF = "driver.wsl-dxg-detection-off", Driver, Fail => [
+        runtime::rules::ROCR_INIT_FAILED,
+        runtime::rules::HIP_FAILED,
+    ];
+    WSL_READY = "driver.wsl-ready", Driver, Info;
 }
 
 declare_rules! {
@@ -68,6 +86,7 @@ declare_rules! {
         runtime::rules::HIP_FAILED,
     ];
     KFD_ANSWERS = "driver.kfd-answers", Driver, Pass;
+    WSL_NO_KFD = "driver.wsl-no-kfd", Driver, Info;
     KFD_INTERFACE_OLD = "driver.kfd-interface-old", Driver, Warn;
     KFD_GPUS_HIDDEN = "driver.kfd-gpus-hidden", Driver, Warn;
     KFD_CLOCK_STUCK = "driver.kfd-clock-stuck", Driver, Warn;

@@ -1,0 +1,270 @@
+//! Layer 2 under WSL: the pieces that stand in for amdgpu and KFD there (`facts/wsl.rs` says
+//! which, with their sources): `/dev/dxg` usable by this identity, Microsoft's `libdxcore.so`
+//! where the loader finds it, and a ROCr that can use them — AMD's WSL build (ROCm 6.x) or the
+//! standard one with librocdxg and DXG detection on (ROCm 7.2 and later). When all are there
+//! the GPU behind `/dev/dxg` is still unknown, so the verdict stays undetermined.
+
+use crate::facts::Facts;
+use crate::facts::access::{Access, DeviceFacts, access};
+use crate::facts::install::RocmVersion;
+use crate::facts::platform::{DXG, PROC_VERSION};
+use crate::facts::wsl::{DXCORE, DXCORE_SONAME, DXG_DETECTION, ROCDXG_NAMES, WSL_LIB_DIR};
+use crate::finding::{
+    Action, Evidence, Finding, RemedyStep, Status, WSL_DXCORE_MISSING, WSL_DXG_DETECTION_OFF,
+    WSL_DXG_UNUSABLE, WSL_READY, WSL_RUNTIME_MISSING,
+};
+use crate::{i18n, msg};
+
+/// From this release on ROCr's DXG detection is on unless the variable is `0`
+/// (ROCm/rocm-systems#3863; librocdxg#34: `=1` "is to pair with rocm prev 7.13").
+const DETECTION_DEFAULT_ON: (u32, u32) = (7, 13);
+
+/// The WSL findings; nothing without WSL markers.
+pub fn check(f: &Facts, out: &mut Vec<Finding>) {
+    let Some(w) = &f.wsl else { return };
+    let mut verified = Vec::new();
+    let mut failed = false;
+    let dxg = DeviceFacts {
+        path: DXG.to_owned(),
+        node: w.dxg.clone(),
+        group_name: None,
+    };
+    match access(w.dxg.as_ref(), f.identity.as_ref()) {
+        Access::Missing => {
+            failed = true;
+            out.push(
+                WSL_DXG_UNUSABLE
+                    .finding(msg!("driver.wsl-dxg-missing"))
+                    .with(Evidence::absent(format!("device:{DXG}")))
+                    .with_all(
+                        f.platform
+                            .wsl_markers
+                            .get(PROC_VERSION)
+                            .map(|v| Evidence::new(PROC_VERSION, v.clone())),
+                    )
+                    .remedy(msg!("driver.wsl-dxg-missing-remedy")),
+            );
+        }
+        Access::Denied => {
+            failed = true;
+            out.push(
+                WSL_DXG_UNUSABLE
+                    .finding(msg!("driver.wsl-dxg-denied"))
+                    .with(super::node_evidence(&dxg))
+                    .with(super::identity_evidence(f))
+                    .remedy(msg!("driver.wsl-dxg-denied-remedy")),
+            );
+        }
+        Access::Granted => verified.push(msg!("driver.wsl-verified-dxg")),
+        Access::Unknown => {}
+    }
+    // The rest is about the ROCm a process would load; without one, layer 4 says so.
+    let Some(rocr) = &w.rocr else { return };
+    let build = rocr.wsl();
+    let version = f.installs.effective().and_then(|i| i.version);
+    let rocr_evidence = || {
+        Evidence::new(
+            rocr.path.clone(),
+            match &rocr.needed {
+                Some(n) => msg!("driver.wsl-needed", needed = i18n::list(n)),
+                None => msg!("driver.wsl-needed-unknown"),
+            },
+        )
+    };
+    let uses_dxcore = build == Some(true) || !w.rocdxg.is_empty();
+    match (&w.dxcore, w.dxcore_on_path) {
+        (Some(found), _) if found.is_empty() => {
+            failed = true;
+            out.push(
+                WSL_DXCORE_MISSING
+                    .finding(msg!("driver.wsl-dxcore-missing", path = DXCORE))
+                    .with(Evidence::absent(DXCORE))
+                    .with(rocr_evidence())
+                    .remedy(msg!("driver.wsl-dxcore-missing-remedy", dir = WSL_LIB_DIR)),
+            );
+        }
+        (Some(found), Some(false)) if uses_dxcore => {
+            failed = true;
+            out.push(
+                WSL_DXCORE_MISSING
+                    .finding(msg!(
+                        "driver.wsl-dxcore-off-path",
+                        name = DXCORE_SONAME,
+                        dir = WSL_LIB_DIR
+                    ))
+                    .with_all(
+                        found
+                            .iter()
+                            .map(|p| Evidence::new(p.clone(), msg!("driver.wsl-present"))),
+                    )
+                    .with(Evidence::new(
+                        msg!("driver.wsl-search-path"),
+                        f.installs.search_path_text(),
+                    ))
+                    .with(rocr_evidence())
+                    .remedy(msg!("driver.wsl-dxcore-off-path-remedy", dir = WSL_LIB_DIR)),
+            );
+        }
+        (Some(found), _) => {
+            verified.push(msg!(
+                "driver.wsl-verified-dxcore",
+                paths = i18n::list(found)
+            ));
+        }
+        (None, _) => {}
+    }
+    let release = version.map_or_else(|| msg!("driver.wsl-release-unknown"), |v| v.to_string());
+    if build == Some(true) {
+        verified.push(msg!("driver.wsl-verified-wsl-rocr", path = rocr.path));
+    } else if !w.rocdxg.is_empty() {
+        if detection(f, version, &w.rocdxg, out) {
+            verified.push(msg!(
+                "driver.wsl-verified-rocdxg",
+                paths = i18n::list(&w.rocdxg)
+            ));
+        } else {
+            failed = true;
+        }
+    } else if build == Some(false) {
+        failed = true;
+        out.push(runtime_missing(f, version, &release, rocr_evidence()));
+    } else {
+        verified.push(msg!("driver.wsl-rocr-unread", path = rocr.path));
+    }
+    if failed {
+        return;
+    }
+    let finding = WSL_READY
+        .finding(msg!(
+            "driver.wsl-ready",
+            verified = verified.join(&msg!("driver.wsl-separator")),
+            release
+        ))
+        .with(rocr_evidence())
+        .with_all(
+            w.rocdxg
+                .iter()
+                .map(|p| Evidence::new(p.clone(), msg!("driver.wsl-present"))),
+        )
+        .with(if w.driver_store.is_empty() {
+            Evidence::absent("/usr/lib/wsl/drivers")
+        } else {
+            Evidence::new("/usr/lib/wsl/drivers", w.driver_store.join(", "))
+        });
+    out.push(finding);
+}
+
+/// librocdxg is there: whether ROCr will look for `/dev/dxg`. Returns whether it will; pushes
+/// the finding when it will not or may not.
+fn detection(
+    f: &Facts,
+    version: Option<RocmVersion>,
+    rocdxg: &[String],
+    out: &mut Vec<Finding>,
+) -> bool {
+    let value = f.platform.env.get(DXG_DETECTION).map(String::as_str);
+    let Some(status) = detection_off(value, version) else {
+        return true;
+    };
+    let set = value.map_or_else(
+        || msg!("driver.wsl-detection-unset", var = DXG_DETECTION),
+        |v| msg!("driver.wsl-detection-value", var = DXG_DETECTION, value = v),
+    );
+    let summary = if status == Status::Fail {
+        msg!("driver.wsl-detection-off", set)
+    } else {
+        msg!("driver.wsl-detection-unknown", set)
+    };
+    out.push(
+        WSL_DXG_DETECTION_OFF
+            .finding_with(status, summary)
+            .with(Evidence::new(
+                format!("env:{DXG_DETECTION}"),
+                value.map_or_else(|| msg!("driver.wsl-unset"), str::to_owned),
+            ))
+            .with_all(
+                rocdxg
+                    .iter()
+                    .map(|p| Evidence::new(p.clone(), msg!("driver.wsl-present"))),
+            )
+            .remedy(msg!("driver.wsl-detection-remedy", var = DXG_DETECTION))
+            .step(RemedyStep::run(
+                Action::SetEnv,
+                DXG_DETECTION,
+                format!("export {DXG_DETECTION}=1"),
+                msg!("driver.wsl-step-detection", var = DXG_DETECTION),
+            )),
+    );
+    false
+}
+
+/// Whether ROCr's DXG detection is off with `HSA_ENABLE_DXG_DETECTION` = `value` in `version`:
+/// `None` when it is on, `Fail` when off, `Warn` when it depends on a release not known. Before
+/// 7.13 only `1` turns it on; from 7.13 anything but `0` does, unset included.
+fn detection_off(value: Option<&str>, version: Option<RocmVersion>) -> Option<Status> {
+    let default_on = version.map(|v| v.line() >= DETECTION_DEFAULT_ON);
+    match (value, default_on) {
+        (Some("1"), _) | (None, Some(true)) => None,
+        (Some("0"), _) | (_, Some(false)) => Some(Status::Fail),
+        (Some(_), Some(true)) => None,
+        (_, None) => Some(Status::Warn),
+    }
+}
+
+/// A standard ROCr (it does not link libdxcore) and no librocdxg: nothing can reach `/dev/dxg`.
+fn runtime_missing(
+    f: &Facts,
+    version: Option<RocmVersion>,
+    release: &str,
+    rocr: Evidence,
+) -> Finding {
+    let dirs: Vec<String> = f
+        .installs
+        .search_path
+        .iter()
+        .map(|d| d.dir.clone())
+        .collect();
+    let finding = WSL_RUNTIME_MISSING
+        .finding(msg!("driver.wsl-runtime-missing", release))
+        .with(rocr)
+        .with(Evidence::new(
+            msg!(
+                "driver.wsl-rocdxg-looked-for",
+                names = i18n::list(ROCDXG_NAMES)
+            ),
+            msg!("driver.wsl-not-found-in", dirs = dirs.join(":")),
+        ));
+    // AMD's WSL runtime package exists for the 6.x releases; its installer use case is the
+    // documented command (ROCm/legacy-rocm-build#3051: `amdgpu-install -y --usecase=wsl,rocm
+    // --no-dkms`).
+    match version {
+        Some(v) if v.major == 6 => finding
+            .remedy(msg!("driver.wsl-runtime-missing-remedy-6"))
+            .step(RemedyStep::run(
+                Action::Install,
+                "hsa-runtime-rocr4wsl-amdgpu",
+                "sudo amdgpu-install -y --usecase=wsl,rocm --no-dkms",
+                msg!("driver.wsl-step-install-wsl-runtime"),
+            )),
+        _ => finding.remedy(msg!("driver.wsl-runtime-missing-remedy")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection_needs_1_before_7_13_and_only_not_0_after() {
+        let v = |t: &str| RocmVersion::parse(t);
+        assert_eq!(detection_off(Some("1"), v("7.2.1")), None);
+        assert_eq!(detection_off(None, v("7.2.1")), Some(Status::Fail));
+        assert_eq!(detection_off(Some("yes"), v("7.2.1")), Some(Status::Fail));
+        assert_eq!(detection_off(None, v("7.13.0")), None);
+        assert_eq!(detection_off(Some("yes"), v("7.13.0")), None);
+        assert_eq!(detection_off(Some("0"), v("7.13.0")), Some(Status::Fail));
+        assert_eq!(detection_off(Some("0"), None), Some(Status::Fail));
+        assert_eq!(detection_off(Some("1"), None), None);
+        assert_eq!(detection_off(None, None), Some(Status::Warn));
+    }
+}

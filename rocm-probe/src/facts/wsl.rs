@@ -1,0 +1,327 @@
+//! What ROCm on WSL needs instead of amdgpu and KFD, read passively (issue 15 item 4).
+//!
+//! Under WSL2 the GPU is the Windows driver's, reached through the paravirtual device
+//! `/dev/dxg` and Microsoft's user-mode library `libdxcore.so`, which WSL mounts from the
+//! Windows host into `/usr/lib/wsl/lib` (numtide/nix-gl-host#16: "WSL mounts drivers under
+//! `/usr/lib/wsl/lib`"). ROCm reaches it in one of two ways:
+//!
+//! - ROCm 6.1 to 6.4 (AMD's "ROCm on WSL" releases): the package `hsa-runtime-rocr4wsl-amdgpu`
+//!   replaces ROCr by a WSL build of `libhsa-runtime64.so.1` (`dpkg -L` in
+//!   ROCm/legacy-rocm-build#4682: `/opt/rocm-6.4.0/lib/libhsa-runtime64.so.1.14.0`) that links
+//!   `libdxcore.so` (`DT_NEEDED`): on a machine without it, `rocminfo: error while loading
+//!   shared libraries: libdxcore.so: cannot open shared object file` (ROCm/legacy-rocm-build#4053).
+//!   The package is gone from ROCm 7.0 (legacy-rocm-build#5361, #5509;
+//!   ROCm/rocm-install-on-linux#589 "Remove hsa-runtime-rocr4wsl-amdgpu").
+//! - ROCm 7.2 and later: the standard ROCr loads `librocdxg` (ROCm/librocdxg, the DXG backend
+//!   of libhsakmt) — `librocdxg.so`, the versioned `librocdxg.so.1` since
+//!   ROCm/rocm-systems#11241 — when DXG detection is on: `HSA_ENABLE_DXG_DETECTION=1` before
+//!   ROCm 7.13 (librocdxg#34: "`export HSA_ENABLE_DXG_DETECTION=1` is to pair with rocm prev
+//!   7.13"), on by default unless `0` from then on (ROCm/rocm-systems#3863).
+//!
+//! A standard ROCr without either says `WSL environment detected.` and fails with
+//! `HSA_STATUS_ERROR_OUT_OF_RESOURCES` (nix-community/NixOS-WSL#655,
+//! ROCm/rocm-systems#1153, ROCm/librocdxg#17).
+//!
+//! Which GPU sits behind `/dev/dxg` is not visible passively (no PCI function, no KFD node).
+
+use serde::Serialize;
+
+use crate::codeobject::CodeObjectFile;
+use crate::facts::Collect;
+use crate::facts::install::InstallFacts;
+use crate::facts::platform::{DXG, PlatformFacts};
+use crate::source::Source;
+use crate::source::fixture::DeviceNode;
+use crate::source::problem::Problem;
+use crate::source::root::SysRoot;
+
+/// Where WSL mounts the Windows host's user-mode GPU libraries.
+pub const WSL_LIB_DIR: &str = "/usr/lib/wsl/lib";
+/// Microsoft's DXCore, mounted by WSL from the Windows host.
+pub const DXCORE: &str = "/usr/lib/wsl/lib/libdxcore.so";
+/// The name the WSL build of ROCr links.
+pub const DXCORE_SONAME: &str = "libdxcore.so";
+/// librocdxg's names: the versioned one ROCr loads since rocm-systems#11241, then the plain one.
+pub const ROCDXG_NAMES: [&str; 2] = ["librocdxg.so.1", "librocdxg.so"];
+/// The variable that turns ROCr's DXG detection on (`1`) or off (`0`).
+pub const DXG_DETECTION: &str = "HSA_ENABLE_DXG_DETECTION";
+/// A file read for its dynamic section at most this large (ROCr is a few MB).
+const ELF_CAP: u64 = 64 << 20;
+
+/// The ROCr a process would load, and whether it is the WSL build.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RocrBuild {
+    /// The soname link's path (`/opt/rocm-6.4.0/lib/libhsa-runtime64.so.1`).
+    pub path: String,
+    /// Its `DT_NEEDED` entries; `None` when the file could not be read as a shared library (an
+    /// empty stand-in in a fixture, a file too large or malformed).
+    pub needed: Option<Vec<String>>,
+}
+
+impl RocrBuild {
+    /// Whether it is the WSL build (links `libdxcore.so`); `None` when unknown.
+    pub fn wsl(&self) -> Option<bool> {
+        self.needed
+            .as_ref()
+            .map(|n| n.iter().any(|s| s == DXCORE_SONAME))
+    }
+}
+
+/// The WSL pieces; collected only when the platform shows WSL markers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WslFacts {
+    /// `/dev/dxg`; `None` when it does not exist.
+    pub dxg: Option<DeviceNode>,
+    /// Where `libdxcore.so` is: [`WSL_LIB_DIR`] and the loader's search order (a container
+    /// given it by a bind mount has it in `/usr/lib`, ROCm/librocdxg#1); `None` when `/usr/lib`
+    /// was not captured.
+    pub dxcore: Option<Vec<String>>,
+    /// Whether one of them is in a directory of the loader's search order; `None` when the
+    /// installs were not captured.
+    pub dxcore_on_path: Option<bool>,
+    /// The ROCr a process would load; `None` without one.
+    pub rocr: Option<RocrBuild>,
+    /// librocdxg files found in ROCr's directory and the loader's search order.
+    pub rocdxg: Vec<String>,
+    /// The Windows driver-store directories WSL mounts (`/usr/lib/wsl/drivers/*`), as named.
+    pub driver_store: Vec<String>,
+}
+
+impl Collect for WslFacts {
+    type Needs<'a> = (&'a PlatformFacts, &'a InstallFacts);
+    type Output = Option<Self>;
+
+    fn collect(
+        source: &Source,
+        (platform, installs): Self::Needs<'_>,
+        problems: &mut Vec<Problem>,
+    ) -> Option<Self> {
+        if platform.wsl_markers.is_empty() {
+            return None;
+        }
+        let root = source.root();
+        let search_dirs = || installs.search_path.iter().map(|d| d.dir.as_str());
+        let in_dir = |dir: &str| format!("{}/{DXCORE_SONAME}", dir.trim_end_matches('/'));
+        let dxcore = root.exists("/usr/lib").then(|| {
+            let mut found: Vec<String> = Vec::new();
+            for path in std::iter::once(WSL_LIB_DIR)
+                .chain(search_dirs())
+                .map(in_dir)
+            {
+                if !found.contains(&path) && root.exists(&path) {
+                    found.push(path);
+                }
+            }
+            found
+        });
+        let dxcore_on_path = installs.captured.then(|| {
+            search_dirs().any(|d| dxcore.as_ref().is_some_and(|f| f.contains(&in_dir(d))))
+        });
+        let loaded = installs.loaded_rocr();
+        let rocr = loaded.and_then(|d| d.libs.rocr.as_ref()).map(|lib| {
+            let path = lib.path();
+            // The real file, where the soname link (read by the install collector) leads: a
+            // snapshot records it there, so that the link stays a link.
+            let real = lib.file.as_ref().map_or_else(
+                || path.clone(),
+                |f| crate::facts::install::resolve_link(&path, f),
+            );
+            RocrBuild {
+                needed: read_needed(root, &real),
+                path,
+            }
+        });
+        let mut dirs: Vec<&str> = loaded.map(|d| d.dir.as_str()).into_iter().collect();
+        dirs.extend(installs.search_path.iter().map(|d| d.dir.as_str()));
+        let mut rocdxg = Vec::new();
+        for dir in dirs {
+            for name in ROCDXG_NAMES {
+                let path = format!("{}/{name}", dir.trim_end_matches('/'));
+                if !rocdxg.contains(&path) && root.exists(&path) {
+                    rocdxg.push(path);
+                }
+            }
+        }
+        let driver_store =
+            crate::source::problem::optional(root.read_dir("/usr/lib/wsl/drivers"), problems)
+                .unwrap_or_default();
+        Some(Self {
+            dxg: source.host().device(DXG),
+            dxcore,
+            dxcore_on_path,
+            rocr,
+            rocdxg,
+            driver_store,
+        })
+    }
+}
+
+/// The `DT_NEEDED` entries of the shared library at `abs` (a real file, not a link); `None` when it is not one that can
+/// be read (an empty fixture stand-in included). A snapshot records the file whole when small,
+/// else a minimal ELF with the same entries ([`needed_stand_in`]).
+fn read_needed(root: &SysRoot, abs: &str) -> Option<Vec<String>> {
+    let file = CodeObjectFile::open_in(root, abs).ok()?;
+    if file.len() > ELF_CAP {
+        return None;
+    }
+    let needed = needed(file.bytes());
+    if root.recording() {
+        root.record_file(abs, || match &needed {
+            Some(n) if file.len() > crate::facts::fatbin::COPY_LIMIT => needed_stand_in(n),
+            _ => file.bytes().to_vec(),
+        });
+    }
+    needed
+}
+
+fn u16_at(d: &[u8], at: usize) -> Option<u16> {
+    Some(u16::from_le_bytes(d.get(at..at + 2)?.try_into().ok()?))
+}
+fn u32_at(d: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(d.get(at..at + 4)?.try_into().ok()?))
+}
+fn u64_at(d: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(d.get(at..at + 8)?.try_into().ok()?))
+}
+fn usize_at(d: &[u8], at: usize) -> Option<usize> {
+    usize::try_from(u64_at(d, at)?).ok()
+}
+
+const PT_LOAD: u32 = 1;
+const PT_DYNAMIC: u32 = 2;
+const DT_NULL: u64 = 0;
+const DT_NEEDED: u64 = 1;
+const DT_STRTAB: u64 = 5;
+/// At most this many program headers and dynamic entries are looked at.
+const MAX_ENTRIES: usize = 4096;
+
+/// The `DT_NEEDED` names of a little-endian ELF64 shared library, from its program headers
+/// (`PT_DYNAMIC`, and the `PT_LOAD` segment that maps `DT_STRTAB`); `None` when `data` is not
+/// one or is malformed. Every offset is bounds-checked.
+pub fn needed(data: &[u8]) -> Option<Vec<String>> {
+    if data.get(..6)? != b"\x7fELF\x02\x01" {
+        return None;
+    }
+    let phoff = usize_at(data, 0x20)?;
+    let phentsize = usize::from(u16_at(data, 0x36)?);
+    let phnum = usize::from(u16_at(data, 0x38)?).min(MAX_ENTRIES);
+    if phentsize < 56 {
+        return None;
+    }
+    // (type, offset, vaddr, filesz)
+    let headers: Vec<(u32, usize, u64, usize)> = (0..phnum)
+        .map(|i| {
+            let at = phoff.checked_add(i.checked_mul(phentsize)?)?;
+            Some((
+                u32_at(data, at)?,
+                usize_at(data, at + 8)?,
+                u64_at(data, at + 16)?,
+                usize_at(data, at + 32)?,
+            ))
+        })
+        .collect::<Option<_>>()?;
+    let &(_, dyn_off, _, dyn_size) = headers.iter().find(|h| h.0 == PT_DYNAMIC)?;
+    let mut strtab = None;
+    let mut offsets = Vec::new();
+    for i in 0..(dyn_size / 16).min(MAX_ENTRIES) {
+        let at = dyn_off.checked_add(i * 16)?;
+        let (tag, value) = (u64_at(data, at)?, u64_at(data, at + 8)?);
+        match tag {
+            DT_NULL => break,
+            DT_NEEDED => offsets.push(usize::try_from(value).ok()?),
+            DT_STRTAB => strtab = Some(value),
+            _ => {}
+        }
+    }
+    let strtab = strtab?;
+    // DT_STRTAB is an address: the file offset is where the PT_LOAD segment holding it maps.
+    let base = headers
+        .iter()
+        .filter(|h| h.0 == PT_LOAD)
+        .find_map(|&(_, off, vaddr, size)| {
+            let rel = usize::try_from(strtab.checked_sub(vaddr)?).ok()?;
+            (rel < size).then(|| off.checked_add(rel)).flatten()
+        })?;
+    offsets
+        .into_iter()
+        .map(|o| {
+            let start = base.checked_add(o)?;
+            let rest = data.get(start..)?;
+            let end = rest.iter().take(4096).position(|b| *b == 0)?;
+            String::from_utf8(rest[..end].to_vec()).ok()
+        })
+        .collect()
+}
+
+/// A minimal little-endian ELF64 shared object whose dynamic section lists `needed` and
+/// nothing else: what a snapshot records of a large library read only for those names, and
+/// what tests read back. One `PT_LOAD` maps the whole file at address 0.
+pub fn needed_stand_in(needed: &[String]) -> Vec<u8> {
+    const EHDR: usize = 64;
+    const PHDR: usize = 56;
+    let dyn_off = EHDR + 2 * PHDR;
+    let dyn_len = (needed.len() + 2) * 16;
+    let str_off = dyn_off + dyn_len;
+    let mut strings = vec![0u8];
+    let mut entries: Vec<(u64, u64)> = Vec::new();
+    for n in needed {
+        entries.push((DT_NEEDED, strings.len() as u64));
+        strings.extend_from_slice(n.as_bytes());
+        strings.push(0);
+    }
+    entries.push((DT_STRTAB, str_off as u64));
+    entries.push((DT_NULL, 0));
+    let total = (str_off + strings.len()) as u64;
+    let mut out = Vec::with_capacity(total as usize);
+    out.extend_from_slice(b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0");
+    out.extend_from_slice(&3u16.to_le_bytes()); // ET_DYN
+    out.extend_from_slice(&62u16.to_le_bytes()); // EM_X86_64
+    out.extend_from_slice(&1u32.to_le_bytes());
+    out.extend_from_slice(&0u64.to_le_bytes()); // entry
+    out.extend_from_slice(&(EHDR as u64).to_le_bytes()); // phoff
+    out.extend_from_slice(&0u64.to_le_bytes()); // shoff
+    out.extend_from_slice(&0u32.to_le_bytes()); // flags
+    for v in [EHDR as u16, PHDR as u16, 2, 64, 0, 0] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    for (kind, off, size) in [
+        (PT_LOAD, 0u64, total),
+        (PT_DYNAMIC, dyn_off as u64, dyn_len as u64),
+    ] {
+        out.extend_from_slice(&kind.to_le_bytes());
+        out.extend_from_slice(&4u32.to_le_bytes()); // PF_R
+        for v in [off, off, off, size, size, 8] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    for (tag, value) in entries {
+        out.extend_from_slice(&tag.to_le_bytes());
+        out.extend_from_slice(&value.to_le_bytes());
+    }
+    out.extend_from_slice(&strings);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stand_in_reads_back_and_garbage_does_not() {
+        let names = vec!["libdxcore.so".to_owned(), "libnuma.so.1".to_owned()];
+        let elf = needed_stand_in(&names);
+        assert_eq!(needed(&elf), Some(names));
+        assert_eq!(needed(&needed_stand_in(&[])), Some(vec![]));
+        assert_eq!(needed(b""), None);
+        assert_eq!(needed(b"\x7fELF\x02\x01"), None);
+        // Every prefix is refused or read without panicking.
+        for cut in 0..elf.len() {
+            let _ = needed(&elf[..cut]);
+        }
+        let rocr = RocrBuild {
+            path: String::new(),
+            needed: Some(vec!["libnuma.so.1".to_owned()]),
+        };
+        assert_eq!(rocr.wsl(), Some(false));
+    }
+}
