@@ -1,14 +1,17 @@
 //! Every remedy step of every fixture's report, in English and Chinese, is usable as given: its
 //! command passes shellcheck (Debian's `shellcheck`, installed by `scripts/test`), ends in no
 //! punctuation, spells placeholders `<like-this>`, and is the same in both languages; the steps a
-//! reader is shown first hold no step twice; and no report gives opposite steps (set and unset
-//! one variable, hide and use one GPU) on one object.
+//! reader is shown first hold no step twice (the variants of one step for several distribution
+//! families are one step); no report gives opposite steps (set and unset one variable, hide and
+//! use one GPU) on one object; and a machine whose os-release names its family gets only that
+//! family's variants, one that does not every family's.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
 use rocm_probe::Report;
+use rocm_probe::facts::os_release::Distro;
 use rocm_probe::finding::Action;
 use rocm_probe::i18n::{Lang, scoped};
 
@@ -76,7 +79,7 @@ fn every_command_is_copyable_and_passes_shellcheck() {
                 .flat_map(|f| {
                     f.remedy_steps.iter().map(|s| {
                         (
-                            format!("{} {:?} {}", f.id, s.action, s.object),
+                            format!("{} {:?} {} {:?}", f.id, s.action, s.object, s.distro),
                             s.command.clone(),
                         )
                     })
@@ -113,8 +116,10 @@ fn no_step_twice_in_what_is_shown_first_and_no_opposite_steps() {
         let mut shown = BTreeSet::new();
         for f in r.advice() {
             for s in &f.remedy_steps {
+                // Fedora's and SUSE's `dracut --force` are two variants of one step, not a
+                // step given twice: the family is part of what a step is.
                 assert!(
-                    shown.insert((s.action, s.object.clone(), s.command.clone())),
+                    shown.insert((s.action, s.object.clone(), s.command.clone(), s.distro)),
                     "{name}: {} repeats the step {:?} {}",
                     f.id,
                     s.action,
@@ -136,6 +141,36 @@ fn no_step_twice_in_what_is_shown_first_and_no_opposite_steps() {
             }
         }
     }
+}
+
+#[test]
+fn variants_follow_the_machines_os_release() {
+    let (mut known, mut unknown) = (Vec::new(), Vec::new());
+    for (name, dir) in rocm_probe_tests::fixtures() {
+        let source = rocm_probe::Source::fixture(&dir).expect("fixture.toml parses");
+        let facts = rocm_probe::Facts::collect(&source);
+        let r = Report::from_facts(&facts, rocm_probe::report::Options::default());
+        let family = facts.os_release.as_ref().and_then(|o| o.distro);
+        for f in &r.findings {
+            let given: BTreeSet<Distro> = f.remedy_steps.iter().filter_map(|s| s.distro).collect();
+            if given.is_empty() {
+                continue;
+            }
+            match family {
+                Some(d) => {
+                    assert_eq!(given, BTreeSet::from([d]), "{name}: {}", f.id);
+                    known.push(format!("{name} {}", f.id));
+                }
+                None => {
+                    assert_eq!(given, BTreeSet::from(Distro::ALL), "{name}: {}", f.id);
+                    unknown.push(format!("{name} {}", f.id));
+                }
+            }
+        }
+    }
+    // Both cases are exercised by committed fixtures.
+    assert!(known.len() >= 2, "machines with a known family: {known:?}");
+    assert!(!unknown.is_empty(), "machines without os-release: none");
 }
 
 #[test]
