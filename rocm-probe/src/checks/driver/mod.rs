@@ -641,13 +641,12 @@ fn dkms_steps(f: &Facts) -> Vec<RemedyStep> {
                 Distro::Suse => "sudo zypper install kernel-default-devel",
                 Distro::Arch => "sudo pacman -S --needed linux-headers",
             };
-            RemedyStep::run(
-                Action::Install,
-                "kernel headers",
-                command,
-                msg!("driver.step-kernel-headers"),
-            )
-            .on(d)
+            let text = if d == Distro::Arch {
+                msg!("driver.step-kernel-headers-arch")
+            } else {
+                msg!("driver.step-kernel-headers")
+            };
+            RemedyStep::run(Action::Install, "kernel headers", command, text).on(d)
         })
         .collect();
     steps.push(RemedyStep::run(
