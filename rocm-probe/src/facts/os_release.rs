@@ -159,9 +159,9 @@ pub fn parse(path: &str, text: &str) -> OsRelease {
 /// os-release(5)'s ids: lower-case letters, digits, `.`, `_` and `-`.
 fn is_id(word: &str) -> bool {
     !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-'))
+        && word.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-')
+        })
 }
 
 /// A value with shell-style quoting undone (os-release(5): single or double quotes, and
@@ -235,12 +235,21 @@ mod tests {
     fn family_from_id_then_id_like() {
         let family = |text: &str| parse(OS_RELEASE, text).distro;
         assert_eq!(family("ID=fedora"), Some(Distro::Fedora));
-        assert_eq!(family("ID=\"rocky\"\nID_LIKE=\"rhel centos fedora\""), Some(Distro::Fedora));
-        assert_eq!(family("ID=\"opensuse-tumbleweed\"\nID_LIKE=\"opensuse suse\""), Some(Distro::Suse));
+        assert_eq!(
+            family("ID=\"rocky\"\nID_LIKE=\"rhel centos fedora\""),
+            Some(Distro::Fedora)
+        );
+        assert_eq!(
+            family("ID=\"opensuse-tumbleweed\"\nID_LIKE=\"opensuse suse\""),
+            Some(Distro::Suse)
+        );
         assert_eq!(family("ID=sles"), Some(Distro::Suse));
         assert_eq!(family("ID=cachyos\nID_LIKE=arch"), Some(Distro::Arch));
         // An id the table does not know falls back to ID_LIKE, in its order.
-        assert_eq!(family("ID=zorin\nID_LIKE='ubuntu debian'"), Some(Distro::Debian));
+        assert_eq!(
+            family("ID=zorin\nID_LIKE='ubuntu debian'"),
+            Some(Distro::Debian)
+        );
         assert_eq!(family("ID=nixos"), None);
         assert_eq!(family(""), None);
     }
@@ -249,7 +258,10 @@ mod tests {
     fn shell_quoting_is_undone() {
         assert_eq!(unquote("plain").as_deref(), Some("plain"));
         assert_eq!(unquote("'a b'").as_deref(), Some("a b"));
-        assert_eq!(unquote(r#""say \"hi\" \$5 \\ \`x\`""#).as_deref(), Some(r#"say "hi" $5 \ `x`"#));
+        assert_eq!(
+            unquote(r#""say \"hi\" \$5 \\ \`x\`""#).as_deref(),
+            Some(r#"say "hi" $5 \ `x`"#)
+        );
         assert_eq!(unquote(r"a\ b").as_deref(), Some("a b"));
         assert_eq!(unquote("\"a\"'b'c").as_deref(), Some("abc"));
     }
@@ -267,7 +279,10 @@ mod tests {
         );
         assert_eq!((o.id, o.pretty_name, o.version_id), (None, None, None));
         // A huge value, an id with upper case or a slash, lines without '='.
-        let huge = format!("PRETTY_NAME=\"{}\"\nID=Ubuntu\nID_LIKE=\"../x debian\"\nnonsense\n=\n", "x".repeat(1 << 20));
+        let huge = format!(
+            "PRETTY_NAME=\"{}\"\nID=Ubuntu\nID_LIKE=\"../x debian\"\nnonsense\n=\n",
+            "x".repeat(1 << 20)
+        );
         let o = parse(OS_RELEASE, &huge);
         assert_eq!(o.pretty_name, None);
         assert_eq!(o.id, None);
@@ -289,13 +304,19 @@ mod tests {
         ]);
         let (o, p) = crate::facts::collect::<OsRelease>(&s, ());
         let o = o.unwrap();
-        assert_eq!((o.path.as_str(), o.distro), (OS_RELEASE, Some(Distro::Arch)));
+        assert_eq!(
+            (o.path.as_str(), o.distro),
+            (OS_RELEASE, Some(Distro::Arch))
+        );
         assert!(p.is_empty());
 
         let (_d, s) = source(&[("usr/lib/os-release", b"ID=fedora\n")]);
         let (o, _) = crate::facts::collect::<OsRelease>(&s, ());
         let o = o.unwrap();
-        assert_eq!((o.path.as_str(), o.distro), (OS_RELEASE_FALLBACK, Some(Distro::Fedora)));
+        assert_eq!(
+            (o.path.as_str(), o.distro),
+            (OS_RELEASE_FALLBACK, Some(Distro::Fedora))
+        );
 
         let (_d, s) = source(&[]);
         assert_eq!(crate::facts::collect::<OsRelease>(&s, ()), (None, vec![]));

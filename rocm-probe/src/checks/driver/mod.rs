@@ -533,7 +533,10 @@ fn kernel_parameter_steps(f: &Facts, add: bool, words: &[&str]) -> Vec<RemedySte
                 let (option, text) = if add {
                     ("args", msg!("driver.step-grubby-add", words = object))
                 } else {
-                    ("remove-args", msg!("driver.step-grubby-remove", words = object))
+                    (
+                        "remove-args",
+                        msg!("driver.step-grubby-remove", words = object),
+                    )
                 };
                 steps.push(
                     RemedyStep::run(
@@ -577,7 +580,12 @@ fn reboot(object: &str) -> RemedyStep {
 /// initramfs (which carries a copy of modprobe.d into early boot) and a reboot.
 fn unblacklist_steps(f: &Facts, words: &[&str]) -> Vec<RemedyStep> {
     let mut steps = Vec::new();
-    let mut paths: Vec<&str> = f.platform.blacklists.iter().map(|b| b.path.as_str()).collect();
+    let mut paths: Vec<&str> = f
+        .platform
+        .blacklists
+        .iter()
+        .map(|b| b.path.as_str())
+        .collect();
     paths.dedup();
     for path in &paths {
         let text = msg!("driver.step-unblacklist-file", path);
@@ -590,7 +598,10 @@ fn unblacklist_steps(f: &Facts, words: &[&str]) -> Vec<RemedyStep> {
     for word in words {
         // Only a parameter that names amdgpu alone is removed whole: another module in its
         // list stays blacklisted (text only).
-        if matches!(*word, "modprobe.blacklist=amdgpu" | "module_blacklist=amdgpu") {
+        if matches!(
+            *word,
+            "modprobe.blacklist=amdgpu" | "module_blacklist=amdgpu"
+        ) {
             steps.extend(kernel_parameter_steps(f, false, &[word]));
         } else {
             steps.push(RemedyStep::say(
@@ -667,9 +678,10 @@ fn dkms_steps(f: &Facts) -> Vec<RemedyStep> {
 /// Enrolling DKMS's signing certificate as a Machine Owner Key, then the reboot in which
 /// shim's MOK manager asks for the password. Ubuntu keeps the key elsewhere.
 fn mok_steps(f: &Facts) -> Vec<RemedyStep> {
-    let ubuntu = f.os_release.as_ref().map(|o| {
-        o.id.as_deref() == Some("ubuntu") || o.id_like.iter().any(|w| w == "ubuntu")
-    });
+    let ubuntu = f
+        .os_release
+        .as_ref()
+        .map(|o| o.id.as_deref() == Some("ubuntu") || o.id_like.iter().any(|w| w == "ubuntu"));
     let (key, text) = match ubuntu {
         Some(true) => (UBUNTU_MOK, msg!("driver.step-enroll-mok")),
         Some(false) => (DKMS_MOK, msg!("driver.step-enroll-mok")),
