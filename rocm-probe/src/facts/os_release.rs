@@ -73,6 +73,15 @@ impl Distro {
     }
 }
 
+/// The families whose variants a remedy gives: the machine's, when its os-release names one;
+/// else every family (each variant then says which it is for).
+pub fn families(os: Option<&OsRelease>) -> Vec<Distro> {
+    match os.and_then(|o| o.distro) {
+        Some(d) => vec![d],
+        None => Distro::ALL.to_vec(),
+    }
+}
+
 /// What os-release says, as far as the probe uses it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct OsRelease {

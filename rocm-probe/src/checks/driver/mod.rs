@@ -467,13 +467,9 @@ const DKMS_MOK: &str = "/var/lib/dkms/mok.pub";
 /// (wiki.ubuntu.com/UEFI/SecureBoot/DKMS; the dkms README names it as the alternative).
 const UBUNTU_MOK: &str = "/var/lib/shim-signed/mok/MOK.der";
 
-/// The families whose variants a remedy gives: the machine's, when its os-release names one;
-/// else every family, each variant marked with its own.
+/// The families whose variants a remedy gives (the machine's, else all).
 fn families(f: &Facts) -> Vec<Distro> {
-    match f.os_release.as_ref().and_then(|o| o.distro) {
-        Some(d) => vec![d],
-        None => Distro::ALL.to_vec(),
-    }
+    crate::facts::os_release::families(f.os_release.as_ref())
 }
 
 /// A path from the machine that may go into a shell command as it is: absolute, no `..`, and
