@@ -464,7 +464,9 @@ const CIK_PARAMETERS: [&str; 2] = ["radeon.cik_support=0", "amdgpu.cik_support=1
 /// CachyOS/wiki#482 on Arch).
 const DKMS_MOK: &str = "/var/lib/dkms/mok.pub";
 /// Ubuntu's dkms signs with the key `update-secureboot-policy --new-key` makes instead
-/// (wiki.ubuntu.com/UEFI/SecureBoot/DKMS; the dkms README names it as the alternative).
+/// (dkms-project/dkms#104, Ubuntu's sign_build with `update-secureboot-policy --new-key` and
+/// kmodsign; wiki.ubuntu.com/UEFI/SecureBoot/DKMS; the dkms README names the shim-signed key as
+/// the Debian/Ubuntu alternative).
 const UBUNTU_MOK: &str = "/var/lib/shim-signed/mok/MOK.der";
 
 /// The families whose variants a remedy gives (the machine's, else all).
