@@ -174,6 +174,29 @@ fn variants_follow_the_machines_os_release() {
 }
 
 #[test]
+fn the_mok_to_enroll_is_the_one_the_distributions_dkms_signs_with() {
+    let key = |fixture: &str| -> Vec<String> {
+        let r = scoped(Lang::En, || rocm_probe_tests::report(fixture));
+        let f = rocm_probe_tests::finding(&r, "driver.secure-boot");
+        f.remedy_steps
+            .iter()
+            .filter(|s| s.action == Action::EnrollKey)
+            .filter_map(|s| s.command.clone())
+            .collect()
+    };
+    // No os-release: upstream dkms's default (Debian, Fedora, openSUSE, Arch).
+    assert_eq!(
+        key("secure-boot-unsigned-dkms"),
+        ["sudo mokutil --import /var/lib/dkms/mok.pub"]
+    );
+    // Ubuntu 24.10: the key update-secureboot-policy made.
+    assert_eq!(
+        key("ubuntu-secure-boot-dkms"),
+        ["sudo mokutil --import /var/lib/shim-signed/mok/MOK.der"]
+    );
+}
+
+#[test]
 fn shellcheck_catches_what_it_should() {
     // The oracle itself: an unquoted variable is a finding, the quoted form is not.
     assert!(shellcheck("sudo usermod -aG render $USER").is_err());
