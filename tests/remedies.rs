@@ -196,6 +196,71 @@ fn the_mok_to_enroll_is_the_one_the_distributions_dkms_signs_with() {
     );
 }
 
+/// A machine's file names and command-line words reach a command only when they are plain:
+/// a blacklist file whose name the shell would read, or a parameter that blacklists another
+/// module too, gets a step in words only.
+#[test]
+fn only_plain_paths_and_whole_parameters_become_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write("sys/module/snd_hda_intel/initstate", "live\n");
+    write("etc/modprobe.d/blacklist-amdgpu.conf", "blacklist amdgpu\n");
+    write("etc/modprobe.d/x $(reboot).conf", "blacklist amdgpu\n");
+    write(
+        "proc/cmdline",
+        "ro quiet modprobe.blacklist=nouveau,amdgpu module_blacklist=amdgpu\n",
+    );
+    write("etc/os-release", "ID=fedora\n");
+    let source = rocm_probe::Source::fixture(dir.path()).unwrap();
+    let r = scoped(Lang::En, || {
+        Report::collect(&source, rocm_probe::report::Options::default())
+    });
+    let f = rocm_probe_tests::finding(&r, "driver.amdgpu-blacklisted");
+    let step = |action: Action, object: &str| {
+        f.remedy_steps
+            .iter()
+            .filter(|s| s.action == action && s.object == object)
+            .map(|s| s.command.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        step(Action::Unblacklist, "/etc/modprobe.d/blacklist-amdgpu.conf"),
+        [Some(
+            "sudoedit /etc/modprobe.d/blacklist-amdgpu.conf".to_owned()
+        )]
+    );
+    assert_eq!(
+        step(Action::Unblacklist, "/etc/modprobe.d/x $(reboot).conf"),
+        [None]
+    );
+    assert_eq!(
+        step(Action::KernelParameter, "modprobe.blacklist=nouveau,amdgpu"),
+        [None]
+    );
+    // Fedora: one grubby command removes the parameter; then dracut, then one reboot.
+    assert_eq!(
+        step(Action::KernelParameter, "module_blacklist=amdgpu"),
+        [Some(
+            "sudo grubby --update-kernel=ALL --remove-args=module_blacklist=amdgpu".to_owned()
+        )]
+    );
+    assert_eq!(
+        step(Action::RebuildInitramfs, "initramfs"),
+        [Some("sudo dracut --force".to_owned())]
+    );
+    assert_eq!(
+        f.remedy_steps
+            .iter()
+            .filter(|s| s.action == Action::Reboot)
+            .count(),
+        1
+    );
+}
+
 #[test]
 fn shellcheck_catches_what_it_should() {
     // The oracle itself: an unquoted variable is a finding, the quoted form is not.
