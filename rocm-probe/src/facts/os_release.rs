@@ -346,6 +346,15 @@ mod tests {
     }
 
     #[test]
+    fn a_file_over_the_read_cap_is_a_problem_not_a_panic() {
+        let huge = format!("ID=debian\nPRETTY_NAME=\"{}\"\n", "x".repeat(2 << 20));
+        let (_d, s) = source(&[("etc/os-release", huge.as_bytes())]);
+        let (o, p) = crate::facts::collect::<OsRelease>(&s, ());
+        assert_eq!(o, None);
+        assert_eq!(p.len(), 1);
+    }
+
+    #[test]
     fn a_snapshot_records_the_file() {
         let (_d, s) = source(&[("etc/os-release", b"ID=debian\n")]);
         let (s, recorder) = s.record();
