@@ -1,14 +1,17 @@
 //! Every remedy step of every fixture's report, in English and Chinese, is usable as given: its
 //! command passes shellcheck (Debian's `shellcheck`, installed by `scripts/test`), ends in no
 //! punctuation, spells placeholders `<like-this>`, and is the same in both languages; the steps a
-//! reader is shown first hold no step twice; and no report gives opposite steps (set and unset
-//! one variable, hide and use one GPU) on one object.
+//! reader is shown first hold no step twice (the variants of one step for several distribution
+//! families are one step); no report gives opposite steps (set and unset one variable, hide and
+//! use one GPU) on one object; and a machine whose os-release names its family gets only that
+//! family's variants, one that does not every family's.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
 use rocm_probe::Report;
+use rocm_probe::facts::os_release::Distro;
 use rocm_probe::finding::Action;
 use rocm_probe::i18n::{Lang, scoped};
 
@@ -76,7 +79,7 @@ fn every_command_is_copyable_and_passes_shellcheck() {
                 .flat_map(|f| {
                     f.remedy_steps.iter().map(|s| {
                         (
-                            format!("{} {:?} {}", f.id, s.action, s.object),
+                            format!("{} {:?} {} {:?}", f.id, s.action, s.object, s.distro),
                             s.command.clone(),
                         )
                     })
@@ -113,8 +116,10 @@ fn no_step_twice_in_what_is_shown_first_and_no_opposite_steps() {
         let mut shown = BTreeSet::new();
         for f in r.advice() {
             for s in &f.remedy_steps {
+                // Fedora's and SUSE's `dracut --force` are two variants of one step, not a
+                // step given twice: the family is part of what a step is.
                 assert!(
-                    shown.insert((s.action, s.object.clone(), s.command.clone())),
+                    shown.insert((s.action, s.object.clone(), s.command.clone(), s.distro)),
                     "{name}: {} repeats the step {:?} {}",
                     f.id,
                     s.action,
@@ -136,6 +141,124 @@ fn no_step_twice_in_what_is_shown_first_and_no_opposite_steps() {
             }
         }
     }
+}
+
+#[test]
+fn variants_follow_the_machines_os_release() {
+    let (mut known, mut unknown) = (Vec::new(), Vec::new());
+    for (name, dir) in rocm_probe_tests::fixtures() {
+        let source = rocm_probe::Source::fixture(&dir).expect("fixture.toml parses");
+        let facts = rocm_probe::Facts::collect(&source);
+        let r = Report::from_facts(&facts, rocm_probe::report::Options::default());
+        let family = facts.os_release.as_ref().and_then(|o| o.distro);
+        for f in &r.findings {
+            let given: BTreeSet<Distro> = f.remedy_steps.iter().filter_map(|s| s.distro).collect();
+            if given.is_empty() {
+                continue;
+            }
+            match family {
+                Some(d) => {
+                    assert_eq!(given, BTreeSet::from([d]), "{name}: {}", f.id);
+                    known.push(format!("{name} {}", f.id));
+                }
+                None => {
+                    assert_eq!(given, BTreeSet::from(Distro::ALL), "{name}: {}", f.id);
+                    unknown.push(format!("{name} {}", f.id));
+                }
+            }
+        }
+    }
+    // Both cases are exercised by committed fixtures.
+    assert!(known.len() >= 2, "machines with a known family: {known:?}");
+    assert!(!unknown.is_empty(), "machines without os-release: none");
+}
+
+#[test]
+fn the_mok_to_enroll_is_the_one_the_distributions_dkms_signs_with() {
+    let key = |fixture: &str| -> Vec<String> {
+        let r = scoped(Lang::En, || rocm_probe_tests::report(fixture));
+        let f = rocm_probe_tests::finding(&r, "driver.secure-boot");
+        f.remedy_steps
+            .iter()
+            .filter(|s| s.action == Action::EnrollKey)
+            .filter_map(|s| s.command.clone())
+            .collect()
+    };
+    // No os-release: upstream dkms's default (Debian, Fedora, openSUSE, Arch).
+    assert_eq!(
+        key("secure-boot-unsigned-dkms"),
+        ["sudo mokutil --import /var/lib/dkms/mok.pub"]
+    );
+    // Ubuntu 24.10: the key update-secureboot-policy made.
+    assert_eq!(
+        key("ubuntu-secure-boot-dkms"),
+        ["sudo mokutil --import /var/lib/shim-signed/mok/MOK.der"]
+    );
+}
+
+/// A machine's file names and command-line words reach a command only when they are plain:
+/// a blacklist file whose name the shell would read, or a parameter that blacklists another
+/// module too, gets a step in words only.
+#[test]
+fn only_plain_paths_and_whole_parameters_become_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write("sys/module/snd_hda_intel/initstate", "live\n");
+    write("etc/modprobe.d/blacklist-amdgpu.conf", "blacklist amdgpu\n");
+    write("etc/modprobe.d/x $(reboot).conf", "blacklist amdgpu\n");
+    write(
+        "proc/cmdline",
+        "ro quiet modprobe.blacklist=nouveau,amdgpu module_blacklist=amdgpu\n",
+    );
+    write("etc/os-release", "ID=fedora\n");
+    let source = rocm_probe::Source::fixture(dir.path()).unwrap();
+    let r = scoped(Lang::En, || {
+        Report::collect(&source, rocm_probe::report::Options::default())
+    });
+    let f = rocm_probe_tests::finding(&r, "driver.amdgpu-blacklisted");
+    let step = |action: Action, object: &str| {
+        f.remedy_steps
+            .iter()
+            .filter(|s| s.action == action && s.object == object)
+            .map(|s| s.command.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        step(Action::Unblacklist, "/etc/modprobe.d/blacklist-amdgpu.conf"),
+        [Some(
+            "sudoedit /etc/modprobe.d/blacklist-amdgpu.conf".to_owned()
+        )]
+    );
+    assert_eq!(
+        step(Action::Unblacklist, "/etc/modprobe.d/x $(reboot).conf"),
+        [None]
+    );
+    assert_eq!(
+        step(Action::KernelParameter, "modprobe.blacklist=nouveau,amdgpu"),
+        [None]
+    );
+    // Fedora: one grubby command removes the parameter; then dracut, then one reboot.
+    assert_eq!(
+        step(Action::KernelParameter, "module_blacklist=amdgpu"),
+        [Some(
+            "sudo grubby --update-kernel=ALL --remove-args=module_blacklist=amdgpu".to_owned()
+        )]
+    );
+    assert_eq!(
+        step(Action::RebuildInitramfs, "initramfs"),
+        [Some("sudo dracut --force".to_owned())]
+    );
+    assert_eq!(
+        f.remedy_steps
+            .iter()
+            .filter(|s| s.action == Action::Reboot)
+            .count(),
+        1
+    );
 }
 
 #[test]

@@ -201,6 +201,11 @@ pub struct RemedyStep {
     pub command: Option<String>,
     /// The step in a sentence, in the report's language.
     pub text: String,
+    /// The distribution family this variant is for, when the command differs between them
+    /// (`None`: the same everywhere). A machine whose `/etc/os-release` names its family gets
+    /// that family's variant; one that does not, every family's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distro: Option<crate::facts::os_release::Distro>,
 }
 
 /// The kinds of remedy step.
@@ -231,6 +236,16 @@ pub enum Action {
     ReadLog,
     /// Reboot.
     Reboot,
+    /// Remove a module's blacklist entry.
+    Unblacklist,
+    /// Rebuild the initramfs, which carries modprobe configuration into early boot.
+    RebuildInitramfs,
+    /// Set a kernel tunable (sysctl).
+    Sysctl,
+    /// Build an out-of-tree (DKMS) module.
+    BuildModule,
+    /// Enroll a Machine Owner Key, so that Secure Boot accepts modules it signed.
+    EnrollKey,
 }
 
 impl Action {
@@ -259,7 +274,25 @@ impl RemedyStep {
             object: object.into(),
             command: Some(command.into()),
             text: text.into(),
+            distro: None,
         }
+    }
+
+    /// A step without a command: the text says what to do.
+    pub fn say(action: Action, object: impl Into<String>, text: impl Into<String>) -> Self {
+        Self {
+            action,
+            object: object.into(),
+            command: None,
+            text: text.into(),
+            distro: None,
+        }
+    }
+
+    /// The same step as the variant for one distribution family.
+    pub fn on(mut self, distro: crate::facts::os_release::Distro) -> Self {
+        self.distro = Some(distro);
+        self
     }
 }
 

@@ -778,11 +778,15 @@ fn finding(k: usize, f: &Finding, anchor: &BTreeMap<&str, usize>, s: &mut String
             msg!("html.remedy-line", label, remedy = Prose(r))
         )?;
         // The commands of its steps, each on a line of its own, to be copied as they are.
-        let commands: Vec<String> = f
-            .remedy_steps
-            .iter()
-            .filter_map(|st| st.command.as_deref())
-            .map(|c| Esc(c).to_string())
+        // A family's variants under a shell comment naming it.
+        let commands: Vec<String> = super::command_lines(&f.remedy_steps)
+            .into_iter()
+            .map(|line| match line {
+                super::CommandLine::Label(distro) => {
+                    Esc(&format!("# {}", super::distro_name(distro))).to_string()
+                }
+                super::CommandLine::Command { command, .. } => Esc(command).to_string(),
+            })
             .collect();
         if !commands.is_empty() {
             writeln!(

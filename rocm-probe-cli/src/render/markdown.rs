@@ -71,10 +71,15 @@ pub fn markdown(
             let r = f.remedy.as_ref()?;
             let mut item = format!("- `{}`: {}", f.id, escape::markdown(&redact_text(r)));
             // The commands in a code block of the list item, copyable as they are.
-            let commands: Vec<&str> = f
-                .remedy_steps
-                .iter()
-                .filter_map(|s| s.command.as_deref())
+            // A family's variants under a shell comment naming it.
+            let commands: Vec<String> = super::command_lines(&f.remedy_steps)
+                .into_iter()
+                .map(|line| match line {
+                    super::CommandLine::Label(distro) => {
+                        format!("# {}", super::distro_name(distro))
+                    }
+                    super::CommandLine::Command { command, .. } => command.to_owned(),
+                })
                 .collect();
             if !commands.is_empty() {
                 let block = commands.join("\n");

@@ -10,7 +10,60 @@ pub mod report;
 
 use std::io::IsTerminal;
 
+use rocm_probe::facts::os_release::Distro;
+use rocm_probe::finding::RemedyStep;
+use rocm_probe::msg;
+
 use crate::args::ColorChoice;
+
+/// One line of a remedy's command block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandLine<'a> {
+    /// The commands that follow are for this family (`None`: for every distribution, after
+    /// some that were not).
+    Label(Option<Distro>),
+    /// A command, copyable as it is; `variant` when it is one family's.
+    Command {
+        /// The command.
+        command: &'a str,
+        /// Whether it follows a label (is indented under it in text).
+        variant: bool,
+    },
+}
+
+/// The commands of `steps` in order, each group of one family's variants headed by a label,
+/// and the commands for every distribution that follow such a group headed too.
+pub fn command_lines(steps: &[RemedyStep]) -> Vec<CommandLine<'_>> {
+    let mut out = Vec::new();
+    let mut current: Option<Distro> = None;
+    let mut labelled = false;
+    for s in steps {
+        let Some(command) = s.command.as_deref() else {
+            continue;
+        };
+        if s.distro != current {
+            out.push(CommandLine::Label(s.distro));
+            current = s.distro;
+            labelled = true;
+        }
+        out.push(CommandLine::Command {
+            command,
+            variant: labelled,
+        });
+    }
+    out
+}
+
+/// A family's name as a label says it (`Debian/Ubuntu`); `None`: every distribution.
+pub fn distro_name(distro: Option<Distro>) -> String {
+    match distro {
+        Some(Distro::Debian) => msg!("cli.distro-debian"),
+        Some(Distro::Fedora) => msg!("cli.distro-fedora"),
+        Some(Distro::Suse) => msg!("cli.distro-suse"),
+        Some(Distro::Arch) => msg!("cli.distro-arch"),
+        None => msg!("cli.distro-all"),
+    }
+}
 
 /// Resolves `--color` once: `auto` colours only a terminal, and never when NO_COLOR is set.
 pub fn use_color(choice: ColorChoice) -> bool {

@@ -160,8 +160,23 @@ fn finding(f: &Finding, cause: Option<&str>, style: Style, out: &mut dyn Write) 
         .replace('\n', &format!("\n{}", " ".repeat(indent)));
         writeln!(out, "         {label}{wrapped}")?;
         // Each command on a line of its own, unwrapped, so that it copies as it is.
-        for command in f.remedy_steps.iter().filter_map(|s| s.command.as_deref()) {
-            writeln!(out, "{}  {}", " ".repeat(indent), escape::text(command))?;
+        // A family's variants under its label, indented one step more.
+        for line in super::command_lines(&f.remedy_steps) {
+            match line {
+                super::CommandLine::Label(distro) => writeln!(
+                    out,
+                    "{}  {}",
+                    " ".repeat(indent),
+                    msg!("cli.distro-label", distro = super::distro_name(distro))
+                )?,
+                super::CommandLine::Command { command, variant } => writeln!(
+                    out,
+                    "{}  {}{}",
+                    " ".repeat(indent),
+                    if variant { "  " } else { "" },
+                    escape::text(command)
+                )?,
+            }
         }
     }
     Ok(())

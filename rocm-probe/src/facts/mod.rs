@@ -11,6 +11,7 @@ pub mod install;
 pub mod libraries;
 pub mod marketing;
 pub mod module;
+pub mod os_release;
 pub mod pci;
 pub mod platform;
 pub mod process;
@@ -30,6 +31,7 @@ use crate::facts::frameworks::FrameworkFacts;
 use crate::facts::install::InstallFacts;
 use crate::facts::libraries::LibraryFacts;
 use crate::facts::module::ModuleFacts;
+use crate::facts::os_release::OsRelease;
 use crate::facts::pci::PciFacts;
 use crate::facts::platform::PlatformFacts;
 use crate::facts::process::Processes;
@@ -62,6 +64,8 @@ pub struct Facts {
     pub module: Option<ModuleFacts>,
     /// Command line, blacklists, Secure Boot, containers, environment.
     pub platform: PlatformFacts,
+    /// The operating system (`/etc/os-release`); `None` when not captured.
+    pub os_release: Option<OsRelease>,
     /// Who runs the probe; `None` when not recorded.
     pub identity: Option<Identity>,
     /// `/dev/kfd`, then the render node of each GPU node.
@@ -186,6 +190,7 @@ impl Facts {
         });
         let pci = PciFacts::collect(source, (), &mut problems.system);
         let platform = PlatformFacts::collect(source, (), &mut problems.system);
+        let os_release = OsRelease::collect(source, (), &mut problems.system);
         let identity = source.host().identity();
         let installs = InstallFacts::collect(source, &platform.env, &mut problems.installs);
         let libraries = LibraryFacts::collect(source, &installs, &mut problems.libraries);
@@ -215,6 +220,7 @@ impl Facts {
             pci,
             module,
             platform,
+            os_release,
             identity,
             devices,
             installs,

@@ -7,6 +7,7 @@ pub mod wsl;
 use crate::facts::access::{Access, DeviceFacts, access};
 use crate::facts::config::Profile;
 use crate::facts::module::{AMDGPU_MODULE, DKMS_AMDGPU, OSRELEASE};
+use crate::facts::os_release::Distro;
 use crate::facts::pci::PCI_DEVICES;
 use crate::facts::platform::{
     CMDLINE, IOMMU_CLASS, NUMA_BALANCING as NUMA_BALANCING_FILE, SECURE_BOOT_VAR,
@@ -130,7 +131,9 @@ fn tuning(f: &Facts, profile: Profile, out: &mut Vec<Finding>) {
                     CMDLINE,
                     f.platform.cmdline.clone().unwrap_or_default(),
                 ))
-                .remedy(msg!("driver.iommu-not-passthrough-remedy")),
+                .remedy(msg!("driver.iommu-not-passthrough-remedy"))
+                .with_steps(kernel_parameter_steps(f, true, &["iommu=pt"]))
+                .step(reboot("iommu=pt")),
         );
     }
     if f.platform.numa_balancing == Some(1) {
@@ -141,7 +144,19 @@ fn tuning(f: &Facts, profile: Profile, out: &mut Vec<Finding>) {
                     msg!("driver.numa-balancing", profile = profile_name(profile)),
                 )
                 .with(Evidence::new(NUMA_BALANCING_FILE, "1"))
-                .remedy(msg!("driver.numa-balancing-remedy")),
+                .remedy(msg!("driver.numa-balancing-remedy"))
+                .step(RemedyStep::run(
+                    Action::Sysctl,
+                    "kernel.numa_balancing",
+                    "sudo sysctl -w kernel.numa_balancing=0",
+                    msg!("driver.step-numa-now"),
+                ))
+                .step(RemedyStep::run(
+                    Action::Sysctl,
+                    "kernel.numa_balancing",
+                    format!("echo kernel.numa_balancing=0 | sudo tee {NUMA_SYSCTL_FILE}"),
+                    msg!("driver.step-numa-persist", path = NUMA_SYSCTL_FILE),
+                )),
         );
     }
 }
@@ -208,20 +223,25 @@ fn module(f: &Facts, cause: Option<&Rule>, out: &mut Vec<Finding>) {
                         .map(|b| Evidence::new(b.path.clone(), b.line.clone())),
                 )
                 .with_all(blacklist_words.iter().map(|w| Evidence::new(CMDLINE, *w)))
-                .remedy(msg!("driver.amdgpu-blacklisted-remedy")),
+                .remedy(msg!("driver.amdgpu-blacklisted-remedy"))
+                .with_steps(unblacklist_steps(f, &blacklist_words)),
         );
     }
-    let nomodeset: Vec<&str> = f
+    let mut nomodeset: Vec<&str> = f
         .platform
         .cmdline_words()
         .filter(|w| *w == "nomodeset" || *w == "amdgpu.modeset=0")
         .collect();
+    nomodeset.sort_unstable();
+    nomodeset.dedup();
     if !nomodeset.is_empty() {
         causes.push(
             NOMODESET
                 .finding(msg!("driver.nomodeset"))
                 .with_all(nomodeset.iter().map(|w| Evidence::new(CMDLINE, *w)))
-                .remedy(msg!("driver.nomodeset-remedy")),
+                .remedy(msg!("driver.nomodeset-remedy"))
+                .with_steps(kernel_parameter_steps(f, false, &nomodeset))
+                .step(reboot(&nomodeset.join(" "))),
         );
     }
     if let Some(kernel) = &m.kernel_release {
@@ -241,7 +261,8 @@ fn module(f: &Facts, cause: Option<&Rule>, out: &mut Vec<Finding>) {
                             },
                         )
                     }))
-                    .remedy(msg!("driver.dkms-not-built-remedy", kernel)),
+                    .remedy(msg!("driver.dkms-not-built-remedy", kernel))
+                    .with_steps(dkms_steps(f)),
             );
         }
     }
@@ -250,7 +271,8 @@ fn module(f: &Facts, cause: Option<&Rule>, out: &mut Vec<Finding>) {
             SECURE_BOOT
                 .finding(msg!("driver.secure-boot"))
                 .with(Evidence::new(SECURE_BOOT_VAR, "1"))
-                .remedy(msg!("driver.secure-boot-remedy")),
+                .remedy(msg!("driver.secure-boot-remedy"))
+                .with_steps(mok_steps(f)),
         );
     }
     let mut finding = AMDGPU_NOT_LOADED
@@ -305,6 +327,13 @@ fn bindings(f: &Facts, out: &mut Vec<Finding>) -> bool {
                     Some(2) => msg!("driver.gpu-not-bound-gcn2-remedy"),
                     _ => msg!("driver.gpu-not-bound-remedy"),
                 };
+                let steps = if generation == Some(2) {
+                    let mut steps = kernel_parameter_steps(f, true, &CIK_PARAMETERS);
+                    steps.push(reboot(&CIK_PARAMETERS.join(" ")));
+                    steps
+                } else {
+                    Vec::new()
+                };
                 out.push(
                     GPU_NOT_BOUND
                         .finding(match other {
@@ -322,7 +351,8 @@ fn bindings(f: &Facts, out: &mut Vec<Finding>) -> bool {
                                 Evidence::new(format!("{path}/device"), format!("0x{d:04x}"))
                             }),
                         )
-                        .remedy(remedy),
+                        .remedy(remedy)
+                        .with_steps(steps),
                 );
             }
         }
@@ -422,6 +452,258 @@ fn join_step(d: &DeviceFacts) -> Option<RemedyStep> {
             msg!("driver.step-join-group", group),
         )
     })
+}
+
+/// Where the persistent form of `kernel.numa_balancing=0` is written (sysctl.d(5)).
+const NUMA_SYSCTL_FILE: &str = "/etc/sysctl.d/90-numa-balancing.conf";
+
+/// What makes amdgpu drive a GCN 2 (Sea Islands) GPU instead of radeon.
+const CIK_PARAMETERS: [&str; 2] = ["radeon.cik_support=0", "amdgpu.cik_support=1"];
+
+/// DKMS's signing certificate (dkms README, "Module signing" and "Secure Boot": generated on
+/// first use "and placed in /var/lib/dkms"; the dkms packages of Debian, Fedora, openSUSE and
+/// Arch keep that default — dkms-project/dkms#429 shows it on Debian bookworm and Fedora 40,
+/// CachyOS/wiki#482 on Arch).
+const DKMS_MOK: &str = "/var/lib/dkms/mok.pub";
+/// Ubuntu's dkms signs with the key `update-secureboot-policy --new-key` makes instead
+/// (dkms-project/dkms#104, Ubuntu's sign_build with `update-secureboot-policy --new-key` and
+/// kmodsign; wiki.ubuntu.com/UEFI/SecureBoot/DKMS; the dkms README names the shim-signed key as
+/// the Debian/Ubuntu alternative).
+const UBUNTU_MOK: &str = "/var/lib/shim-signed/mok/MOK.der";
+
+/// The families whose variants a remedy gives (the machine's, else all).
+fn families(f: &Facts) -> Vec<Distro> {
+    crate::facts::os_release::families(f.os_release.as_ref())
+}
+
+/// A path from the machine that may go into a shell command as it is: absolute, no `..`, and
+/// only characters the shell takes literally (the same caution as `join_step`'s group names).
+fn plain_path(path: &str) -> bool {
+    path.starts_with('/')
+        && !path.split('/').any(|c| c == "..")
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '_' | '-' | '.' | '+'))
+}
+
+/// Adding (`add`) or removing kernel command-line `words` for good, per family. `words` are
+/// the probe's own constants or words it matched exactly; the caller adds the reboot.
+fn kernel_parameter_steps(f: &Facts, add: bool, words: &[&str]) -> Vec<RemedyStep> {
+    let object = words.join(" ");
+    // One shell word: quoted when it holds several parameters.
+    let arg = if words.len() > 1 {
+        format!("\"{object}\"")
+    } else {
+        object.clone()
+    };
+    let mut steps = Vec::new();
+    for d in families(f) {
+        let edit = || {
+            RemedyStep::run(
+                Action::KernelParameter,
+                object.clone(),
+                "sudoedit /etc/default/grub",
+                if add {
+                    msg!("driver.step-grub-add", words = object)
+                } else {
+                    msg!("driver.step-grub-remove", words = object)
+                },
+            )
+            .on(d)
+        };
+        let regenerate = |command: &str| {
+            RemedyStep::run(
+                Action::KernelParameter,
+                object.clone(),
+                command,
+                msg!("driver.step-grub-regenerate"),
+            )
+            .on(d)
+        };
+        match d {
+            // Debian and Ubuntu: GRUB reads /etc/default/grub; `update-grub` regenerates
+            // /boot/grub/grub.cfg from it (wiki.debian.org/Grub, "Configuring GRUB v2";
+            // help.ubuntu.com/community/Grub2/Setup).
+            Distro::Debian => steps.extend([edit(), regenerate("sudo update-grub")]),
+            // Fedora and RHEL boot BootLoaderSpec entries: `grubby` changes every installed
+            // kernel's entry and the default for kernels installed later (Fedora docs, "Working
+            // with the GRUB 2 Boot Loader"; RHEL 9 "Managing, monitoring and updating the
+            // kernel", "Configuring kernel command-line parameters").
+            Distro::Fedora => {
+                let (option, text) = if add {
+                    ("args", msg!("driver.step-grubby-add", words = object))
+                } else {
+                    (
+                        "remove-args",
+                        msg!("driver.step-grubby-remove", words = object),
+                    )
+                };
+                steps.push(
+                    RemedyStep::run(
+                        Action::KernelParameter,
+                        object.clone(),
+                        format!("sudo grubby --update-kernel=ALL --{option}={arg}"),
+                        text,
+                    )
+                    .on(d),
+                );
+            }
+            // SUSE: GRUB 2's configuration lives under /boot/grub2 (SLES 15 Administration
+            // Guide, "The boot loader GRUB 2": edit /etc/default/grub, then
+            // `grub2-mkconfig -o /boot/grub2/grub.cfg`).
+            Distro::Suse => steps.extend([
+                edit(),
+                regenerate("sudo grub2-mkconfig -o /boot/grub2/grub.cfg"),
+            ]),
+            // Arch: wiki.archlinux.org "Kernel parameters" (GRUB) and "GRUB" ("Generate the
+            // main configuration file": `grub-mkconfig -o /boot/grub/grub.cfg`).
+            Distro::Arch => steps.extend([
+                edit(),
+                regenerate("sudo grub-mkconfig -o /boot/grub/grub.cfg"),
+            ]),
+        }
+    }
+    steps
+}
+
+/// Rebooting into what the steps before changed (`object`).
+fn reboot(object: &str) -> RemedyStep {
+    RemedyStep::run(
+        Action::Reboot,
+        object,
+        "sudo reboot",
+        msg!("driver.step-reboot"),
+    )
+}
+
+/// Undoing amdgpu's blacklisting: each modprobe.d file's line, each kernel parameter, then the
+/// initramfs (which carries a copy of modprobe.d into early boot) and a reboot.
+fn unblacklist_steps(f: &Facts, words: &[&str]) -> Vec<RemedyStep> {
+    let mut steps = Vec::new();
+    let mut paths: Vec<&str> = f
+        .platform
+        .blacklists
+        .iter()
+        .map(|b| b.path.as_str())
+        .collect();
+    paths.dedup();
+    for path in &paths {
+        let text = msg!("driver.step-unblacklist-file", path);
+        steps.push(if plain_path(path) {
+            RemedyStep::run(Action::Unblacklist, *path, format!("sudoedit {path}"), text)
+        } else {
+            RemedyStep::say(Action::Unblacklist, *path, text)
+        });
+    }
+    for word in words {
+        // Only a parameter that names amdgpu alone is removed whole: another module in its
+        // list stays blacklisted (text only).
+        if matches!(
+            *word,
+            "modprobe.blacklist=amdgpu" | "module_blacklist=amdgpu"
+        ) {
+            steps.extend(kernel_parameter_steps(f, false, &[word]));
+        } else {
+            steps.push(RemedyStep::say(
+                Action::KernelParameter,
+                *word,
+                msg!("driver.step-unblacklist-parameter", word),
+            ));
+        }
+    }
+    if !paths.is_empty() {
+        for d in families(f) {
+            // update-initramfs(8) on Debian/Ubuntu; dracut(8) on Fedora/RHEL and SUSE (SLES 15
+            // Administration Guide, "Generating an initramfs": `dracut --force`); mkinitcpio(8)
+            // on Arch (`-P`: every preset, wiki.archlinux.org "Mkinitcpio").
+            let command = match d {
+                Distro::Debian => "sudo update-initramfs -u",
+                Distro::Fedora | Distro::Suse => "sudo dracut --force",
+                Distro::Arch => "sudo mkinitcpio -P",
+            };
+            steps.push(
+                RemedyStep::run(
+                    Action::RebuildInitramfs,
+                    "initramfs",
+                    command,
+                    msg!("driver.step-initramfs"),
+                )
+                .on(d),
+            );
+        }
+    }
+    if !steps.is_empty() {
+        steps.push(reboot("amdgpu"));
+    }
+    steps
+}
+
+/// Building amdgpu-dkms for the running kernel: its headers (per family), the build, loading it.
+fn dkms_steps(f: &Facts) -> Vec<RemedyStep> {
+    let mut steps: Vec<RemedyStep> = families(f)
+        .into_iter()
+        .map(|d| {
+            // The package with the running kernel's build tree: linux-headers-<release>
+            // (Debian, Ubuntu), kernel-devel-<release> (Fedora, RHEL), kernel-default-devel
+            // (SUSE's default flavour), linux-headers for Arch's stock `linux` kernel.
+            let command = match d {
+                Distro::Debian => "sudo apt install linux-headers-\"$(uname -r)\"",
+                Distro::Fedora => "sudo dnf install kernel-devel-\"$(uname -r)\"",
+                Distro::Suse => "sudo zypper install kernel-default-devel",
+                Distro::Arch => "sudo pacman -S --needed linux-headers",
+            };
+            let text = if d == Distro::Arch {
+                msg!("driver.step-kernel-headers-arch")
+            } else {
+                msg!("driver.step-kernel-headers")
+            };
+            RemedyStep::run(Action::Install, "kernel headers", command, text).on(d)
+        })
+        .collect();
+    steps.push(RemedyStep::run(
+        Action::BuildModule,
+        "amdgpu-dkms",
+        "sudo dkms autoinstall -k \"$(uname -r)\"",
+        msg!("driver.step-dkms-build"),
+    ));
+    steps.push(RemedyStep::run(
+        Action::LoadModule,
+        "amdgpu",
+        "sudo modprobe amdgpu",
+        msg!("driver.step-load-amdgpu"),
+    ));
+    steps
+}
+
+/// Enrolling DKMS's signing certificate as a Machine Owner Key, then the reboot in which
+/// shim's MOK manager asks for the password. Ubuntu keeps the key elsewhere.
+fn mok_steps(f: &Facts) -> Vec<RemedyStep> {
+    let ubuntu = f
+        .os_release
+        .as_ref()
+        .map(|o| o.id.as_deref() == Some("ubuntu") || o.id_like.iter().any(|w| w == "ubuntu"));
+    let (key, text) = match ubuntu {
+        Some(true) => (UBUNTU_MOK, msg!("driver.step-enroll-mok")),
+        Some(false) => (DKMS_MOK, msg!("driver.step-enroll-mok")),
+        None => (
+            DKMS_MOK,
+            msg!("driver.step-enroll-mok-or-ubuntu", ubuntu = UBUNTU_MOK),
+        ),
+    };
+    vec![
+        RemedyStep::run(
+            Action::EnrollKey,
+            key,
+            format!("sudo mokutil --import {key}"),
+            text,
+        ),
+        RemedyStep::run(
+            Action::Reboot,
+            key,
+            "sudo reboot",
+            msg!("driver.step-reboot-mok"),
+        ),
+    ]
 }
 
 fn join_remedy(d: &DeviceFacts) -> String {

@@ -8,10 +8,11 @@ pub mod rules;
 
 use crate::facts::Facts;
 use crate::facts::install::InstallFacts;
+use crate::facts::os_release::Distro;
 use crate::facts::tools::{FAMILIES, Family, FoundTool, Standing, ToolFacts};
 use crate::finding::{
-    Evidence, Finding, TOOLS_DEPRECATED_PROFILER, TOOLS_FILES_MALFORMED, TOOLS_FILES_UNREADABLE,
-    TOOLS_FOUND, TOOLS_NONE, TOOLS_NOT_CAPTURED, TOOLS_RENAMED_PROFILER,
+    Action, Evidence, Finding, RemedyStep, TOOLS_DEPRECATED_PROFILER, TOOLS_FILES_MALFORMED,
+    TOOLS_FILES_UNREADABLE, TOOLS_FOUND, TOOLS_NONE, TOOLS_NOT_CAPTURED, TOOLS_RENAMED_PROFILER,
     TOOLS_ROCM_SMI_WITHOUT_AMD_SMI, TOOLS_VERSION_MISMATCH,
 };
 use crate::i18n;
@@ -32,7 +33,7 @@ pub fn check(f: &Facts, _below: &[Finding]) -> Vec<Finding> {
         for family in FAMILIES.iter().filter(|x| x.standing == Standing::OldName) {
             renamed(t, &f.installs, family, &mut out);
         }
-        deprecated(t, &f.installs, &mut out);
+        deprecated(f, &mut out);
         smi(t, &f.installs, &mut out);
         mismatch(t, &f.installs, &mut out);
     }
@@ -266,7 +267,8 @@ fn renamed(t: &ToolFacts, installs: &InstallFacts, family: &Family, out: &mut Ve
     out.push(finding.remedy(remedy));
 }
 
-fn deprecated(t: &ToolFacts, installs: &InstallFacts, out: &mut Vec<Finding>) {
+fn deprecated(f: &Facts, out: &mut Vec<Finding>) {
+    let (t, installs) = (&f.tools, &f.installs);
     if t.has("rocprofv3") {
         return;
     }
@@ -305,7 +307,29 @@ fn deprecated(t: &ToolFacts, installs: &InstallFacts, out: &mut Vec<Finding>) {
                     .iter()
                     .map(|x| Evidence::new(x.path.clone(), describe(x, t, installs))),
             )
-            .remedy(msg!("tools.deprecated-remedy")),
+            .remedy(msg!("tools.deprecated-remedy"))
+            .with_steps(
+                crate::facts::os_release::families(f.os_release.as_ref())
+                    .into_iter()
+                    .map(|d| {
+                        // AMD's repositories name the package rocprofiler-sdk for apt, dnf
+                        // and zypper (ROCprofiler-SDK's install guide); Arch's extra
+                        // repository packages it under the same name.
+                        let command = match d {
+                            Distro::Debian => "sudo apt install rocprofiler-sdk",
+                            Distro::Fedora => "sudo dnf install rocprofiler-sdk",
+                            Distro::Suse => "sudo zypper install rocprofiler-sdk",
+                            Distro::Arch => "sudo pacman -S rocprofiler-sdk",
+                        };
+                        RemedyStep::run(
+                            Action::Install,
+                            "rocprofiler-sdk",
+                            command,
+                            msg!("tools.step-install-rocprofiler-sdk"),
+                        )
+                        .on(d)
+                    }),
+            ),
     );
 }
 
