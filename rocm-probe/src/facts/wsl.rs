@@ -174,80 +174,49 @@ fn read_needed(root: &SysRoot, abs: &str) -> Option<Vec<String>> {
     needed
 }
 
-fn u16_at(d: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(d.get(at..at + 2)?.try_into().ok()?))
-}
-fn u32_at(d: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(d.get(at..at + 4)?.try_into().ok()?))
-}
-fn u64_at(d: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(d.get(at..at + 8)?.try_into().ok()?))
-}
-fn usize_at(d: &[u8], at: usize) -> Option<usize> {
-    usize::try_from(u64_at(d, at)?).ok()
-}
-
 const PT_LOAD: u32 = 1;
 const PT_DYNAMIC: u32 = 2;
 const DT_NULL: u64 = 0;
 const DT_NEEDED: u64 = 1;
 const DT_STRTAB: u64 = 5;
-/// At most this many program headers and dynamic entries are looked at.
+const DT_STRSZ: u64 = 10;
+/// At most this many dynamic entries are looked at.
 const MAX_ENTRIES: usize = 4096;
 
-/// The `DT_NEEDED` names of a little-endian ELF64 shared library, from its program headers
-/// (`PT_DYNAMIC`, and the `PT_LOAD` segment that maps `DT_STRTAB`); `None` when `data` is not
-/// one or is malformed. Every offset is bounds-checked.
+/// The `DT_NEEDED` names of an ELF64 shared library, from its program headers (`PT_DYNAMIC`,
+/// and the `PT_LOAD` segment that maps `DT_STRTAB`), read with the `object` crate; `None` when
+/// `data` is not one or is malformed.
 pub fn needed(data: &[u8]) -> Option<Vec<String>> {
-    if data.get(..6)? != b"\x7fELF\x02\x01" {
-        return None;
-    }
-    let phoff = usize_at(data, 0x20)?;
-    let phentsize = usize::from(u16_at(data, 0x36)?);
-    let phnum = usize::from(u16_at(data, 0x38)?).min(MAX_ENTRIES);
-    if phentsize < 56 {
-        return None;
-    }
-    // (type, offset, vaddr, filesz)
-    let headers: Vec<(u32, usize, u64, usize)> = (0..phnum)
-        .map(|i| {
-            let at = phoff.checked_add(i.checked_mul(phentsize)?)?;
-            Some((
-                u32_at(data, at)?,
-                usize_at(data, at + 8)?,
-                u64_at(data, at + 16)?,
-                usize_at(data, at + 32)?,
-            ))
-        })
-        .collect::<Option<_>>()?;
-    let &(_, dyn_off, _, dyn_size) = headers.iter().find(|h| h.0 == PT_DYNAMIC)?;
-    let mut strtab = None;
-    let mut offsets = Vec::new();
-    for i in 0..(dyn_size / 16).min(MAX_ENTRIES) {
-        let at = dyn_off.checked_add(i * 16)?;
-        let (tag, value) = (u64_at(data, at)?, u64_at(data, at + 8)?);
-        match tag {
+    use object::Endianness;
+    use object::elf::FileHeader64;
+    use object::read::elf::{Dyn, FileHeader, ProgramHeader};
+    let header = FileHeader64::<Endianness>::parse(data).ok()?;
+    let endian = header.endian().ok()?;
+    let segments = header.program_headers(endian, data).ok()?;
+    let dynamic = segments
+        .iter()
+        .find_map(|s| s.dynamic(endian, data).ok().flatten())?;
+    let (mut strtab, mut strsz, mut offsets) = (None, None, Vec::new());
+    for d in dynamic.iter().take(MAX_ENTRIES) {
+        let value = d.val(endian);
+        match u64::try_from(d.tag(endian).0).ok()? {
             DT_NULL => break,
             DT_NEEDED => offsets.push(usize::try_from(value).ok()?),
             DT_STRTAB => strtab = Some(value),
+            DT_STRSZ => strsz = Some(value),
             _ => {}
         }
     }
-    let strtab = strtab?;
-    // DT_STRTAB is an address: the file offset is where the PT_LOAD segment holding it maps.
-    let base = headers
+    let (address, size) = (strtab?, strsz?);
+    let strings = segments
         .iter()
-        .filter(|h| h.0 == PT_LOAD)
-        .find_map(|&(_, off, vaddr, size)| {
-            let rel = usize::try_from(strtab.checked_sub(vaddr)?).ok()?;
-            (rel < size).then(|| off.checked_add(rel)).flatten()
-        })?;
+        .filter(|s| s.p_type(endian) == object::elf::PT_LOAD)
+        .find_map(|s| s.data_range(endian, data, address, size).ok().flatten())?;
     offsets
         .into_iter()
         .map(|o| {
-            let start = base.checked_add(o)?;
-            let rest = data.get(start..)?;
-            let end = rest.iter().take(4096).position(|b| *b == 0)?;
+            let rest = strings.get(o..)?;
+            let end = rest.iter().position(|b| *b == 0)?;
             String::from_utf8(rest[..end].to_vec()).ok()
         })
         .collect()
@@ -260,7 +229,7 @@ pub fn needed_stand_in(needed: &[String]) -> Vec<u8> {
     const EHDR: usize = 64;
     const PHDR: usize = 56;
     let dyn_off = EHDR + 2 * PHDR;
-    let dyn_len = (needed.len() + 2) * 16;
+    let dyn_len = (needed.len() + 3) * 16;
     let str_off = dyn_off + dyn_len;
     let mut strings = vec![0u8];
     let mut entries: Vec<(u64, u64)> = Vec::new();
@@ -270,6 +239,7 @@ pub fn needed_stand_in(needed: &[String]) -> Vec<u8> {
         strings.push(0);
     }
     entries.push((DT_STRTAB, str_off as u64));
+    entries.push((DT_STRSZ, strings.len() as u64));
     entries.push((DT_NULL, 0));
     let total = (str_off + strings.len()) as u64;
     let mut out = Vec::with_capacity(total as usize);
@@ -323,5 +293,32 @@ mod tests {
             needed: Some(vec!["libnuma.so.1".to_owned()]),
         };
         assert_eq!(rocr.wsl(), Some(false));
+    }
+
+    /// binutils' readelf as the oracle: Debian's ROCr 5.2 (the real library, where installed)
+    /// and this test binary list the same DT_NEEDED names either way.
+    #[test]
+    fn needed_agrees_with_readelf() {
+        let rocr = std::path::PathBuf::from("/usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1");
+        let this = std::env::current_exe().unwrap();
+        for path in [rocr, this].iter().filter(|p| p.exists()) {
+            let Ok(out) = std::process::Command::new("readelf")
+                .arg("-dW")
+                .arg(path)
+                .output()
+            else {
+                eprintln!("SKIP: no readelf");
+                return;
+            };
+            let text = String::from_utf8_lossy(&out.stdout);
+            let want: Vec<String> = text
+                .lines()
+                .filter(|l| l.contains("(NEEDED)"))
+                .filter_map(|l| Some(l.split_once('[')?.1.split_once(']')?.0.to_owned()))
+                .collect();
+            assert!(!want.is_empty(), "{}", path.display());
+            let got = needed(&std::fs::read(path).unwrap());
+            assert_eq!(got, Some(want), "{}", path.display());
+        }
     }
 }
