@@ -226,6 +226,8 @@ pub enum Action {
     UseGpu,
     /// Install a package or a file.
     Install,
+    /// Remove a package.
+    Remove,
     /// Upgrade a package.
     Upgrade,
     /// Load a kernel module.
@@ -256,6 +258,8 @@ impl Action {
             Self::UnsetEnv => Some(Self::SetEnv),
             Self::HideGpu => Some(Self::UseGpu),
             Self::UseGpu => Some(Self::HideGpu),
+            Self::Install => Some(Self::Remove),
+            Self::Remove => Some(Self::Install),
             _ => None,
         }
     }

@@ -36,7 +36,7 @@ use crate::facts::pci::PciFacts;
 use crate::facts::platform::PlatformFacts;
 use crate::facts::process::Processes;
 use crate::facts::tools::ToolFacts;
-use crate::facts::wsl::WslFacts;
+use crate::facts::wsl::{RocrBuild, WslFacts};
 use crate::source::fixture::Identity;
 use crate::source::problem::Problem;
 use crate::source::{Source, SourceKind};
@@ -80,6 +80,9 @@ pub struct Facts {
     pub frameworks: FrameworkFacts,
     /// The profilers, debugger and SMI tools on PATH and in the installs.
     pub tools: ToolFacts,
+    /// The ROCr a process would load and the libraries it links (is it AMD's WSL build?);
+    /// `None` without one.
+    pub rocr_build: Option<RocrBuild>,
     /// What ROCm on WSL needs (`/dev/dxg`, libdxcore, the WSL runtime or librocdxg); `None`
     /// without WSL markers.
     pub wsl: Option<WslFacts>,
@@ -197,7 +200,12 @@ impl Facts {
         let compiler = CompilerFacts::collect(source, &installs, &mut problems.compiler);
         let frameworks = FrameworkFacts::collect(source, &platform.env, &mut problems.frameworks);
         let tools = ToolFacts::collect(source, (&installs, &platform.env), &mut problems.tools);
-        let wsl = WslFacts::collect(source, (&platform, &installs), &mut problems.system);
+        let rocr_build = RocrBuild::collect(source, &installs, &mut problems.installs);
+        let wsl = WslFacts::collect(
+            source,
+            (&platform, &installs, rocr_build.as_ref()),
+            &mut problems.system,
+        );
 
         // After the processes were read: the probe's own KFD process is not among them.
         let active = match source.kind() {
@@ -228,6 +236,7 @@ impl Facts {
             compiler,
             frameworks,
             tools,
+            rocr_build,
             wsl,
             processes,
             active,

@@ -87,13 +87,36 @@ pub struct WslFacts {
     pub driver_store: Vec<String>,
 }
 
+/// The ROCr a process would load, read for its `DT_NEEDED` entries on every machine: AMD's WSL
+/// build installed outside WSL cannot start (ROCm/legacy-rocm-build#4053), and under WSL it is
+/// one of the two ways ROCm reaches the GPU.
+impl Collect for RocrBuild {
+    type Needs<'a> = &'a InstallFacts;
+    type Output = Option<Self>;
+
+    fn collect(source: &Source, installs: &InstallFacts, _: &mut Vec<Problem>) -> Option<Self> {
+        let lib = installs.loaded_rocr()?.libs.rocr.as_ref()?;
+        let path = lib.path();
+        // The real file, where the soname link (read by the install collector) leads: a
+        // snapshot records it there, so that the link stays a link.
+        let real = lib.file.as_ref().map_or_else(
+            || path.clone(),
+            |f| crate::facts::install::resolve_link(&path, f),
+        );
+        Some(Self {
+            needed: read_needed(source.root(), &real),
+            path,
+        })
+    }
+}
+
 impl Collect for WslFacts {
-    type Needs<'a> = (&'a PlatformFacts, &'a InstallFacts);
+    type Needs<'a> = (&'a PlatformFacts, &'a InstallFacts, Option<&'a RocrBuild>);
     type Output = Option<Self>;
 
     fn collect(
         source: &Source,
-        (platform, installs): Self::Needs<'_>,
+        (platform, installs, rocr): Self::Needs<'_>,
         problems: &mut Vec<Problem>,
     ) -> Option<Self> {
         if platform.wsl_markers.is_empty() {
@@ -118,19 +141,7 @@ impl Collect for WslFacts {
             search_dirs().any(|d| dxcore.as_ref().is_some_and(|f| f.contains(&in_dir(d))))
         });
         let loaded = installs.loaded_rocr();
-        let rocr = loaded.and_then(|d| d.libs.rocr.as_ref()).map(|lib| {
-            let path = lib.path();
-            // The real file, where the soname link (read by the install collector) leads: a
-            // snapshot records it there, so that the link stays a link.
-            let real = lib.file.as_ref().map_or_else(
-                || path.clone(),
-                |f| crate::facts::install::resolve_link(&path, f),
-            );
-            RocrBuild {
-                needed: read_needed(root, &real),
-                path,
-            }
-        });
+        let rocr = rocr.cloned();
         let mut dirs: Vec<&str> = loaded.map(|d| d.dir.as_str()).into_iter().collect();
         dirs.extend(installs.search_path.iter().map(|d| d.dir.as_str()));
         let mut rocdxg = Vec::new();

@@ -6,6 +6,7 @@
 
 pub mod active;
 pub mod rules;
+mod wsl_build;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -46,6 +47,7 @@ pub const GPU_DEVICE_ORDINAL: &str = "GPU_DEVICE_ORDINAL";
 pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     let mut out = Vec::new();
     installs(&f.installs, &f.problems.installs, &mut out);
+    wsl_build::check(f, &mut out);
     let env = &f.platform.env;
     let gpus: Vec<&Agent> = f
         .inventory

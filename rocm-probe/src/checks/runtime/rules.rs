@@ -59,6 +59,11 @@ declare_rules! {
     ];
     RELEASE_UNKNOWN = "runtime.release-unknown", Runtime, Skip;
     GPU_CHECKS_SKIPPED = "runtime.gpu-checks-skipped", Runtime, Skip;
+    WSL_RUNTIME_OUTSIDE_WSL = "runtime.wsl-runtime-outside-wsl", Runtime, Fail => [
+        ROCR_LOAD_FAILED,
+        ROCR_INIT_FAILED,
+        HIP_FAILED,
+    ];
 }
 
 declare_rules! {
