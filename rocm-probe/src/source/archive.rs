@@ -100,7 +100,8 @@ impl Archive {
         Self::parse_with(bytes, UNPACKED_CAP)
     }
 
-    fn parse_with(bytes: &[u8], unpacked_cap: u64) -> Result<Self, ArchiveError> {
+    /// [`Archive::parse`] with another cap on the unpacked size (fuzzing, tests).
+    pub fn parse_with(bytes: &[u8], unpacked_cap: u64) -> Result<Self, ArchiveError> {
         let mut capped = Capped {
             inner: flate2::read::GzDecoder::new(bytes),
             left: unpacked_cap,
