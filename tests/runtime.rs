@@ -731,12 +731,13 @@ fn previews_are_named_and_releases_past_the_data_are_skipped() {
             std::fs::write(dir.join("opt/rocm-6.2.0/.info/version"), v).unwrap();
         }
     };
-    // MI210 (gfx90a) on the 7.11 preview: TheRock builds for it.
+    // MI210 (gfx90a) on the 7.11 preview: its release notes list it.
     let (_t, r) = variant_with("rocm-6.2-mi210", &[], version("7.11.0\n"));
     let f = finding(&r, "runtime.target-supported");
     assert!(
-        f.summary
-            .starts_with("ROCm 7.11 is a preview release (TheRock): its builds include gfx90a"),
+        f.summary.starts_with(
+            "ROCm 7.11 is a preview release (TheRock); its hardware list includes gfx90a"
+        ),
         "{}",
         f.summary
     );
@@ -768,14 +769,14 @@ fn previews_are_named_and_releases_past_the_data_are_skipped() {
         "{}",
         f.summary
     );
-    // Vega 10 (gfx900) on 7.11: not in that preview's target list (7.13 adds it).
+    // Vega 10 (gfx900) on 7.11: not in that preview's hardware list.
     let (_t, r) = variant_with("rocm-smi-only-vega10", &[], |dir| {
         std::fs::write(dir.join("opt/rocm/.info/version"), "7.11.0\n").unwrap();
     });
     let f = finding(&r, "runtime.target-unsupported");
     assert!(
         f.summary.starts_with(
-            "ROCm 7.11 is a preview release (TheRock) whose builds do not include gfx900"
+            "ROCm 7.11 is a preview release (TheRock) whose hardware list does not include gfx900"
         ),
         "{}",
         f.summary

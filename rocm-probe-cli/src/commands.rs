@@ -372,7 +372,7 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
                 }),
         );
         let targets = if r.stream == Stream::Preview {
-            msg!("cli.data-targets-built", targets)
+            msg!("cli.data-targets-preview", targets)
         } else {
             msg!("cli.data-targets-supported", targets)
         };

@@ -1062,10 +1062,9 @@ fn explain_data_lists_the_release_rows() {
         );
         assert!(en.stdout.contains(r.source), "{}", r.source);
     }
-    assert!(
-        en.stdout
-            .contains("ROCm 7.11  preview (TheRock)  2026-02-11\n  builds include gfx906")
-    );
+    assert!(en.stdout.contains(
+        "ROCm 7.11  preview (TheRock)  2026-02-11\n  lists gfx950, gfx942, gfx90a, gfx1201"
+    ));
     assert!(en.stdout.contains("gfx1201 (≥ 6.4.1)"), "{}", en.stdout);
     let n = support::newest();
     assert!(

@@ -24,8 +24,8 @@ mod data;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Support {
-    /// ✅: "AMD enables these GPUs in our software distributions"; in a preview row: TheRock
-    /// builds for it.
+    /// ✅: "AMD enables these GPUs in our software distributions"; in a preview row: the preview
+    /// lists it.
     Supported,
     /// ⚠️: still works, support will be removed in a future release.
     Deprecated,
@@ -50,7 +50,7 @@ pub enum Stream {
     /// Classic ROCm releases (7.0 through 7.8 are reserved for them).
     Production,
     /// TheRock's technology-preview releases (7.9 to 7.13): not for production use; the row lists
-    /// the targets the preview is built for.
+    /// the hardware of the preview's release notes (or TheRock's build targets at its tag).
     Preview,
     /// Production ROCm Core SDK releases built by TheRock (7.14, 10.x).
     CoreSdk,
@@ -207,14 +207,21 @@ mod tests {
         for p in ["7.9.0", "7.10.0", "7.11.0", "7.12.0", "7.13.0"] {
             let r = release(&v(p)).unwrap();
             assert_eq!(r.stream, Stream::Preview, "{p}");
-            assert!(r.source.contains("TheRock"), "{p}: {}", r.source);
+            assert!(
+                r.source.contains("-preview/about/release-notes") || r.source.contains("TheRock"),
+                "{p}: {}",
+                r.source
+            );
             assert!(r.released.is_some(), "{p}");
         }
-        assert_eq!(
-            release(&v("7.11.0")).unwrap().status("gfx1153", None),
-            Some(Supported)
-        );
-        assert_eq!(release(&v("7.10.0")).unwrap().status("gfx1153", None), None);
+        // 7.12's release notes add the MI100 and the Ryzen 200 Series to 7.11's list.
+        let r712 = release(&v("7.12.0")).unwrap();
+        assert_eq!(r712.status("gfx1103", None), Some(Supported));
+        assert_eq!(r712.status("gfx908", None), Some(Supported));
+        let r711 = release(&v("7.11.0")).unwrap();
+        assert_eq!(r711.status("gfx1103", None), None);
+        assert_eq!(r711.status("gfx908", None), None);
+        assert_eq!(r711.status("gfx1201", None), Some(Supported));
         let r10 = release(&v("10.0.0")).unwrap();
         assert_eq!(r10.stream, Stream::CoreSdk);
         assert_eq!(r10.status("gfx1151", Some(0)), Some(Supported));
