@@ -1,6 +1,7 @@
 //! Which gfx targets each ROCm release supports on Linux, from AMD's published system
-//! requirements and compatibility matrices, and which targets TheRock's preview releases build
-//! for. Data only; `checks::runtime` looks GPUs up here.
+//! requirements and compatibility matrices, and which targets TheRock's preview releases list
+//! (their release notes' hardware tables, or their build target lists). Data only;
+//! `checks::runtime` looks GPUs up here.
 //!
 //! The rows live in `rocm-probe/data/support.toml` (format and sources there, refreshing in
 //! docs/updating-knowledge.md); `build.rs` checks them with [`data`]'s parser and compiles them
