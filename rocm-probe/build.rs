@@ -11,6 +11,10 @@ use std::path::{Path, PathBuf};
 #[path = "src/i18n/catalogue.rs"]
 mod catalogue;
 
+#[path = "src/facts/support/data.rs"]
+#[allow(dead_code)]
+mod support_data;
+
 fn read(path: &Path) -> String {
     println!("cargo::rerun-if-changed={}", path.display());
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -138,4 +142,49 @@ fn main() {
     out.push_str("];\n");
     let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     std::fs::write(Path::new(&out_dir).join("messages.rs"), out).expect("OUT_DIR is writable");
+    std::fs::write(Path::new(&out_dir).join("support.rs"), support_table())
+        .expect("OUT_DIR is writable");
+}
+
+/// The release × GPU table of `data/support.toml` as Rust: `AS_OF` and `RELEASES`, in terms of
+/// `facts::support`'s types. A row without a source, an unknown stream or status, or rows out
+/// of order stop the build.
+fn support_table() -> String {
+    let path = Path::new("data/support.toml");
+    let data =
+        support_data::parse(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out = String::new();
+    writeln!(
+        out,
+        "/// When the rows were last checked against their sources.\n\
+         pub const AS_OF: &str = {:?};",
+        data.as_of
+    )
+    .unwrap();
+    out.push_str("/// The release rows, oldest first.\npub static RELEASES: &[Release] = &[\n");
+    for r in &data.rows {
+        let stream = match r.stream.as_str() {
+            "production" => "Production",
+            "preview" => "Preview",
+            _ => "CoreSdk",
+        };
+        writeln!(
+            out,
+            "    Release {{ major: {}, minor: {}, stream: Stream::{stream}, source: {:?}, \
+             released: {:?}, entries: &[",
+            r.major, r.minor, r.source, r.released
+        )
+        .unwrap();
+        for (target, status, since) in &r.entries {
+            let support = ["Supported", "Deprecated", "Unsupported"][*status];
+            writeln!(
+                out,
+                "        Entry {{ target: {target:?}, support: Support::{support}, since_patch: {since} }},"
+            )
+            .unwrap();
+        }
+        out.push_str("    ] },\n");
+    }
+    out.push_str("];\n");
+    out
 }

@@ -720,3 +720,70 @@ fn one_failing_gpu_leaves_the_others_checked() {
             .any(|f| f.id == "runtime.target-supported")
     );
 }
+
+/// The support data's streams and its end (issue 16 item 1): a TheRock preview is said to be a
+/// preview in both directions, and a release past the newest row is one skipped check that names
+/// the newest row and its date, not a guess.
+#[test]
+fn previews_are_named_and_releases_past_the_data_are_skipped() {
+    let version = |v: &'static str| {
+        move |dir: &std::path::Path| {
+            std::fs::write(dir.join("opt/rocm-6.2.0/.info/version"), v).unwrap();
+        }
+    };
+    // MI210 (gfx90a) on the 7.11 preview: its release notes list it.
+    let (_t, r) = variant_with("rocm-6.2-mi210", &[], version("7.11.0\n"));
+    let f = finding(&r, "runtime.target-supported");
+    assert!(
+        f.summary.starts_with(
+            "ROCm 7.11 is a preview release (TheRock); its hardware list includes gfx90a"
+        ),
+        "{}",
+        f.summary
+    );
+    assert!(
+        f.summary.contains("not a production release"),
+        "{}",
+        f.summary
+    );
+    // 10.1 is newer than the newest row (10.0, 2026-08-26).
+    let (_t, r) = variant_with("rocm-6.2-mi210", &[], version("10.1.0\n"));
+    let f = finding(&r, "runtime.release-unknown");
+    assert_eq!(f.status, Status::Skip);
+    assert_eq!(
+        f.summary,
+        "ROCm 10.1.0 is newer than this probe's data (newest: 10.0, 2026-08-26): GPU support \
+         not checked"
+    );
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "runtime.target-supported")
+    );
+    // 7.14 lies between rows: not in the table, not "newer".
+    let (_t, r) = variant_with("rocm-6.2-mi210", &[], version("7.14.0\n"));
+    let f = finding(&r, "runtime.release-unknown");
+    assert!(
+        f.summary
+            .starts_with("ROCm 7.14.0 is not in the support table"),
+        "{}",
+        f.summary
+    );
+    // Vega 10 (gfx900) on 7.11: not in that preview's hardware list.
+    let (_t, r) = variant_with("rocm-smi-only-vega10", &[], |dir| {
+        std::fs::write(dir.join("opt/rocm/.info/version"), "7.11.0\n").unwrap();
+    });
+    let f = finding(&r, "runtime.target-unsupported");
+    assert!(
+        f.summary.starts_with(
+            "ROCm 7.11 is a preview release (TheRock) whose hardware list does not include gfx900"
+        ),
+        "{}",
+        f.summary
+    );
+    assert!(
+        remedy(f).contains("a preview is not a production release"),
+        "{}",
+        remedy(f)
+    );
+}

@@ -283,6 +283,9 @@ pub enum Command {
     Explain {
         /// A finding id such as driver.kfd-permission-denied.
         id: Option<String>,
+        /// Print the ROCm releases the probe knows instead: stream, targets, source, as-of date.
+        #[arg(long, conflicts_with = "id")]
+        data: bool,
     },
     /// Write a fixture of this machine (or of --root) holding exactly what the report reads.
     Snapshot {

@@ -43,7 +43,8 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<u8> {
             args.color,
             out,
         ),
-        Some(Command::Explain { id }) => explain(id.as_deref(), args.lang(), out),
+        Some(Command::Explain { data: true, .. }) => explain_data(out),
+        Some(Command::Explain { id, .. }) => explain(id.as_deref(), args.lang(), out),
         Some(Command::Topo { format }) => topo(&source, *format, out),
         Some(Command::Completions { shell }) => {
             let mut cmd = <Args as clap::CommandFactory>::command();
@@ -348,6 +349,57 @@ fn explain(id: Option<&str>, lang: rocm_probe::i18n::Lang, out: &mut dyn Write) 
             }
         }
     }
+    Ok(OK)
+}
+
+/// `explain --data`: the release rows the GPU-support check knows, and the newest of them.
+fn explain_data(out: &mut dyn Write) -> Result<u8> {
+    use rocm_probe::facts::support::{self, Stream, Support};
+    let stream = |s: Stream| match s {
+        Stream::Production => msg!("cli.stream-production"),
+        Stream::Preview => msg!("cli.stream-preview"),
+        Stream::CoreSdk => msg!("cli.stream-core-sdk"),
+    };
+    writeln!(out, "{}", msg!("cli.data-header", date = support::AS_OF))?;
+    for r in support::RELEASES {
+        let targets = rocm_probe::i18n::list(
+            r.entries
+                .iter()
+                .filter(|e| e.support == Support::Supported)
+                .map(|e| match e.since_patch {
+                    0 => e.target.to_owned(),
+                    p => format!("{} (≥ {}.{p})", e.target, r.name()),
+                }),
+        );
+        let targets = if r.stream == Stream::Preview {
+            msg!("cli.data-targets-preview", targets)
+        } else {
+            msg!("cli.data-targets-supported", targets)
+        };
+        writeln!(out)?;
+        let line = format!(
+            "ROCm {:<5} {}  {}",
+            r.name(),
+            stream(r.stream),
+            r.released.unwrap_or("")
+        );
+        writeln!(out, "{}", line.trim_end())?;
+        writeln!(
+            out,
+            "  {}",
+            render::wrap(&targets, 92).replace('\n', "\n  ")
+        )?;
+        writeln!(out, "  {}", r.source)?;
+    }
+    let n = support::newest();
+    writeln!(out)?;
+    let newest = msg!(
+        "cli.data-newest",
+        release = n.name(),
+        stream = stream(n.stream),
+        date = n.released.unwrap_or(support::AS_OF)
+    );
+    writeln!(out, "{}", render::wrap(&newest, 96))?;
     Ok(OK)
 }
 

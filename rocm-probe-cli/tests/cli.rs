@@ -1039,3 +1039,62 @@ fn root_refuses_hostile_archives() {
     // Nothing was written beside the archives (no extraction, no snapshot).
     assert!(!p.join("etc").exists() && !p.join("dev").exists());
 }
+
+/// `explain --data` (issue 16): every release row with its stream and source, the newest row
+/// and the as-of date, in both languages; with an id it is refused.
+#[test]
+fn explain_data_lists_the_release_rows() {
+    use rocm_probe::facts::support;
+    let cjk = |s: &str| s.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
+    let en = run(probe().args(["--lang", "en", "explain", "--data"]));
+    assert_eq!(en.code, 0, "{}", en.stderr);
+    assert!(!cjk(&en.stdout));
+    assert!(
+        en.stdout.contains(&format!("as of {}", support::AS_OF)),
+        "{}",
+        en.stdout
+    );
+    for r in support::RELEASES {
+        assert!(
+            en.stdout.contains(&format!("\nROCm {:<5} ", r.name())),
+            "{}",
+            r.name()
+        );
+        assert!(en.stdout.contains(r.source), "{}", r.source);
+    }
+    assert!(en.stdout.contains(
+        "ROCm 7.11  preview (TheRock)  2026-02-11\n  lists gfx950, gfx942, gfx90a, gfx1201"
+    ));
+    assert!(en.stdout.contains("gfx1201 (≥ 6.4.1)"), "{}", en.stdout);
+    let n = support::newest();
+    assert!(
+        en.stdout
+            .contains(&format!("Newest release known: ROCm {}", n.name())),
+        "{}",
+        en.stdout
+    );
+    let zh = run(probe().args(["--lang", "zh", "explain", "--data"]));
+    assert_eq!(zh.code, 0);
+    assert!(
+        zh.stdout.contains("已知的最新版本：ROCm 10.0"),
+        "{}",
+        zh.stdout
+    );
+    // Apart from names (ROCm, TheRock, Core SDK), targets and URLs, nothing is English.
+    let english: Vec<&str> = zh
+        .stdout
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| w.len() > 2)
+        .filter(|w| !["ROCm", "TheRock", "Core", "SDK", "GPU", "https", "gfx"].contains(w))
+        .filter(|w| {
+            !zh.stdout
+                .lines()
+                .any(|l| l.trim().starts_with("https://") && l.contains(*w))
+        })
+        .collect();
+    assert!(english.is_empty(), "{english:?}");
+    assert_eq!(
+        run(probe().args(["explain", "--data", "runtime.release-unknown"])).code,
+        2
+    );
+}

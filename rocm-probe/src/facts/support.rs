@@ -1,11 +1,16 @@
 //! Which gfx targets each ROCm release supports on Linux, from AMD's published system
-//! requirements and compatibility matrices. Data only; `checks::runtime` looks GPUs up here.
+//! requirements and compatibility matrices, and which targets TheRock's preview releases list
+//! (their release notes' hardware tables, or their build target lists). Data only;
+//! `checks::runtime` looks GPUs up here.
 //!
-//! Each release row cites the page it was taken from. AMD lists products; a target's status is
-//! the best status of any product listed with it (for ROCm 6.0 the MI50 is deprecated but the
-//! Radeon VII, also gfx906, is supported, so gfx906 counts as supported). A target missing from
-//! a row is "not listed", which AMD's pages define as not officially supported. Releases without
-//! a row are unknown: the check that uses this table then skips instead of guessing.
+//! The rows live in `rocm-probe/data/support.toml` (format and sources there, refreshing in
+//! docs/updating-knowledge.md); `build.rs` checks them with [`data`]'s parser and compiles them
+//! into [`RELEASES`], so a run parses nothing. Each row cites the page or file it was taken
+//! from. AMD lists products; a target's status is the best status of any product listed with it
+//! (for ROCm 6.0 the MI50 is deprecated but the Radeon VII, also gfx906, is supported, so gfx906
+//! counts as supported). A target missing from a row is "not listed", which AMD's pages define
+//! as not officially supported. Releases without a row are unknown: the check that uses this
+//! table then skips instead of guessing.
 
 use std::fmt;
 
@@ -13,11 +18,15 @@ use serde::Serialize;
 
 use crate::facts::install::RocmVersion;
 
+#[cfg(test)]
+mod data;
+
 /// What a release's page says about a target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Support {
-    /// ✅: "AMD enables these GPUs in our software distributions".
+    /// ✅: "AMD enables these GPUs in our software distributions"; in a preview row: the preview
+    /// lists it.
     Supported,
     /// ⚠️: still works, support will be removed in a future release.
     Deprecated,
@@ -31,6 +40,29 @@ impl fmt::Display for Support {
             Support::Supported => "supported",
             Support::Deprecated => "deprecated",
             Support::Unsupported => "unsupported",
+        })
+    }
+}
+
+/// Which release stream a row belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stream {
+    /// Classic ROCm releases (7.0 through 7.8 are reserved for them).
+    Production,
+    /// TheRock's technology-preview releases (7.9 to 7.13): not for production use; the row lists
+    /// the hardware of the preview's release notes (or TheRock's build targets at its tag).
+    Preview,
+    /// Production ROCm Core SDK releases built by TheRock (7.14, 10.x).
+    CoreSdk,
+}
+
+impl fmt::Display for Stream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Stream::Production => "production",
+            Stream::Preview => "preview",
+            Stream::CoreSdk => "core-sdk",
         })
     }
 }
@@ -53,171 +85,38 @@ pub struct Release {
     pub major: u32,
     /// Minor version.
     pub minor: u32,
+    /// The stream the release belongs to.
+    pub stream: Stream,
     /// The page the row was taken from.
     pub source: &'static str,
+    /// First release of the line (`YYYY-MM-DD`), where the data records it.
+    pub released: Option<&'static str>,
     /// Targets with their status.
     pub entries: &'static [Entry],
 }
 
-const fn e(target: &'static str, support: Support) -> Entry {
-    Entry {
-        target,
-        support,
-        since_patch: 0,
-    }
-}
+include!(concat!(env!("OUT_DIR"), "/support.rs"));
 
-const fn since(target: &'static str, support: Support, patch: u32) -> Entry {
-    Entry {
-        target,
-        support,
-        since_patch: patch,
-    }
-}
-
-use Support::{Deprecated, Supported, Unsupported};
-
-/// The release rows, oldest first.
-pub const RELEASES: &[Release] = &[
-    // ROCm 5.7: "GPU and OS Support (Linux)", ROCm/ROCm branch docs/5.7.1,
-    // docs/release/gpu_os_support.md: MI250X/MI250/MI210 gfx90a, MI100 gfx908, MI50 / Radeon VII /
-    // Radeon Pro VII gfx906 ✅, W7900 and RX 7900 XTX/XT gfx1100 ✅ (Ubuntu 22.04 only), W6800 /
-    // V620 gfx1030 ✅, MI25 gfx900 ❌. No MI300 yet.
-    Release {
-        major: 5,
-        minor: 7,
-        source: "https://rocm.docs.amd.com/en/docs-5.7.1/release/gpu_os_support.html",
-        entries: &[
-            e("gfx90a", Supported),
-            e("gfx908", Supported),
-            e("gfx906", Supported),
-            e("gfx1100", Supported),
-            e("gfx1030", Supported),
-            e("gfx900", Unsupported),
-        ],
-    },
-    // ROCm 6.0: "System requirements (Linux)", ROCm/rocm-install-on-linux branch docs/6.0.0,
-    // docs/reference/system-requirements.rst: MI300X/MI300A gfx942, MI250X/MI250/MI210 gfx90a,
-    // MI100 gfx908 ✅; MI50 gfx906 ⚠️ but Radeon VII and Radeon Pro VII gfx906 ✅; W7900,
-    // RX 7900 XTX/XT gfx1100 ✅; W6800, V620 gfx1030 ✅; MI25 gfx900 ❌.
-    Release {
-        major: 6,
-        minor: 0,
-        source: "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.0.0/reference/system-requirements.html",
-        entries: &[
-            e("gfx942", Supported),
-            e("gfx90a", Supported),
-            e("gfx908", Supported),
-            e("gfx906", Supported),
-            e("gfx1100", Supported),
-            e("gfx1030", Supported),
-            e("gfx900", Unsupported),
-        ],
-    },
-    // ROCm 6.1: same page, branch docs/6.1.0: gfx942, gfx90a, gfx908, gfx1100 (W7900, W7800,
-    // RX 7900 XTX/XT/GRE), gfx1030 (W6800, V620) ✅; every gfx906 product ⚠️; MI25 gfx900 ❌.
-    Release {
-        major: 6,
-        minor: 1,
-        source: "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.1.0/reference/system-requirements.html",
-        entries: &[
-            e("gfx942", Supported),
-            e("gfx90a", Supported),
-            e("gfx908", Supported),
-            e("gfx1100", Supported),
-            e("gfx1030", Supported),
-            e("gfx906", Deprecated),
-            e("gfx900", Unsupported),
-        ],
-    },
-    // ROCm 6.2: same page, branches docs/6.2.0 and docs/6.2.4 (identical GPU tables): as 6.1,
-    // plus the W7900 Dual Slot (gfx1100).
-    Release {
-        major: 6,
-        minor: 2,
-        source: "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.2.0/reference/system-requirements.html",
-        entries: &[
-            e("gfx942", Supported),
-            e("gfx90a", Supported),
-            e("gfx908", Supported),
-            e("gfx1100", Supported),
-            e("gfx1030", Supported),
-            e("gfx906", Deprecated),
-            e("gfx900", Unsupported),
-        ],
-    },
-    // ROCm 6.3: "Compatibility matrix", ROCm/ROCm branch docs/6.3.3,
-    // docs/compatibility/compatibility-matrix.rst, row "GPU / LLVM target" for 6.3.0–6.3.3:
-    // gfx1100, gfx1030, gfx942, gfx90a, gfx908. (The matrix lists no deprecated targets.)
-    Release {
-        major: 6,
-        minor: 3,
-        source: "https://rocm.docs.amd.com/en/docs-6.3.3/compatibility/compatibility-matrix.html",
-        entries: &[
-            e("gfx1100", Supported),
-            e("gfx1030", Supported),
-            e("gfx942", Supported),
-            e("gfx90a", Supported),
-            e("gfx908", Supported),
-        ],
-    },
-    // ROCm 6.4: "System requirements (Linux)" of the 6.4.x docs (ROCm/rocm-install-on-linux
-    // docs/reference/system-requirements.rst, the version listing MI325X and RX 9070/9060 XT):
-    // MI325X/MI300X/MI300A gfx942, MI250X/MI250/MI210 gfx90a, MI100 gfx908, R9700 and
-    // RX 9070 XT/GRE/9070 gfx1201, RX 9060 XT gfx1200, V710 / W7700 / RX 7800 XT gfx1101,
-    // W7900/W7800, RX 7900 XTX/XT/GRE gfx1100, W6800/V620 gfx1030 ✅; MI50, Radeon VII, Radeon
-    // PRO VII gfx906 and MI25 gfx900 ❌. gfx1201, gfx1200 and gfx1101 arrived in 6.4.1: the
-    // compatibility matrix lists them only in its 6.4.1 column (ROCm/ROCm pull request #4875,
-    // https://github.com/ROCm/ROCm/pull/4875; RX 9070 support "with the latest 6.4.1 release",
-    // https://github.com/ROCm/rocm-install-on-linux/issues/447).
-    Release {
-        major: 6,
-        minor: 4,
-        source: "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.4.1/reference/system-requirements.html",
-        entries: &[
-            e("gfx942", Supported),
-            e("gfx90a", Supported),
-            e("gfx908", Supported),
-            e("gfx1100", Supported),
-            e("gfx1030", Supported),
-            since("gfx1201", Supported, 1),
-            since("gfx1200", Supported, 1),
-            since("gfx1101", Supported, 1),
-            e("gfx906", Unsupported),
-            e("gfx900", Unsupported),
-        ],
-    },
-    // ROCm 7.0: "System requirements (Linux)" of the 7.0 docs (ROCm/rocm-install-on-linux
-    // docs/reference/system-requirements.rst, the version with MI355X/MI350X and footnotes
-    // `*-700`): MI355X/MI350X gfx950, MI325X/MI300X/MI300A gfx942, MI250X/MI250/MI210 gfx90a,
-    // MI100 gfx908, R9700 / RX 9070 XT/GRE/9070 gfx1201, RX 9060 XT gfx1200, V710 / W7700 /
-    // RX 7800 XT / RX 7700 XT gfx1101, W7900/W7800 / RX 7900 XTX/XT/GRE gfx1100, W6800/V620
-    // gfx1030 ✅; MI50, Radeon VII, Radeon PRO VII gfx906 and MI25 gfx900 ❌.
-    Release {
-        major: 7,
-        minor: 0,
-        source: "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-7.0.0/reference/system-requirements.html",
-        entries: &[
-            e("gfx950", Supported),
-            e("gfx942", Supported),
-            e("gfx90a", Supported),
-            e("gfx908", Supported),
-            e("gfx1201", Supported),
-            e("gfx1200", Supported),
-            e("gfx1101", Supported),
-            e("gfx1100", Supported),
-            e("gfx1030", Supported),
-            e("gfx906", Unsupported),
-            e("gfx900", Unsupported),
-        ],
-    },
-];
+use Support::Supported;
 
 /// The row of a release, by major and minor version; `None` for releases not in the table.
 pub fn release(version: &RocmVersion) -> Option<&'static Release> {
     RELEASES
         .iter()
         .find(|r| r.major == version.major && r.minor == version.minor)
+}
+
+/// The newest row.
+pub fn newest() -> &'static Release {
+    RELEASES
+        .last()
+        .expect("build.rs refuses a file without rows")
+}
+
+/// Whether `version` is newer than every row: the data cannot know it yet.
+pub fn newer_than_data(version: &RocmVersion) -> bool {
+    let n = newest();
+    (version.major, version.minor) > (n.major, n.minor)
 }
 
 impl Release {
@@ -249,6 +148,7 @@ impl Release {
 
 #[cfg(test)]
 mod tests {
+    use super::Support::Deprecated;
     use super::*;
     use crate::target::GfxVersion;
 
@@ -257,7 +157,8 @@ mod tests {
         assert!(RELEASES.len() >= 6);
         for r in RELEASES {
             assert!(
-                r.source.starts_with("https://rocm.docs.amd.com/"),
+                r.source.starts_with("https://rocm.docs.amd.com/")
+                    || r.source.starts_with("https://github.com/ROCm/"),
                 "{}: {}",
                 r.name(),
                 r.source
@@ -296,5 +197,41 @@ mod tests {
         );
         assert!(release(&v("5.2.3")).is_none());
         assert!(release(&v("7.1.0")).is_none());
+        assert!(!newer_than_data(&v("7.1.0")));
+    }
+
+    #[test]
+    fn streams_and_the_newest_row() {
+        let v = |s: &str| RocmVersion::parse(s).unwrap();
+        // 7.0 through 7.8 are production, 7.9 to 7.13 TheRock's previews, 10.x the Core SDK.
+        assert_eq!(release(&v("7.0.2")).unwrap().stream, Stream::Production);
+        for p in ["7.9.0", "7.10.0", "7.11.0", "7.12.0", "7.13.0"] {
+            let r = release(&v(p)).unwrap();
+            assert_eq!(r.stream, Stream::Preview, "{p}");
+            assert!(
+                r.source.contains("-preview/about/release-notes") || r.source.contains("TheRock"),
+                "{p}: {}",
+                r.source
+            );
+            assert!(r.released.is_some(), "{p}");
+        }
+        // 7.12's release notes add the MI100 and the Ryzen 200 Series to 7.11's list.
+        let r712 = release(&v("7.12.0")).unwrap();
+        assert_eq!(r712.status("gfx1103", None), Some(Supported));
+        assert_eq!(r712.status("gfx908", None), Some(Supported));
+        let r711 = release(&v("7.11.0")).unwrap();
+        assert_eq!(r711.status("gfx1103", None), None);
+        assert_eq!(r711.status("gfx908", None), None);
+        assert_eq!(r711.status("gfx1201", None), Some(Supported));
+        let r10 = release(&v("10.0.0")).unwrap();
+        assert_eq!(r10.stream, Stream::CoreSdk);
+        assert_eq!(r10.status("gfx1151", Some(0)), Some(Supported));
+        assert_eq!(r10.status("gfx906", Some(0)), None);
+        // A release past the newest row is newer than the data; one between rows is not.
+        assert_eq!(newest().name(), "10.0");
+        assert!(newer_than_data(&v("10.1.0")));
+        assert!(newer_than_data(&v("11.0")));
+        assert!(!newer_than_data(&v("7.14.0")));
+        assert!(AS_OF.len() == 10 && AS_OF.starts_with("20"));
     }
 }

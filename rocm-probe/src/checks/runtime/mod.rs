@@ -1274,20 +1274,29 @@ fn release_support(
         return;
     };
     let Some(release) = support::release(&version) else {
+        let newest = support::newest();
+        let summary = if support::newer_than_data(&version) {
+            msg!(
+                "runtime.release-newer-than-data",
+                version,
+                newest = newest.name(),
+                date = newest.released.unwrap_or(support::AS_OF)
+            )
+        } else {
+            msg!(
+                "runtime.release-not-in-table",
+                version,
+                rows = i18n::list(support::RELEASES.iter().map(|r| r.name()))
+            )
+        };
         out.push(
-            RELEASE_UNKNOWN
-                .finding(msg!(
-                    "runtime.release-not-in-table",
-                    version,
-                    rows = i18n::list(support::RELEASES.iter().map(|r| r.name()))
-                ))
-                .with(Evidence::new(
-                    install
-                        .version_source
-                        .clone()
-                        .unwrap_or_else(|| install.prefix.clone()),
-                    version.to_string(),
-                )),
+            RELEASE_UNKNOWN.finding(summary).with(Evidence::new(
+                install
+                    .version_source
+                    .clone()
+                    .unwrap_or_else(|| install.prefix.clone()),
+                version.to_string(),
+            )),
         );
         return;
     };
@@ -1336,6 +1345,7 @@ fn release_support(
                     .filter(|(_, o)| {
                         release.status(&o.name(), version.patch) == Some(Support::Supported)
                     });
+                let preview = release.stream == support::Stream::Preview;
                 let finding = match via {
                     Some((var, o)) => TARGET_UNSUPPORTED.finding_with(
                         Status::Info,
@@ -1349,6 +1359,14 @@ fn release_support(
                             supported = o.name()
                         ),
                     ),
+                    None if preview => TARGET_UNSUPPORTED
+                        .finding(msg!(
+                            "runtime.target-not-in-preview",
+                            target = t,
+                            nodes = nodes_of(t),
+                            release = release.name()
+                        ))
+                        .remedy(msg!("runtime.target-not-in-preview-remedy", target = t)),
                     None => TARGET_UNSUPPORTED
                         .finding(msg!(
                             "runtime.target-unsupported",
@@ -1393,19 +1411,21 @@ fn release_support(
         }
     }
     if !supported.is_empty() {
-        out.push(
-            TARGET_SUPPORTED
-                .finding(msg!(
-                    "runtime.targets-supported",
-                    targets = i18n::list(supported.iter().map(|t| msg!(
-                        "runtime.target-with-nodes",
-                        target = t,
-                        nodes = nodes_of(t)
-                    ))),
-                    version
-                ))
-                .with(source),
+        let targets = i18n::list(
+            supported
+                .iter()
+                .map(|t| msg!("runtime.target-with-nodes", target = t, nodes = nodes_of(t))),
         );
+        let summary = if release.stream == support::Stream::Preview {
+            msg!(
+                "runtime.targets-in-preview",
+                targets,
+                release = release.name()
+            )
+        } else {
+            msg!("runtime.targets-supported", targets, version)
+        };
+        out.push(TARGET_SUPPORTED.finding(summary).with(source));
     }
 }
 

@@ -1,0 +1,223 @@
+//! The release × GPU support data, `rocm-probe/data/support.toml`: parsed and checked here, by
+//! the build script (which turns it into the `RELEASES` table compiled into the crate) and by the
+//! crate's own tests. Depends on `toml` and std only, because the build script includes this file
+//! as a module. The file's header documents the format.
+
+/// One status list of a row, as the file names it.
+pub const STATUSES: [&str; 3] = ["supported", "deprecated", "unsupported"];
+
+/// The release streams a row may belong to.
+pub const STREAMS: [&str; 3] = ["production", "preview", "core-sdk"];
+
+/// One release row as written in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// Major version.
+    pub major: u32,
+    /// Minor version.
+    pub minor: u32,
+    /// One of [`STREAMS`].
+    pub stream: String,
+    /// The page or file the row was taken from.
+    pub source: String,
+    /// First release of the line, `YYYY-MM-DD`.
+    pub released: Option<String>,
+    /// (target, index into [`STATUSES`], since patch), in the file's order: supported first.
+    pub entries: Vec<(String, usize, u32)>,
+}
+
+/// The whole file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Data {
+    /// When the rows were last checked against their sources, `YYYY-MM-DD`.
+    pub as_of: String,
+    /// Rows, oldest first.
+    pub rows: Vec<Row>,
+}
+
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+}
+
+fn is_target(s: &str) -> bool {
+    s.strip_prefix("gfx").is_some_and(|d| {
+        (3..=5).contains(&d.len())
+            && d.chars()
+                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+    })
+}
+
+fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
+    let at = |what: &str| format!("release #{}: {what}", i + 1);
+    for key in t.keys() {
+        let known = [
+            "major",
+            "minor",
+            "stream",
+            "source",
+            "released",
+            "since_patch",
+        ]
+        .contains(&key.as_str())
+            || STATUSES.contains(&key.as_str());
+        if !known {
+            return Err(at(&format!("unknown key `{key}`")));
+        }
+    }
+    let number = |key: &str| match t.get(key) {
+        Some(toml::Value::Integer(n)) => u32::try_from(*n).map_err(|_| at(&format!("{key} {n}"))),
+        _ => Err(at(&format!("`{key}` is missing or not a number"))),
+    };
+    let (major, minor) = (number("major")?, number("minor")?);
+    let at = |what: &str| format!("ROCm {major}.{minor}: {what}");
+    let text = |key: &str| match t.get(key) {
+        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
+        None => Ok(None),
+        Some(_) => Err(at(&format!("`{key}` is not a non-empty string"))),
+    };
+    let source = text("source")?.ok_or_else(|| at("no `source`: every row cites its page"))?;
+    if !source.starts_with("https://") {
+        return Err(at(&format!("source {source:?} is not an https URL")));
+    }
+    let stream = text("stream")?.ok_or_else(|| at("no `stream`"))?;
+    if !STREAMS.contains(&stream.as_str()) {
+        return Err(at(&format!("stream {stream:?} is none of {STREAMS:?}")));
+    }
+    let released = text("released")?;
+    if let Some(d) = &released {
+        if !is_date(d) {
+            return Err(at(&format!("released {d:?} is not YYYY-MM-DD")));
+        }
+    }
+    let mut entries: Vec<(String, usize, u32)> = Vec::new();
+    for (status, name) in STATUSES.iter().enumerate() {
+        let Some(v) = t.get(*name) else { continue };
+        let list = v
+            .as_array()
+            .ok_or_else(|| at(&format!("`{name}` is not a list")))?;
+        for target in list {
+            let target = target
+                .as_str()
+                .filter(|s| is_target(s))
+                .ok_or_else(|| at(&format!("{target} in `{name}` is no gfx target")))?;
+            if entries.iter().any(|(t, _, _)| t == target) {
+                return Err(at(&format!("{target} listed twice")));
+            }
+            entries.push((target.to_owned(), status, 0));
+        }
+    }
+    if entries.is_empty() {
+        return Err(at("no targets"));
+    }
+    if let Some(v) = t.get("since_patch") {
+        let table = v
+            .as_table()
+            .ok_or_else(|| at("`since_patch` is not a table"))?;
+        for (target, patch) in table {
+            let patch = patch
+                .as_integer()
+                .and_then(|p| u32::try_from(p).ok())
+                .ok_or_else(|| at(&format!("since_patch {target} is not a patch number")))?;
+            let entry = entries
+                .iter_mut()
+                .find(|(t, _, _)| t == target)
+                .ok_or_else(|| at(&format!("since_patch names {target}, which the row lacks")))?;
+            entry.2 = patch;
+        }
+    }
+    Ok(Row {
+        major,
+        minor,
+        stream,
+        source,
+        released,
+        entries,
+    })
+}
+
+/// Parses and checks the file: every row has a source, a known stream and targets; rows are
+/// sorted by release and unique.
+pub fn parse(text: &str) -> Result<Data, String> {
+    let doc: toml::Table = text.parse().map_err(|e| format!("support data: {e}"))?;
+    for key in doc.keys() {
+        if key != "as_of" && key != "release" {
+            return Err(format!("support data: unknown key `{key}`"));
+        }
+    }
+    let as_of = match doc.get("as_of") {
+        Some(toml::Value::String(s)) if is_date(s) => s.clone(),
+        _ => return Err("support data: `as_of` is missing or not YYYY-MM-DD".to_owned()),
+    };
+    let rows = match doc.get("release") {
+        Some(toml::Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                v.as_table()
+                    .ok_or_else(|| format!("release #{}: not a table", i + 1))
+                    .and_then(|t| row(i, t))
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => return Err("support data: no [[release]] rows".to_owned()),
+    };
+    for w in rows.windows(2) {
+        if (w[0].major, w[0].minor) >= (w[1].major, w[1].minor) {
+            return Err(format!(
+                "support data: ROCm {}.{} follows {}.{}: rows are unique and oldest first",
+                w[1].major, w[1].minor, w[0].major, w[0].minor
+            ));
+        }
+    }
+    Ok(Data { as_of, rows })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROW: &str = "as_of = \"2026-12-03\"\n[[release]]\nmajor = 7\nminor = 0\n\
+                       stream = \"production\"\nsupported = [\"gfx942\"]\n";
+
+    #[test]
+    fn the_committed_file_parses() {
+        let data = parse(include_str!("../../../data/support.toml")).unwrap();
+        assert!(data.rows.len() >= 7);
+        assert!(data.rows.iter().all(|r| r.source.starts_with("https://")));
+    }
+
+    #[test]
+    fn a_row_without_a_source_is_refused() {
+        let e = parse(ROW).unwrap_err();
+        assert!(e.contains("no `source`"), "{e}");
+        let with = ROW.replace("stream", "source = \"https://example.org/\"\nstream");
+        assert_eq!(parse(&with).unwrap().rows[0].entries[0].0, "gfx942");
+    }
+
+    #[test]
+    fn malformed_rows_are_refused() {
+        let ok = ROW.replace("stream", "source = \"https://example.org/\"\nstream");
+        for (from, to, says) in [
+            ("\"production\"", "\"beta\"", "stream"),
+            ("[\"gfx942\"]", "[\"gfx942\", \"gfx942\"]", "twice"),
+            ("[\"gfx942\"]", "[\"MI300X\"]", "no gfx target"),
+            ("minor = 0", "minor = 0\nreleased = \"July\"", "YYYY-MM-DD"),
+            (
+                "minor = 0",
+                "minor = 0\nsince_patch = { gfx90a = 1 }",
+                "lacks",
+            ),
+            ("minor = 0", "minor = 0\nnotes = \"x\"", "unknown key"),
+        ] {
+            let e = parse(&ok.replace(from, to)).unwrap_err();
+            assert!(e.contains(says), "{from} → {to}: {e}");
+        }
+        let twice = format!("{ok}{}", ok.replace("as_of = \"2026-12-03\"\n", ""));
+        assert!(parse(&twice).unwrap_err().contains("oldest first"));
+    }
+}
