@@ -15,10 +15,10 @@ use crate::facts::Facts;
 use crate::facts::fatbin::{FatBinary, Unread};
 use crate::facts::libraries::{InstallLibraries, KernelDir, LibraryFacts, WRAPPERS};
 use crate::finding::{
-    CODE_OBJECT_NEEDS_FEATURE_CHANGE, COVERAGE, Evidence, Finding, HIP_WRAPPER_WITHOUT_BACKEND,
+    Action, CODE_OBJECT_NEEDS_FEATURE_CHANGE, COVERAGE, Evidence, Finding, HIP_WRAPPER_WITHOUT_BACKEND,
     HIPBLASLT_NO_KERNELS_FOR_TARGET, LIBRARIES_NOT_CAPTURED, LIBRARY_FILES_MALFORMED,
     LIBRARY_FILES_UNREADABLE, MIOPEN_NO_KDB_FOR_TARGET, NO_CODE_OBJECT_FOR_TARGET,
-    ROCBLAS_NO_KERNELS_FOR_TARGET, Rule, Status, Subject,
+    ROCBLAS_NO_KERNELS_FOR_TARGET, RemedyStep, Rule, Status, Subject,
 };
 use crate::source::problem::Problem;
 use crate::target::GfxVersion;
@@ -38,7 +38,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         return out;
     }
     for i in &libs.installs {
-        wrappers(i, &mut out);
+        wrappers(f, i, &mut out);
     }
     let targets = targets(f, below);
     let override_evidence = targets.as_ref().and_then(|_| {
@@ -289,7 +289,14 @@ pub(crate) fn steps_sentence(steps: &[String]) -> String {
     }
 }
 
-fn wrappers(i: &InstallLibraries, out: &mut Vec<Finding>) {
+fn wrappers(f: &Facts, i: &InstallLibraries, out: &mut Vec<Finding>) {
+    // AMD's repositories name each library's package after it, lowercase, for apt, dnf and
+    // zypper (ROCm install-on-linux, "Package manager integration": rocblas, rocfft,
+    // rocsparse, rocsolver, rocrand under rocm-hip-libraries); Arch's extra repository packages
+    // them under the same names. A distribution's install (Debian's librocblas0 …) gets none.
+    let amd = f.installs.installs.iter().any(|x| {
+        x.prefix == i.prefix && x.kind == crate::facts::install::InstallKind::Opt
+    });
     for (wrapper, backend) in WRAPPERS {
         let Some(files) = i.files(wrapper) else {
             continue;
@@ -314,7 +321,28 @@ fn wrappers(i: &InstallLibraries, out: &mut Vec<Finding>) {
                     "libraries.wrapper-without-backend-remedy",
                     wrapper,
                     backend
-                )),
+                ))
+                .with_steps(
+                    crate::facts::os_release::families(f.os_release.as_ref())
+                        .into_iter()
+                        .filter(|_| amd)
+                        .map(|d| {
+                            use crate::facts::os_release::Distro;
+                            let tool = match d {
+                                Distro::Debian => "apt install",
+                                Distro::Fedora => "dnf install",
+                                Distro::Suse => "zypper install",
+                                Distro::Arch => "pacman -S",
+                            };
+                            RemedyStep::run(
+                                Action::Install,
+                                backend,
+                                format!("sudo {tool} {backend}"),
+                                msg!("libraries.step-install-backend", backend, wrapper),
+                            )
+                            .on(d)
+                        }),
+                ),
         );
     }
 }

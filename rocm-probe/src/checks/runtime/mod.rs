@@ -45,7 +45,12 @@ pub const GPU_DEVICE_ORDINAL: &str = "GPU_DEVICE_ORDINAL";
 /// Layer 4 findings; `below` are the findings of layers 1–3.
 pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     let mut out = Vec::new();
-    installs(&f.installs, &f.problems.installs, &mut out);
+    installs(
+        &f.installs,
+        &f.problems.installs,
+        f.os_release.as_ref(),
+        &mut out,
+    );
     let env = &f.platform.env;
     let gpus: Vec<&Agent> = f
         .inventory
@@ -140,6 +145,7 @@ fn gpus_out<'a>(f: &Facts, below: &'a [Finding]) -> Option<BTreeMap<usize, &'a F
 fn installs(
     facts: &InstallFacts,
     problems: &[crate::source::problem::Problem],
+    os: Option<&crate::facts::os_release::OsRelease>,
     out: &mut Vec<Finding>,
 ) {
     if !facts.captured {
@@ -173,7 +179,14 @@ fn installs(
                 .remedy(match facts.effective() {
                     Some(i) => msg!("runtime.set-or-unset", name = e.name, prefix = i.prefix),
                     None => msg!("runtime.unset", name = e.name),
-                }),
+                })
+                // The install a process uses, when its prefix is plain; else unset the variable.
+                .with_steps(
+                    facts
+                        .effective()
+                        .and_then(|i| set_env_step(&e.name, &i.prefix))
+                        .or_else(|| unset_env_step(&e.name)),
+                ),
         );
     }
     let with_runtime: Vec<&Install> = facts.installs.iter().filter(|i| i.libs.runtime()).collect();
@@ -184,7 +197,8 @@ fn installs(
                 msg!("runtime.search-path"),
                 facts.search_path_text(),
             ))
-            .remedy(msg!("runtime.no-rocm-remedy"));
+            .remedy(msg!("runtime.no-rocm-remedy"))
+            .with_steps(install_rocm_steps(os));
         finding = finding.with_all(facts.installs.iter().map(|i| {
             Evidence::new(
                 i.prefix.clone(),
@@ -592,7 +606,8 @@ fn override_format(
                             why
                         ))
                         .with(evidence)
-                        .remedy(msg!("runtime.override-malformed-remedy")),
+                        .remedy(msg!("runtime.override-malformed-remedy"))
+                        .with_steps(unset_env_step(var)),
                 );
                 result = Err(());
             }
@@ -606,7 +621,8 @@ fn override_format(
                             target = g.name()
                         ))
                         .with(evidence)
-                        .remedy(msg!("runtime.override-unknown-target-remedy")),
+                        .remedy(msg!("runtime.override-unknown-target-remedy"))
+                        .with_steps(unset_env_step(var)),
                 );
                 result = Err(());
             }
@@ -678,6 +694,19 @@ fn per_node_notes(
                 last = counted.saturating_sub(1)
             )
         };
+        // The variable read by no GPU goes; its value moves to the GPU's node when there is
+        // one GPU to give it to (with several, which one is the user's to say).
+        let candidates: Vec<&&Agent> = gpus
+            .iter()
+            .filter(|a| ov.hsakmt.contains_key(&a.node))
+            .collect();
+        let moved = match candidates.as_slice() {
+            [a] => set_env_step(
+                &crate::target::per_node_override_name(ov.node(a)),
+                &var.1,
+            ),
+            _ => None,
+        };
         out.push(
             HSA_OVERRIDE_NODE_NOT_GPU
                 .finding(msg!(
@@ -688,7 +717,9 @@ fn per_node_notes(
                     what
                 ))
                 .with(evidence(var))
-                .remedy(msg!("runtime.node-not-gpu-remedy", suggest = suggest())),
+                .remedy(msg!("runtime.node-not-gpu-remedy", suggest = suggest()))
+                .with_steps(unset_env_step(&var.0))
+                .with_steps(moved),
         );
     }
 }
@@ -804,7 +835,10 @@ fn override_checks(ov: &Overrides, visible: &[&Agent], out: &mut Vec<Finding>) {
                     var,
                     real,
                     siblings = family_hint(real.as_str())
-                )),
+                ))
+                // Another family's code never runs: the variable goes (a sibling's value is a
+                // choice the prose leaves to the user).
+                .with_steps(unset_env_step(var)),
         };
         out.push(finding);
     }
@@ -976,17 +1010,21 @@ pub(crate) fn visibility(
                 total = gpus.len()
             )
         };
-        let remedy = if masks.contains(&ROCR_VISIBLE_DEVICES) && hip_var.is_some() {
+        let two = masks.contains(&ROCR_VISIBLE_DEVICES) && hip_var.is_some();
+        let remedy = if two {
             msg!("runtime.mask-two-remedy")
         } else {
             msg!("runtime.mask-one-remedy")
         };
+        // Two masks: HIP's goes, ROCr's stays. One mask: its right value is the user's choice.
+        let step = hip_var.filter(|_| two).and_then(unset_env_step);
         out.push(
             VISIBLE_DEVICES_OUT_OF_RANGE
                 .finding_with(status, summary)
                 .with_all(problems)
                 .with_all(devices())
-                .remedy(remedy),
+                .remedy(remedy)
+                .with_steps(step),
         );
     } else if !masks.is_empty() {
         let mut finding = VISIBLE_DEVICES_MASK
@@ -1239,6 +1277,74 @@ fn mask_step(var: &str, value: &str, hidden: &str) -> Option<RemedyStep> {
             msg!("runtime.step-mask", var),
         )
     })
+}
+
+// ----------------------------------------------------------------------------------------------
+// Remedy steps
+
+/// A variable name that may go into a command: a shell identifier.
+fn plain_name(name: &str) -> bool {
+    name.chars().next().is_some_and(|c| !c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A value from the machine that may go into a command as it is: only `[A-Za-z0-9._,:/-]`, the
+/// characters the shell takes literally (the driver layer's caution with group names).
+pub(crate) fn plain_value(value: &str) -> bool {
+    !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ',' | ':' | '/' | '-'))
+}
+
+/// `unset NAME`, when the name is plain.
+fn unset_env_step(name: &str) -> Option<RemedyStep> {
+    plain_name(name).then(|| {
+        RemedyStep::run(
+            Action::UnsetEnv,
+            name,
+            format!("unset {name}"),
+            msg!("runtime.step-unset-env", name),
+        )
+    })
+}
+
+/// `export NAME=value`, when both are plain.
+fn set_env_step(name: &str, value: &str) -> Option<RemedyStep> {
+    (plain_name(name) && plain_value(value)).then(|| {
+        RemedyStep::run(
+            Action::SetEnv,
+            name,
+            format!("export {name}={value}"),
+            msg!("runtime.step-set-env", name, value),
+        )
+    })
+}
+
+/// Installing ROCm's runtime, per family. AMD's package repositories (registered by the
+/// `amdgpu-install` package) name the meta package `rocm` for apt, dnf and zypper (ROCm
+/// install-on-linux, "Quick start installation guide" and "Package manager integration": `rocm`,
+/// `rocm-hip-runtime`, …); Arch packages ROCm itself, its runtime meta package being
+/// `rocm-hip-runtime` (extra repository).
+fn install_rocm_steps(os: Option<&crate::facts::os_release::OsRelease>) -> Vec<RemedyStep> {
+    use crate::facts::os_release::Distro;
+    crate::facts::os_release::families(os)
+        .into_iter()
+        .map(|d| {
+            let (package, command) = match d {
+                Distro::Debian => ("rocm", "sudo apt install rocm"),
+                Distro::Fedora => ("rocm", "sudo dnf install rocm"),
+                Distro::Suse => ("rocm", "sudo zypper install rocm"),
+                Distro::Arch => ("rocm-hip-runtime", "sudo pacman -S rocm-hip-runtime"),
+            };
+            let text = if d == Distro::Arch {
+                msg!("runtime.step-install-rocm-arch")
+            } else {
+                msg!("runtime.step-install-rocm")
+            };
+            RemedyStep::run(Action::Install, package, command, text).on(d)
+        })
+        .collect()
 }
 
 // ----------------------------------------------------------------------------------------------
