@@ -193,11 +193,37 @@ pub(crate) fn fat_binary_findings(
                 if let Some(e) = override_evidence {
                     finding = finding.with(e.clone());
                 }
-                out.push(finding.remedy(msg!(
-                    "libraries.needs-feature-change-remedy",
-                    how = i18n::join(&how, &msg!("libraries.and")),
-                    gpu = g.target_id
-                )));
+                // The one change a process makes itself: XNACK through HSA_XNACK (off always;
+                // on where the kernel gives the GPU a per-process mode, as compat's own
+                // xnack_change decides). SRAM ECC is the driver's: no step.
+                let step = match changes.as_slice() {
+                    [c] if matches!(c.feature, crate::codeobject::compat::Feature::Xnack)
+                        && (!c.to
+                            || crate::target::process_xnack(
+                                &[g.target.processor],
+                                Some(1),
+                                Some("1"),
+                            ) == Some(true)) =>
+                    {
+                        let value = if c.to { "1" } else { "0" };
+                        Some(RemedyStep::run(
+                            Action::SetEnv,
+                            "HSA_XNACK",
+                            format!("export HSA_XNACK={value}"),
+                            msg!("libraries.step-hsa-xnack", value),
+                        ))
+                    }
+                    _ => None,
+                };
+                out.push(
+                    finding
+                        .remedy(msg!(
+                            "libraries.needs-feature-change-remedy",
+                            how = i18n::join(&how, &msg!("libraries.and")),
+                            gpu = g.target_id
+                        ))
+                        .with_steps(step),
+                );
             }
             _ => {}
         }
