@@ -13,8 +13,8 @@ use crate::codeobject::target_id::TargetId;
 use crate::facts::Facts;
 use crate::facts::compiler::{CompilerFacts, InstallCompiler, Tool};
 use crate::finding::{
-    BUILD_TARGETS_EXCLUDE_GPU, COMPILER_NOT_CAPTURED, COMPILERS_FOUND, Evidence, Finding,
-    NO_COMPILER, NO_DEVICE_LIBS_FOR_TARGET, OFFLOAD_ARCH, Status,
+    Action, BUILD_TARGETS_EXCLUDE_GPU, COMPILER_NOT_CAPTURED, COMPILERS_FOUND, Evidence, Finding,
+    NO_COMPILER, NO_DEVICE_LIBS_FOR_TARGET, OFFLOAD_ARCH, RemedyStep, Status,
 };
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
@@ -115,8 +115,27 @@ fn build_targets_env(f: &Facts, below: &[Finding], out: &mut Vec<Finding>) {
                 "compiler.build-targets-exclude-gpu-remedy",
                 variable = PYTORCH_ROCM_ARCH,
                 value = added
-            )),
+            ))
+            .with_steps(arch_step(&added)),
     );
+}
+
+/// `export PYTORCH_ROCM_ARCH="<list>"` (quoted: `;` separates the targets), when every target
+/// in the list is plain (a value from the environment goes into no command otherwise).
+fn arch_step(list: &str) -> Option<RemedyStep> {
+    let plain = list.split(';').all(|t| {
+        !t.is_empty()
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '+' | '-' | '_' | '.'))
+    });
+    plain.then(|| {
+        RemedyStep::run(
+            Action::SetEnv,
+            PYTORCH_ROCM_ARCH,
+            format!("export {PYTORCH_ROCM_ARCH}=\"{list}\""),
+            msg!("compiler.step-build-targets", variable = PYTORCH_ROCM_ARCH),
+        )
+    })
 }
 
 /// The GPUs' distinct target IDs in node order, or `None` when GPU-specific checks must stay

@@ -15,10 +15,10 @@ use crate::facts::Facts;
 use crate::facts::fatbin::{FatBinary, Unread};
 use crate::facts::libraries::{InstallLibraries, KernelDir, LibraryFacts, WRAPPERS};
 use crate::finding::{
-    Action, CODE_OBJECT_NEEDS_FEATURE_CHANGE, COVERAGE, Evidence, Finding, HIP_WRAPPER_WITHOUT_BACKEND,
-    HIPBLASLT_NO_KERNELS_FOR_TARGET, LIBRARIES_NOT_CAPTURED, LIBRARY_FILES_MALFORMED,
-    LIBRARY_FILES_UNREADABLE, MIOPEN_NO_KDB_FOR_TARGET, NO_CODE_OBJECT_FOR_TARGET,
-    ROCBLAS_NO_KERNELS_FOR_TARGET, RemedyStep, Rule, Status, Subject,
+    Action, CODE_OBJECT_NEEDS_FEATURE_CHANGE, COVERAGE, Evidence, Finding,
+    HIP_WRAPPER_WITHOUT_BACKEND, HIPBLASLT_NO_KERNELS_FOR_TARGET, LIBRARIES_NOT_CAPTURED,
+    LIBRARY_FILES_MALFORMED, LIBRARY_FILES_UNREADABLE, MIOPEN_NO_KDB_FOR_TARGET,
+    NO_CODE_OBJECT_FOR_TARGET, ROCBLAS_NO_KERNELS_FOR_TARGET, RemedyStep, Rule, Status, Subject,
 };
 use crate::source::problem::Problem;
 use crate::target::GfxVersion;
@@ -320,9 +320,11 @@ fn wrappers(f: &Facts, i: &InstallLibraries, out: &mut Vec<Finding>) {
     // zypper (ROCm install-on-linux, "Package manager integration": rocblas, rocfft,
     // rocsparse, rocsolver, rocrand under rocm-hip-libraries); Arch's extra repository packages
     // them under the same names. A distribution's install (Debian's librocblas0 …) gets none.
-    let amd = f.installs.installs.iter().any(|x| {
-        x.prefix == i.prefix && x.kind == crate::facts::install::InstallKind::Opt
-    });
+    let amd = f
+        .installs
+        .installs
+        .iter()
+        .any(|x| x.prefix == i.prefix && x.kind == crate::facts::install::InstallKind::Opt);
     for (wrapper, backend) in WRAPPERS {
         let Some(files) = i.files(wrapper) else {
             continue;

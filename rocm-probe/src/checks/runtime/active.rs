@@ -6,9 +6,9 @@ use crate::checks::active::{SOURCE, gpu_nodes, kfd_hides, load_failure};
 use crate::facts::Facts;
 use crate::facts::topology::{Node, TOPOLOGY_DIR};
 use crate::finding::{
-    Action, DISPATCH_FAILED, DISPATCH_OK, Evidence, Finding, HIP_ANSWERS, HIP_FAILED, HIP_NOT_INSTALLED,
-    ROCR_AGENT_MISSING, ROCR_ANSWERS, ROCR_INIT_FAILED, ROCR_LOAD_FAILED, ROCR_NOT_INSTALLED,
-    RemedyStep,
+    Action, DISPATCH_FAILED, DISPATCH_OK, Evidence, Finding, HIP_ANSWERS, HIP_FAILED,
+    HIP_NOT_INSTALLED, ROCR_AGENT_MISSING, ROCR_ANSWERS, ROCR_INIT_FAILED, ROCR_LOAD_FAILED,
+    ROCR_NOT_INSTALLED, RemedyStep,
 };
 use crate::i18n;
 use crate::msg;

@@ -701,10 +701,7 @@ fn per_node_notes(
             .filter(|a| ov.hsakmt.contains_key(&a.node))
             .collect();
         let moved = match candidates.as_slice() {
-            [a] => set_env_step(
-                &crate::target::per_node_override_name(ov.node(a)),
-                &var.1,
-            ),
+            [a] => set_env_step(&crate::target::per_node_override_name(ov.node(a)), &var.1),
             _ => None,
         };
         out.push(

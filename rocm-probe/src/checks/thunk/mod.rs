@@ -151,13 +151,19 @@ fn thunk_steps(f: &Facts, kind: InstallKind) -> Vec<RemedyStep> {
                     c,
                     msg!("thunk.step-install-distribution"),
                 ),
-                Some(c) => RemedyStep::run(Action::Install, object, c, msg!("thunk.step-install-amd")),
+                Some(c) => {
+                    RemedyStep::run(Action::Install, object, c, msg!("thunk.step-install-amd"))
+                }
                 None if kind == InstallKind::Distribution => RemedyStep::say(
                     Action::Install,
                     object,
                     msg!("thunk.step-install-distribution-words"),
                 ),
-                None => RemedyStep::say(Action::Install, object, msg!("thunk.step-install-amd-words")),
+                None => RemedyStep::say(
+                    Action::Install,
+                    object,
+                    msg!("thunk.step-install-amd-words"),
+                ),
             }
             .on(d)
         })
