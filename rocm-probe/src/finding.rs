@@ -246,6 +246,10 @@ pub enum Action {
     BuildModule,
     /// Enroll a Machine Owner Key, so that Secure Boot accepts modules it signed.
     EnrollKey,
+    /// Change a setting of the firmware (BIOS/UEFI) setup: no command reaches it.
+    FirmwareSetting,
+    /// Move, reseat or service the hardware: no command does it.
+    ServiceHardware,
 }
 
 impl Action {
