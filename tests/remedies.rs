@@ -271,3 +271,117 @@ fn shellcheck_catches_what_it_should() {
         "sudo modprobe PLACEHOLDER"
     );
 }
+
+/// A committed fixture copied with an `/etc/os-release` of `os`: the steps `id` gives there,
+/// as (family, command).
+fn steps_on(fixture: &str, os: &str, id: &str) -> Vec<(Option<Distro>, Option<String>)> {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("machine");
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(rocm_probe_tests::fixtures_dir().join(fixture))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::write(root.join("etc/os-release"), os).unwrap();
+    let source = rocm_probe::Source::fixture(&root).unwrap();
+    let r = scoped(Lang::En, || {
+        Report::collect(&source, rocm_probe::report::Options::default())
+    });
+    rocm_probe_tests::finding(&r, id)
+        .remedy_steps
+        .iter()
+        .map(|s| (s.distro, s.command.clone()))
+        .collect()
+}
+
+/// Package steps give the machine's package manager and the package of the install's origin:
+/// AMD's thunk for an /opt install on Fedora, and in words on Arch (AMD publishes no Arch
+/// packages); Arch's own ROCm runtime when none is installed.
+#[test]
+fn package_steps_follow_the_family_and_the_install() {
+    assert_eq!(
+        steps_on("thunk-missing", "ID=fedora\n", "thunk.missing"),
+        [(
+            Some(Distro::Fedora),
+            Some("sudo dnf install hsakmt-roct".to_owned())
+        )]
+    );
+    assert_eq!(
+        steps_on("thunk-missing", "ID=arch\n", "thunk.missing"),
+        [(Some(Distro::Arch), None)]
+    );
+    assert_eq!(
+        steps_on(
+            "no-rocm-userspace",
+            "ID=endeavouros\nID_LIKE=arch\n",
+            "runtime.no-rocm"
+        ),
+        [(
+            Some(Distro::Arch),
+            Some("sudo pacman -S rocm-hip-runtime".to_owned())
+        )]
+    );
+    assert_eq!(
+        steps_on(
+            "hipblas-without-rocblas",
+            "ID=opensuse-leap\nID_LIKE=\"suse opensuse\"\n",
+            "libraries.hip-wrapper-without-backend"
+        ),
+        [(
+            Some(Distro::Suse),
+            Some("sudo zypper install rocblas".to_owned())
+        )]
+    );
+}
+
+/// A variable's value from the machine reaches an `export` only when plain: an install prefix
+/// the shell would read leaves `unset` as the step.
+#[test]
+fn environment_steps_take_only_plain_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("machine");
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(rocm_probe_tests::fixtures_dir().join("hip-path-stale"))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let step = |root: &std::path::Path| {
+        let source = rocm_probe::Source::fixture(root).unwrap();
+        let r = scoped(Lang::En, || {
+            Report::collect(&source, rocm_probe::report::Options::default())
+        });
+        let f = rocm_probe_tests::finding(&r, "runtime.rocm-path-invalid");
+        // Both times the prose names the install a process uses.
+        assert!(
+            f.remedy
+                .as_deref()
+                .unwrap()
+                .starts_with("Set HIP_PATH=/opt/rocm"),
+            "{:?}",
+            f.remedy
+        );
+        f.remedy_steps
+            .iter()
+            .map(|s| (s.action, s.command.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        step(&root),
+        [(
+            Action::SetEnv,
+            Some("export HIP_PATH=/opt/rocm-6.2.0".to_owned())
+        )]
+    );
+    // The same install under a name with a space in it.
+    std::fs::rename(root.join("opt/rocm-6.2.0"), root.join("opt/rocm 6.2.0")).unwrap();
+    std::fs::remove_file(root.join("opt/rocm")).unwrap();
+    std::os::unix::fs::symlink("rocm 6.2.0", root.join("opt/rocm")).unwrap();
+    assert_eq!(
+        step(&root),
+        [(Action::UnsetEnv, Some("unset HIP_PATH".to_owned()))]
+    );
+}

@@ -296,6 +296,21 @@ mod tests {
     use super::*;
     use crate::Source;
 
+    /// The list reaches the command quoted, and only when every target is plain.
+    #[test]
+    fn arch_step_takes_only_plain_targets() {
+        assert_eq!(
+            arch_step("gfx90a;gfx1103")
+                .and_then(|s| s.command)
+                .as_deref(),
+            Some("export PYTORCH_ROCM_ARCH=\"gfx90a;gfx1103\"")
+        );
+        assert!(arch_step("gfx90a:xnack+;gfx942").is_some());
+        assert!(arch_step("gfx90a;$(reboot);gfx1103").is_none());
+        assert!(arch_step("gfx90a;;gfx1103").is_none());
+        assert!(arch_step("gfx90a\";gfx1103").is_none());
+    }
+
     /// `build_targets_env` on the Radeon 780M (gfx1103) fixture with `env` as its `[env]`.
     fn build_targets(env: &str) -> Vec<&'static str> {
         let dir = tempfile::tempdir().unwrap();

@@ -1161,6 +1161,38 @@ fn onnxruntime(ctx: &Ctx, o: &OnnxRuntime, out: &mut Vec<Finding>) {
 mod tests {
     use super::*;
 
+    /// The torch step names an index PyTorch has (lines 4.0 and 5.1 only as a patch release),
+    /// none for a line without one; the JAX step takes only plain names and releases.
+    #[test]
+    fn torch_and_jax_steps() {
+        let v = |major, minor| RocmVersion {
+            major,
+            minor,
+            patch: None,
+        };
+        let command = |v| torch_step(v).and_then(|s| s.command);
+        assert_eq!(
+            command(v(6, 2)).as_deref(),
+            Some(
+                "python3 -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/rocm6.2"
+            )
+        );
+        assert!(command(v(5, 1)).unwrap().ends_with("/whl/rocm5.1.1"));
+        assert!(command(v(4, 0)).unwrap().ends_with("/whl/rocm4.0.1"));
+        assert_eq!(command(v(3, 9)), None);
+        assert_eq!(command(v(7, 9)), None);
+        assert_eq!(
+            jax_step("jax_rocm60_plugin", "0.5.0")
+                .and_then(|s| s.command)
+                .as_deref(),
+            Some(
+                "python3 -m pip install \"jax==0.5.0\" \"jaxlib==0.5.0\" \"jax-rocm60-plugin==0.5.0\" \"jax-rocm60-pjrt==0.5.0\""
+            )
+        );
+        assert!(jax_step("jax_rocm60_plugin$(id)", "0.5.0").is_none());
+        assert!(jax_step("jax_rocm60_plugin", "0.5.0 ").is_none());
+    }
+
     #[test]
     fn tensorflow_releases() {
         assert_eq!(tensorflow_release("2.14.0.600"), "2.14.0");
