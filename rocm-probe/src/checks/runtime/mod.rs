@@ -48,7 +48,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     installs(
         &f.installs,
         &f.problems.installs,
-        f.os_release.as_ref(),
+        (f.os_release.as_ref(), &f.platform.env),
         &mut out,
     );
     let env = &f.platform.env;
@@ -145,7 +145,10 @@ fn gpus_out<'a>(f: &Facts, below: &'a [Finding]) -> Option<BTreeMap<usize, &'a F
 fn installs(
     facts: &InstallFacts,
     problems: &[crate::source::problem::Problem],
-    os: Option<&crate::facts::os_release::OsRelease>,
+    (os, env): (
+        Option<&crate::facts::os_release::OsRelease>,
+        &BTreeMap<String, String>,
+    ),
     out: &mut Vec<Finding>,
 ) {
     if !facts.captured {
@@ -239,7 +242,7 @@ fn installs(
             );
         }
     }
-    mixed(facts, out);
+    mixed(facts, env, out);
 }
 
 fn chain(links: &[String]) -> String {
@@ -318,7 +321,7 @@ fn via_list(via: &[String]) -> String {
     }))
 }
 
-fn mixed(facts: &InstallFacts, out: &mut Vec<Finding>) {
+fn mixed(facts: &InstallFacts, env: &BTreeMap<String, String>, out: &mut Vec<Finding>) {
     let reachable: Vec<&Install> = facts
         .reachable()
         .filter(|i| i.libs.runtime() || i.version.is_some())
@@ -336,11 +339,16 @@ fn mixed(facts: &InstallFacts, out: &mut Vec<Finding>) {
         .or_else(|| reachable.iter().copied().max_by_key(|i| i.version))
         .expect("two reachable installs");
     let mut steps: Vec<String> = Vec::new();
+    // As remedy steps: the variables that lead to another install, set to the one kept or
+    // with its directories removed.
+    let mut env_steps: Vec<RemedyStep> = Vec::new();
+    let mut dropped: Vec<&str> = Vec::new();
     for i in reachable.iter().filter(|i| i.prefix != keep.prefix) {
         for via in &i.via {
             let step = if via == OPT_ROCM {
                 msg!("runtime.step-opt-rocm", prefix = keep.prefix)
             } else if via == "ROCM_PATH" || via == "HIP_PATH" {
+                env_steps.extend(set_env_step(via, &keep.prefix));
                 msg!(
                     "runtime.step-set-or-unset",
                     name = via,
@@ -350,6 +358,7 @@ fn mixed(facts: &InstallFacts, out: &mut Vec<Finding>) {
                 .strip_prefix("LD_LIBRARY_PATH (")
                 .and_then(|d| d.strip_suffix(')'))
             {
+                dropped.push(dir);
                 msg!("runtime.step-ld-library-path", dir)
             } else if via.starts_with("default library path")
                 || (i.kind == InstallKind::Distribution && via.contains(" ("))
@@ -368,6 +377,7 @@ fn mixed(facts: &InstallFacts, out: &mut Vec<Finding>) {
             }
         }
     }
+    env_steps.extend(library_path_step(env, &dropped));
     let versions: Vec<String> = reachable
         .iter()
         .map(|i| {
@@ -394,8 +404,25 @@ fn mixed(facts: &InstallFacts, out: &mut Vec<Finding>) {
                 "runtime.mixed-remedy",
                 install = keep.describe(),
                 steps = i18n::join(&steps, &msg!("runtime.steps-separator"))
-            )),
+            ))
+            .with_steps(env_steps),
     );
+}
+
+/// `LD_LIBRARY_PATH` without the directories `drop` (and their trailing-slash spellings):
+/// `unset` when nothing is left, else `export` of the rest when it is plain.
+fn library_path_step(env: &BTreeMap<String, String>, drop: &[&str]) -> Option<RemedyStep> {
+    const VAR: &str = "LD_LIBRARY_PATH";
+    let value = env.get(VAR).filter(|_| !drop.is_empty())?;
+    let kept: Vec<&str> = value
+        .split(':')
+        .filter(|e| !e.is_empty() && !drop.contains(&e.trim_end_matches('/')))
+        .collect();
+    if kept.is_empty() {
+        unset_env_step(VAR)
+    } else {
+        set_env_step(VAR, &kept.join(":"))
+    }
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -1693,6 +1720,29 @@ mod tests {
     use super::env::*;
     use super::*;
 
+    /// LD_LIBRARY_PATH loses exactly the dropped directories; nothing left is `unset`, a rest
+    /// the shell would read is no command.
+    #[test]
+    fn library_path_step_drops_only_those_directories() {
+        let env = |v: &str| BTreeMap::from([("LD_LIBRARY_PATH".to_owned(), v.to_owned())]);
+        let command =
+            |v: &str, drop: &[&str]| library_path_step(&env(v), drop).and_then(|s| s.command);
+        assert_eq!(
+            command("/a/lib:/opt/rocm-6.0.0/lib/:/b", &["/opt/rocm-6.0.0/lib"]).as_deref(),
+            Some("export LD_LIBRARY_PATH=/a/lib:/b")
+        );
+        assert_eq!(
+            command("/opt/rocm-6.0.0/lib", &["/opt/rocm-6.0.0/lib"]).as_deref(),
+            Some("unset LD_LIBRARY_PATH")
+        );
+        assert_eq!(
+            command("/a b:/opt/rocm-6.0.0/lib", &["/opt/rocm-6.0.0/lib"]),
+            None
+        );
+        assert_eq!(command("/a/lib", &[]), None);
+        assert_eq!(library_path_step(&BTreeMap::new(), &["/x"]), None);
+    }
+
     fn v(s: &str) -> GfxVersion {
         GfxVersion::from_name(s).unwrap()
     }
@@ -1731,7 +1781,7 @@ mod tests {
         );
         let facts = Facts::collect(&Source::fixture(b).unwrap());
         let mut out = Vec::new();
-        mixed(&facts.installs, &mut out);
+        mixed(&facts.installs, &facts.platform.env, &mut out);
         assert_eq!(out.len(), 1, "{out:?}");
         let remedy = out[0].remedy.as_deref().unwrap();
         assert!(remedy.contains("distribution's ROCm packages"), "{remedy}");
