@@ -496,6 +496,20 @@ fn per_target(
             .unwrap_or_default();
         let missing = missing_targets(targets, &have);
         if !missing.is_empty() {
+            // PyTorch's switch to rocBLAS (TORCH_BLAS_PREFER_HIPBLASLT=0, read by ATen's
+            // Context::blasPreferredBackend, set so in ROCm/legacy-rocm-build#5643); once per
+            // report, whatever the number of installs.
+            let first = !out
+                .iter()
+                .any(|x| x.id == HIPBLASLT_NO_KERNELS_FOR_TARGET.id);
+            let step = first.then(|| {
+                RemedyStep::run(
+                    Action::SetEnv,
+                    "TORCH_BLAS_PREFER_HIPBLASLT",
+                    "export TORCH_BLAS_PREFER_HIPBLASLT=0",
+                    msg!("libraries.step-prefer-rocblas"),
+                )
+            });
             out.push(
                 missing_finding(
                     HIPBLASLT_NO_KERNELS_FOR_TARGET,
@@ -510,7 +524,8 @@ fn per_target(
                     &missing,
                     (targets, override_evidence),
                 )
-                .remedy(msg!("libraries.hipblaslt-remedy")),
+                .remedy(msg!("libraries.hipblaslt-remedy"))
+                .with_steps(step),
             );
         }
     }
