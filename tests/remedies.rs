@@ -385,3 +385,47 @@ fn environment_steps_take_only_plain_values() {
         [(Action::UnsetEnv, Some("unset HIP_PATH".to_owned()))]
     );
 }
+
+/// One global override of another family on both GPUs of hsa-override-igpu (the 780M iGPU and
+/// a gfx1100 dGPU run as gfx1030): two wrong-family findings and the iGPU's, and the variable
+/// is unset by one step only.
+#[test]
+fn a_wrong_override_is_unset_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("machine");
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(rocm_probe_tests::fixtures_dir().join("hsa-override-igpu"))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let toml = std::fs::read_to_string(root.join("fixture.toml")).unwrap();
+    let changed = toml.replace(
+        "HSA_OVERRIDE_GFX_VERSION = \"11.0.0\"",
+        "HSA_OVERRIDE_GFX_VERSION = \"10.3.0\"",
+    );
+    assert_ne!(toml, changed);
+    std::fs::write(root.join("fixture.toml"), changed).unwrap();
+    let source = rocm_probe::Source::fixture(&root).unwrap();
+    let r = scoped(Lang::En, || {
+        Report::collect(&source, rocm_probe::report::Options::default())
+    });
+    let ids: Vec<&str> = r.findings.iter().map(|f| f.id).collect();
+    assert_eq!(
+        ids.iter()
+            .filter(|id| **id == "runtime.hsa-override-wrong-family")
+            .count(),
+        2,
+        "{ids:?}"
+    );
+    assert!(ids.contains(&"runtime.hsa-override-igpu"), "{ids:?}");
+    let unsets: Vec<&str> = r
+        .findings
+        .iter()
+        .flat_map(|f| f.remedy_steps.iter().map(move |s| (f.id, s)))
+        .filter(|(_, s)| s.action == Action::UnsetEnv && s.object == "HSA_OVERRIDE_GFX_VERSION")
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(unsets, ["runtime.hsa-override-igpu"]);
+}

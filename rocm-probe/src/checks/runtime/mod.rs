@@ -783,6 +783,8 @@ fn override_checks(ov: &Overrides, visible: &[&Agent], out: &mut Vec<Finding>) {
     }
     let mixed = igpu_and_dgpu(visible);
     let global_igpu = global_reaches_igpu(ov, visible);
+    // A variable whose unset step was given (several GPUs of other families read one).
+    let mut unset_given: BTreeSet<&str> = BTreeSet::new();
     for ((kind, real, var, o), agents) in groups {
         let value = override_value(o);
         let nodes = node_list(&agents);
@@ -861,8 +863,13 @@ fn override_checks(ov: &Overrides, visible: &[&Agent], out: &mut Vec<Finding>) {
                     siblings = family_hint(real.as_str())
                 ))
                 // Another family's code never runs: the variable goes (a sibling's value is a
-                // choice the prose leaves to the user).
-                .with_steps(unset_env_step(var)),
+                // choice the prose leaves to the user). Once per variable, and not when the
+                // global override reaches an iGPU beside a dGPU: runtime.hsa-override-igpu
+                // unsets it.
+                .with_steps(
+                    unset_env_step(var)
+                        .filter(|_| !(global && global_igpu) && unset_given.insert(var)),
+                ),
         };
         out.push(finding);
     }
