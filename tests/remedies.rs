@@ -429,3 +429,50 @@ fn a_wrong_override_is_unset_once() {
         .collect();
     assert_eq!(unsets, ["runtime.hsa-override-igpu"]);
 }
+
+/// A per-node override on a CPU node moves to the one GPU's node only when it is the one such
+/// variable and that GPU's own is unset: otherwise which value goes where is the user's call.
+#[test]
+fn a_per_node_override_moves_only_when_unambiguous() {
+    let sets = |extra: &str| -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("machine");
+        let status = Command::new("cp")
+            .arg("-a")
+            .arg(rocm_probe_tests::fixtures_dir().join("hsa-override-node-0-rx6600"))
+            .arg(&root)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let toml = std::fs::read_to_string(root.join("fixture.toml")).unwrap();
+        let line = "HSA_OVERRIDE_GFX_VERSION_0 = \"10.3.0\"\n";
+        assert!(toml.contains(line));
+        std::fs::write(
+            root.join("fixture.toml"),
+            toml.replace(line, &format!("{line}{extra}")),
+        )
+        .unwrap();
+        let source = rocm_probe::Source::fixture(&root).unwrap();
+        let r = scoped(Lang::En, || {
+            Report::collect(&source, rocm_probe::report::Options::default())
+        });
+        let found: Vec<&rocm_probe::Finding> = r
+            .findings
+            .iter()
+            .filter(|f| f.id == "runtime.hsa-override-node-not-gpu")
+            .collect();
+        // Node 0's variable is reported every time; only its steps differ.
+        assert!(!found.is_empty(), "{extra}");
+        found
+            .iter()
+            .flat_map(|f| &f.remedy_steps)
+            .filter(|s| s.action == Action::SetEnv)
+            .filter_map(|s| s.command.clone())
+            .collect()
+    };
+    assert_eq!(sets(""), ["export HSA_OVERRIDE_GFX_VERSION_1=10.3.0"]);
+    // Two variables read by no GPU (node 5 does not exist).
+    assert!(sets("HSA_OVERRIDE_GFX_VERSION_5 = \"11.0.0\"\n").is_empty());
+    // The GPU's own variable is set already.
+    assert!(sets("HSA_OVERRIDE_GFX_VERSION_1 = \"10.3.0\"\n").is_empty());
+}

@@ -703,13 +703,18 @@ fn per_node_notes(
         return;
     }
     let counted = ov.hsakmt.len() as u32;
-    for (node, var) in &ov.per_node {
-        let kfd = ov
-            .hsakmt
+    // The KFD node of each per-node variable, and whether a GPU reads it.
+    let kfd_of = |node: &u32| {
+        ov.hsakmt
             .iter()
             .find(|(_, id)| *id == node)
-            .map(|(k, _)| *k);
-        if kfd.is_some_and(|k| gpus.iter().any(|a| a.node == k)) {
+            .map(|(k, _)| *k)
+    };
+    let read_by_gpu = |node: &u32| kfd_of(node).is_some_and(|k| gpus.iter().any(|a| a.node == k));
+    let unread = ov.per_node.keys().filter(|n| !read_by_gpu(n)).count();
+    for (node, var) in &ov.per_node {
+        let kfd = kfd_of(node);
+        if read_by_gpu(node) {
             continue;
         }
         let what = if kfd.is_some() {
@@ -722,13 +727,16 @@ fn per_node_notes(
             )
         };
         // The variable read by no GPU goes; its value moves to the GPU's node when there is
-        // one GPU to give it to (with several, which one is the user's to say).
+        // one such variable and one GPU to give it to, whose own variable is unset (else
+        // which value for which GPU is the user's to say).
         let candidates: Vec<&&Agent> = gpus
             .iter()
             .filter(|a| ov.hsakmt.contains_key(&a.node))
             .collect();
         let moved = match candidates.as_slice() {
-            [a] => set_env_step(&crate::target::per_node_override_name(ov.node(a)), &var.1),
+            [a] if unread == 1 && !ov.per_node.contains_key(&ov.node(a)) => {
+                set_env_step(&crate::target::per_node_override_name(ov.node(a)), &var.1)
+            }
             _ => None,
         };
         out.push(
