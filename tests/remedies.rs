@@ -476,3 +476,40 @@ fn a_per_node_override_moves_only_when_unambiguous() {
     // The GPU's own variable is set already.
     assert!(sets("HSA_OVERRIDE_GFX_VERSION_1 = \"10.3.0\"\n").is_empty());
 }
+
+/// Two libraries that load only with XNACK on (library-xnack-plus-only's rocFFT, and the same
+/// file as rocSPARSE): two findings, one `export HSA_XNACK=1`.
+#[test]
+fn a_step_several_libraries_need_is_given_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("machine");
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(rocm_probe_tests::fixtures_dir().join("library-xnack-plus-only"))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let lib = root.join("opt/rocm-6.2.0/lib");
+    std::fs::copy(
+        lib.join("librocfft.so.0.1.60200"),
+        lib.join("librocsparse.so.1.0.60200"),
+    )
+    .unwrap();
+    let source = rocm_probe::Source::fixture(&root).unwrap();
+    let r = scoped(Lang::En, || {
+        Report::collect(&source, rocm_probe::report::Options::default())
+    });
+    let found: Vec<&rocm_probe::Finding> = r
+        .findings
+        .iter()
+        .filter(|f| f.id == "libraries.code-object-needs-feature-change")
+        .collect();
+    assert_eq!(found.len(), 2, "{:#?}", r.findings);
+    let steps: Vec<&str> = found
+        .iter()
+        .flat_map(|f| &f.remedy_steps)
+        .filter_map(|s| s.command.as_deref())
+        .collect();
+    assert_eq!(steps, ["export HSA_XNACK=1"]);
+}

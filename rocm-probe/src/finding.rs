@@ -300,6 +300,27 @@ impl RemedyStep {
     }
 }
 
+/// Drops from `findings` every step that an earlier one of them, or one of `given`, already
+/// gives (the same action, object, command and family): a report lists a step once, however
+/// many libraries or environments need it.
+pub fn drop_repeated_steps(given: &[Finding], findings: &mut [Finding]) {
+    type Key = (
+        Action,
+        String,
+        Option<String>,
+        Option<crate::facts::os_release::Distro>,
+    );
+    let key = |s: &RemedyStep| -> Key { (s.action, s.object.clone(), s.command.clone(), s.distro) };
+    let mut seen: std::collections::BTreeSet<Key> = given
+        .iter()
+        .flat_map(|f| f.remedy_steps.iter())
+        .map(key)
+        .collect();
+    for f in findings {
+        f.remedy_steps.retain(|s| seen.insert(key(s)));
+    }
+}
+
 /// What a finding is about, as data.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]

@@ -102,6 +102,8 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     if fw.sites.is_empty() {
         none(fw, &mut out);
     }
+    // HSA_XNACK=1 once, for layer 5's libraries and every framework that needs it.
+    crate::finding::drop_repeated_steps(below, &mut out);
     out
 }
 
@@ -247,13 +249,14 @@ const TORCH_ROCM_INDEXES: [((u32, u32), &str); 15] = [
 /// Replacing a CPU or CUDA build of torch by the ROCm wheel of the system's line, when PyTorch
 /// has an index for it. `--force-reinstall`: pip otherwise takes the installed `+cpu`/`+cu124`
 /// build as satisfying `torch` and changes nothing.
-fn torch_step(v: RocmVersion) -> Option<RemedyStep> {
+/// `dir`: the torch package replaced (each environment's is a step of its own).
+fn torch_step(v: RocmVersion, dir: &str) -> Option<RemedyStep> {
     let (_, index) = TORCH_ROCM_INDEXES
         .iter()
         .find(|(line, _)| *line == (v.major, v.minor))?;
     Some(RemedyStep::run(
         Action::Install,
-        "torch",
+        dir,
         format!(
             "python3 -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/{index}"
         ),
@@ -578,7 +581,7 @@ fn torch(ctx: &Ctx, t: &Torch, out: &mut Vec<Finding>) {
                     "frameworks.torch-not-rocm-remedy",
                     index = ctx.torch_index()
                 ))
-                .with_steps(ctx.system_version().and_then(torch_step)),
+                .with_steps(ctx.system_version().and_then(|v| torch_step(v, &t.dir))),
             );
         }
     }
@@ -1085,13 +1088,14 @@ fn jax_releases(
             )
             .with_all(evidence)
             .remedy(msg!("frameworks.jax-releases-remedy", command))
-            .with_steps(jax_step(&set_from.dist.name, &release)),
+            .with_steps(jax_step(&ctx.site.path, &set_from.dist.name, &release)),
     );
 }
 
 /// The matching set as a command, when the plugin's distribution name and the release are
 /// plain (a name or version from a METADATA file goes into no command otherwise).
-fn jax_step(plugin: &str, release: &str) -> Option<RemedyStep> {
+/// `site`: the environment's site directory, whose `jax` the step acts on.
+fn jax_step(site: &str, plugin: &str, release: &str) -> Option<RemedyStep> {
     let plain = |s: &str| {
         !s.is_empty()
             && s.chars()
@@ -1104,7 +1108,7 @@ fn jax_step(plugin: &str, release: &str) -> Option<RemedyStep> {
     let name = |suffix: &str| format!("{}-{suffix}", stem.replace('_', "-"));
     Some(RemedyStep::run(
         Action::Install,
-        "jax",
+        format!("{site}/jax"),
         format!(
             "python3 -m pip install \"jax=={release}\" \"jaxlib=={release}\" \"{}=={release}\" \"{}=={release}\"",
             name("plugin"),
@@ -1170,7 +1174,7 @@ mod tests {
             minor,
             patch: None,
         };
-        let command = |v| torch_step(v).and_then(|s| s.command);
+        let command = |v| torch_step(v, "/s/torch").and_then(|s| s.command);
         assert_eq!(
             command(v(6, 2)).as_deref(),
             Some(
@@ -1182,15 +1186,15 @@ mod tests {
         assert_eq!(command(v(3, 9)), None);
         assert_eq!(command(v(7, 9)), None);
         assert_eq!(
-            jax_step("jax_rocm60_plugin", "0.5.0")
+            jax_step("/s", "jax_rocm60_plugin", "0.5.0")
                 .and_then(|s| s.command)
                 .as_deref(),
             Some(
                 "python3 -m pip install \"jax==0.5.0\" \"jaxlib==0.5.0\" \"jax-rocm60-plugin==0.5.0\" \"jax-rocm60-pjrt==0.5.0\""
             )
         );
-        assert!(jax_step("jax_rocm60_plugin$(id)", "0.5.0").is_none());
-        assert!(jax_step("jax_rocm60_plugin", "0.5.0 ").is_none());
+        assert!(jax_step("/s", "jax_rocm60_plugin$(id)", "0.5.0").is_none());
+        assert!(jax_step("/s", "jax_rocm60_plugin", "0.5.0 ").is_none());
     }
 
     #[test]

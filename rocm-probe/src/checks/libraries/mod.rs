@@ -94,6 +94,8 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         [LIBRARY_FILES_UNREADABLE, LIBRARY_FILES_MALFORMED],
     ));
     coverage(libs, targets.as_ref(), &mut out);
+    // One rocblas install or HSA_XNACK=1 for every install and library that needs it.
+    crate::finding::drop_repeated_steps(below, &mut out);
     out
 }
 
