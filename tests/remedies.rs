@@ -271,3 +271,245 @@ fn shellcheck_catches_what_it_should() {
         "sudo modprobe PLACEHOLDER"
     );
 }
+
+/// A committed fixture copied with an `/etc/os-release` of `os`: the steps `id` gives there,
+/// as (family, command).
+fn steps_on(fixture: &str, os: &str, id: &str) -> Vec<(Option<Distro>, Option<String>)> {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("machine");
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(rocm_probe_tests::fixtures_dir().join(fixture))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::write(root.join("etc/os-release"), os).unwrap();
+    let source = rocm_probe::Source::fixture(&root).unwrap();
+    let r = scoped(Lang::En, || {
+        Report::collect(&source, rocm_probe::report::Options::default())
+    });
+    rocm_probe_tests::finding(&r, id)
+        .remedy_steps
+        .iter()
+        .map(|s| (s.distro, s.command.clone()))
+        .collect()
+}
+
+/// Package steps give the machine's package manager and the package of the install's origin:
+/// AMD's thunk for an /opt install on Fedora, and in words on Arch (AMD publishes no Arch
+/// packages); Arch's own ROCm runtime when none is installed.
+#[test]
+fn package_steps_follow_the_family_and_the_install() {
+    assert_eq!(
+        steps_on("thunk-missing", "ID=fedora\n", "thunk.missing"),
+        [(
+            Some(Distro::Fedora),
+            Some("sudo dnf install hsakmt-roct".to_owned())
+        )]
+    );
+    assert_eq!(
+        steps_on("thunk-missing", "ID=arch\n", "thunk.missing"),
+        [(Some(Distro::Arch), None)]
+    );
+    assert_eq!(
+        steps_on(
+            "no-rocm-userspace",
+            "ID=endeavouros\nID_LIKE=arch\n",
+            "runtime.no-rocm"
+        ),
+        [(
+            Some(Distro::Arch),
+            Some("sudo pacman -S rocm-hip-runtime".to_owned())
+        )]
+    );
+    assert_eq!(
+        steps_on(
+            "hipblas-without-rocblas",
+            "ID=opensuse-leap\nID_LIKE=\"suse opensuse\"\n",
+            "libraries.hip-wrapper-without-backend"
+        ),
+        [(
+            Some(Distro::Suse),
+            Some("sudo zypper install rocblas".to_owned())
+        )]
+    );
+}
+
+/// A variable's value from the machine reaches an `export` only when plain: an install prefix
+/// the shell would read leaves `unset` as the step.
+#[test]
+fn environment_steps_take_only_plain_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("machine");
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(rocm_probe_tests::fixtures_dir().join("hip-path-stale"))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let step = |root: &std::path::Path| {
+        let source = rocm_probe::Source::fixture(root).unwrap();
+        let r = scoped(Lang::En, || {
+            Report::collect(&source, rocm_probe::report::Options::default())
+        });
+        let f = rocm_probe_tests::finding(&r, "runtime.rocm-path-invalid");
+        // Both times the prose names the install a process uses.
+        assert!(
+            f.remedy
+                .as_deref()
+                .unwrap()
+                .starts_with("Set HIP_PATH=/opt/rocm"),
+            "{:?}",
+            f.remedy
+        );
+        f.remedy_steps
+            .iter()
+            .map(|s| (s.action, s.command.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        step(&root),
+        [(
+            Action::SetEnv,
+            Some("export HIP_PATH=/opt/rocm-6.2.0".to_owned())
+        )]
+    );
+    // The same install under a name with a space in it.
+    std::fs::rename(root.join("opt/rocm-6.2.0"), root.join("opt/rocm 6.2.0")).unwrap();
+    std::fs::remove_file(root.join("opt/rocm")).unwrap();
+    std::os::unix::fs::symlink("rocm 6.2.0", root.join("opt/rocm")).unwrap();
+    assert_eq!(
+        step(&root),
+        [(Action::UnsetEnv, Some("unset HIP_PATH".to_owned()))]
+    );
+}
+
+/// One global override of another family on both GPUs of hsa-override-igpu (the 780M iGPU and
+/// a gfx1100 dGPU run as gfx1030): two wrong-family findings and the iGPU's, and the variable
+/// is unset by one step only.
+#[test]
+fn a_wrong_override_is_unset_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("machine");
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(rocm_probe_tests::fixtures_dir().join("hsa-override-igpu"))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let toml = std::fs::read_to_string(root.join("fixture.toml")).unwrap();
+    let changed = toml.replace(
+        "HSA_OVERRIDE_GFX_VERSION = \"11.0.0\"",
+        "HSA_OVERRIDE_GFX_VERSION = \"10.3.0\"",
+    );
+    assert_ne!(toml, changed);
+    std::fs::write(root.join("fixture.toml"), changed).unwrap();
+    let source = rocm_probe::Source::fixture(&root).unwrap();
+    let r = scoped(Lang::En, || {
+        Report::collect(&source, rocm_probe::report::Options::default())
+    });
+    let ids: Vec<&str> = r.findings.iter().map(|f| f.id).collect();
+    assert_eq!(
+        ids.iter()
+            .filter(|id| **id == "runtime.hsa-override-wrong-family")
+            .count(),
+        2,
+        "{ids:?}"
+    );
+    assert!(ids.contains(&"runtime.hsa-override-igpu"), "{ids:?}");
+    let unsets: Vec<&str> = r
+        .findings
+        .iter()
+        .flat_map(|f| f.remedy_steps.iter().map(move |s| (f.id, s)))
+        .filter(|(_, s)| s.action == Action::UnsetEnv && s.object == "HSA_OVERRIDE_GFX_VERSION")
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(unsets, ["runtime.hsa-override-igpu"]);
+}
+
+/// A per-node override on a CPU node moves to the one GPU's node only when it is the one such
+/// variable and that GPU's own is unset: otherwise which value goes where is the user's call.
+#[test]
+fn a_per_node_override_moves_only_when_unambiguous() {
+    let sets = |extra: &str| -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("machine");
+        let status = Command::new("cp")
+            .arg("-a")
+            .arg(rocm_probe_tests::fixtures_dir().join("hsa-override-node-0-rx6600"))
+            .arg(&root)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let toml = std::fs::read_to_string(root.join("fixture.toml")).unwrap();
+        let line = "HSA_OVERRIDE_GFX_VERSION_0 = \"10.3.0\"\n";
+        assert!(toml.contains(line));
+        std::fs::write(
+            root.join("fixture.toml"),
+            toml.replace(line, &format!("{line}{extra}")),
+        )
+        .unwrap();
+        let source = rocm_probe::Source::fixture(&root).unwrap();
+        let r = scoped(Lang::En, || {
+            Report::collect(&source, rocm_probe::report::Options::default())
+        });
+        let found: Vec<&rocm_probe::Finding> = r
+            .findings
+            .iter()
+            .filter(|f| f.id == "runtime.hsa-override-node-not-gpu")
+            .collect();
+        // Node 0's variable is reported every time; only its steps differ.
+        assert!(!found.is_empty(), "{extra}");
+        found
+            .iter()
+            .flat_map(|f| &f.remedy_steps)
+            .filter(|s| s.action == Action::SetEnv)
+            .filter_map(|s| s.command.clone())
+            .collect()
+    };
+    assert_eq!(sets(""), ["export HSA_OVERRIDE_GFX_VERSION_1=10.3.0"]);
+    // Two variables read by no GPU (node 5 does not exist).
+    assert!(sets("HSA_OVERRIDE_GFX_VERSION_5 = \"11.0.0\"\n").is_empty());
+    // The GPU's own variable is set already.
+    assert!(sets("HSA_OVERRIDE_GFX_VERSION_1 = \"10.3.0\"\n").is_empty());
+}
+
+/// Two libraries that load only with XNACK on (library-xnack-plus-only's rocFFT, and the same
+/// file as rocSPARSE): two findings, one `export HSA_XNACK=1`.
+#[test]
+fn a_step_several_libraries_need_is_given_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("machine");
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(rocm_probe_tests::fixtures_dir().join("library-xnack-plus-only"))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let lib = root.join("opt/rocm-6.2.0/lib");
+    std::fs::copy(
+        lib.join("librocfft.so.0.1.60200"),
+        lib.join("librocsparse.so.1.0.60200"),
+    )
+    .unwrap();
+    let source = rocm_probe::Source::fixture(&root).unwrap();
+    let r = scoped(Lang::En, || {
+        Report::collect(&source, rocm_probe::report::Options::default())
+    });
+    let found: Vec<&rocm_probe::Finding> = r
+        .findings
+        .iter()
+        .filter(|f| f.id == "libraries.code-object-needs-feature-change")
+        .collect();
+    assert_eq!(found.len(), 2, "{:#?}", r.findings);
+    let steps: Vec<&str> = found
+        .iter()
+        .flat_map(|f| &f.remedy_steps)
+        .filter_map(|s| s.command.as_deref())
+        .collect();
+    assert_eq!(steps, ["export HSA_XNACK=1"]);
+}

@@ -248,6 +248,10 @@ pub enum Action {
     BuildModule,
     /// Enroll a Machine Owner Key, so that Secure Boot accepts modules it signed.
     EnrollKey,
+    /// Change a setting of the firmware (BIOS/UEFI) setup: no command reaches it.
+    FirmwareSetting,
+    /// Move, reseat or service the hardware: no command does it.
+    ServiceHardware,
 }
 
 impl Action {
@@ -297,6 +301,27 @@ impl RemedyStep {
     pub fn on(mut self, distro: crate::facts::os_release::Distro) -> Self {
         self.distro = Some(distro);
         self
+    }
+}
+
+/// Drops from `findings` every step that an earlier one of them, or one of `given`, already
+/// gives (the same action, object, command and family): a report lists a step once, however
+/// many libraries or environments need it.
+pub fn drop_repeated_steps(given: &[Finding], findings: &mut [Finding]) {
+    type Key = (
+        Action,
+        String,
+        Option<String>,
+        Option<crate::facts::os_release::Distro>,
+    );
+    let key = |s: &RemedyStep| -> Key { (s.action, s.object.clone(), s.command.clone(), s.distro) };
+    let mut seen: std::collections::BTreeSet<Key> = given
+        .iter()
+        .flat_map(|f| f.remedy_steps.iter())
+        .map(key)
+        .collect();
+    for f in findings {
+        f.remedy_steps.retain(|s| seen.insert(key(s)));
     }
 }
 

@@ -13,8 +13,8 @@ use crate::codeobject::target_id::TargetId;
 use crate::facts::Facts;
 use crate::facts::compiler::{CompilerFacts, InstallCompiler, Tool};
 use crate::finding::{
-    BUILD_TARGETS_EXCLUDE_GPU, COMPILER_NOT_CAPTURED, COMPILERS_FOUND, Evidence, Finding,
-    NO_COMPILER, NO_DEVICE_LIBS_FOR_TARGET, OFFLOAD_ARCH, Status,
+    Action, BUILD_TARGETS_EXCLUDE_GPU, COMPILER_NOT_CAPTURED, COMPILERS_FOUND, Evidence, Finding,
+    NO_COMPILER, NO_DEVICE_LIBS_FOR_TARGET, OFFLOAD_ARCH, RemedyStep, Status,
 };
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
@@ -115,8 +115,27 @@ fn build_targets_env(f: &Facts, below: &[Finding], out: &mut Vec<Finding>) {
                 "compiler.build-targets-exclude-gpu-remedy",
                 variable = PYTORCH_ROCM_ARCH,
                 value = added
-            )),
+            ))
+            .with_steps(arch_step(&added)),
     );
+}
+
+/// `export PYTORCH_ROCM_ARCH="<list>"` (quoted: `;` separates the targets), when every target
+/// in the list is plain (a value from the environment goes into no command otherwise).
+fn arch_step(list: &str) -> Option<RemedyStep> {
+    let plain = list.split(';').all(|t| {
+        !t.is_empty()
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, ':' | '+' | '-' | '_' | '.'))
+    });
+    plain.then(|| {
+        RemedyStep::run(
+            Action::SetEnv,
+            PYTORCH_ROCM_ARCH,
+            format!("export {PYTORCH_ROCM_ARCH}=\"{list}\""),
+            msg!("compiler.step-build-targets", variable = PYTORCH_ROCM_ARCH),
+        )
+    })
 }
 
 /// The GPUs' distinct target IDs in node order, or `None` when GPU-specific checks must stay
@@ -276,6 +295,21 @@ fn offload_arch(c: &CompilerFacts, targets: &[Target], out: &mut Vec<Finding>) {
 mod tests {
     use super::*;
     use crate::Source;
+
+    /// The list reaches the command quoted, and only when every target is plain.
+    #[test]
+    fn arch_step_takes_only_plain_targets() {
+        assert_eq!(
+            arch_step("gfx90a;gfx1103")
+                .and_then(|s| s.command)
+                .as_deref(),
+            Some("export PYTORCH_ROCM_ARCH=\"gfx90a;gfx1103\"")
+        );
+        assert!(arch_step("gfx90a:xnack+;gfx942").is_some());
+        assert!(arch_step("gfx90a;$(reboot);gfx1103").is_none());
+        assert!(arch_step("gfx90a;;gfx1103").is_none());
+        assert!(arch_step("gfx90a\";gfx1103").is_none());
+    }
 
     /// `build_targets_env` on the Radeon 780M (gfx1103) fixture with `env` as its `[env]`.
     fn build_targets(env: &str) -> Vec<&'static str> {

@@ -3,11 +3,12 @@
 
 use crate::active::KfdOpen;
 use crate::checks::active::{SOURCE, gpu_nodes, kfd_hides};
+use crate::facts::os_release::Distro;
 use crate::facts::topology::{Node, TOPOLOGY_DIR};
 use crate::facts::{Facts, KFD_DEVICE};
 use crate::finding::{
-    Evidence, Finding, KFD_ANSWERS, KFD_CLOCK_STUCK, KFD_GPUS_HIDDEN, KFD_INTERFACE_OLD,
-    KFD_IOCTL_FAILED, KFD_OPEN_FAILED, Status, WSL_NO_KFD,
+    Action, Evidence, Finding, KFD_ANSWERS, KFD_CLOCK_STUCK, KFD_GPUS_HIDDEN, KFD_INTERFACE_OLD,
+    KFD_IOCTL_FAILED, KFD_OPEN_FAILED, RemedyStep, Status, WSL_NO_KFD,
 };
 use crate::msg;
 
@@ -88,7 +89,14 @@ pub fn check(f: &Facts) -> Vec<Finding> {
                         format!("{SOURCE}:GET_VERSION"),
                         format!("{major}.{minor}"),
                     ))
-                    .remedy(msg!("active.interface-old-remedy")),
+                    .remedy(msg!("active.interface-old-remedy"))
+                    // Installing a driver and rebooting for the debugger alone (info) is the
+                    // user's call: steps only where something fails or degrades.
+                    .with_steps(if status == Status::Info {
+                        Vec::new()
+                    } else {
+                        interface_steps(f)
+                    }),
             );
         }
     }
@@ -185,4 +193,39 @@ pub fn check(f: &Facts) -> Vec<Finding> {
             .with_all(evidence),
     );
     out
+}
+
+/// A newer KFD interface: AMD's amdgpu-dkms (the package name in AMD's repositories for apt,
+/// dnf and zypper, ROCm install-on-linux "Installing the AMDGPU driver"), then the reboot that
+/// loads it. AMD publishes no Arch packages; Arch's own kernel follows upstream, so there the
+/// step is the system upgrade that brings the current kernel.
+fn interface_steps(f: &Facts) -> Vec<RemedyStep> {
+    let mut steps: Vec<RemedyStep> = crate::facts::os_release::families(f.os_release.as_ref())
+        .into_iter()
+        .map(|d| {
+            let step = match d {
+                Distro::Debian => Ok("sudo apt install amdgpu-dkms"),
+                Distro::Fedora => Ok("sudo dnf install amdgpu-dkms"),
+                Distro::Suse => Ok("sudo zypper install amdgpu-dkms"),
+                Distro::Arch => Err("sudo pacman -Syu"),
+            };
+            match step {
+                Ok(command) => RemedyStep::run(
+                    Action::Install,
+                    "amdgpu-dkms",
+                    command,
+                    msg!("driver.step-install-amdgpu-dkms"),
+                ),
+                Err(command) => RemedyStep::run(
+                    Action::Upgrade,
+                    "kernel",
+                    command,
+                    msg!("driver.step-upgrade-kernel-arch"),
+                ),
+            }
+            .on(d)
+        })
+        .collect();
+    steps.push(super::reboot("kfd"));
+    steps
 }

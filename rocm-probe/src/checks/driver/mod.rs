@@ -401,7 +401,11 @@ fn not_in_kfd(f: &Facts, out: &mut Vec<Finding>) {
                     format!("{TOPOLOGY_DIR}/nodes"),
                     msg!("driver.no-node-at-address"),
                 ))
-                .remedy(msg!("driver.gpu-not-in-kfd-remedy")),
+                .remedy(msg!("driver.gpu-not-in-kfd-remedy"))
+                // The kernel log says why KFD skipped it; once per report.
+                .with_steps(
+                    (!out.iter().any(|x| x.id == GPU_NOT_IN_KFD.id)).then(|| read_log("kfd")),
+                ),
         );
     }
 }

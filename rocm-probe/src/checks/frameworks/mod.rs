@@ -17,12 +17,12 @@ use crate::facts::frameworks::{
 };
 use crate::facts::install::{Install, RocmVersion};
 use crate::finding::{
-    BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET, BUNDLED_ROCM_DIFFERS, Evidence,
+    Action, BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET, BUNDLED_ROCM_DIFFERS, Evidence,
     FRAMEWORK_CODE_OBJECT_NEEDS_FEATURE_CHANGE, FRAMEWORK_FILES_MALFORMED,
     FRAMEWORK_NO_CODE_OBJECT_FOR_TARGET, FRAMEWORKS_FOUND, FRAMEWORKS_NONE,
     FRAMEWORKS_NOT_CAPTURED, FRAMEWORKS_UNREADABLE, Finding, JAX_NO_ROCM_PLUGIN,
-    JAX_PLUGIN_MISMATCH, ONNXRUNTIME_NO_ROCM_PROVIDER, Status, Subject, TENSORFLOW_NOT_ROCM,
-    TENSORFLOW_UNVALIDATED, TORCH_CPU_BUILD, TORCH_CUDA_BUILD,
+    JAX_PLUGIN_MISMATCH, ONNXRUNTIME_NO_ROCM_PROVIDER, RemedyStep, Status, Subject,
+    TENSORFLOW_NOT_ROCM, TENSORFLOW_UNVALIDATED, TORCH_CPU_BUILD, TORCH_CUDA_BUILD,
 };
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
@@ -102,6 +102,8 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     if fw.sites.is_empty() {
         none(fw, &mut out);
     }
+    // HSA_XNACK=1 once, for layer 5's libraries and every framework that needs it.
+    crate::finding::drop_repeated_steps(below, &mut out);
     out
 }
 
@@ -218,6 +220,48 @@ impl Ctx<'_> {
             i.describe(),
         ))
     }
+}
+
+/// PyTorch's package indexes for ROCm (`https://download.pytorch.org/whl/<name>`), by ROCm line:
+/// the names uv's `--torch-backend` knows (astral-sh/uv, crates/uv-torch/src/backend.rs:
+/// rocm4.0.1 … rocm6.3, from PyTorch's "Get started" and "Previous versions" pages) and rocm6.4
+/// (AMD, "PyTorch 2.9 Wheel Variant Support Expands to ROCm", 2025: "hosted at
+/// https://download.pytorch.org/whl/rocm6.4"). Lines 4.0 and 5.1 have only a patch release's
+/// index. A line not here gets no command: the prose keeps its placeholder.
+const TORCH_ROCM_INDEXES: [((u32, u32), &str); 15] = [
+    ((4, 0), "rocm4.0.1"),
+    ((4, 1), "rocm4.1"),
+    ((4, 2), "rocm4.2"),
+    ((5, 1), "rocm5.1.1"),
+    ((5, 2), "rocm5.2"),
+    ((5, 3), "rocm5.3"),
+    ((5, 4), "rocm5.4"),
+    ((5, 5), "rocm5.5"),
+    ((5, 6), "rocm5.6"),
+    ((5, 7), "rocm5.7"),
+    ((6, 0), "rocm6.0"),
+    ((6, 1), "rocm6.1"),
+    ((6, 2), "rocm6.2"),
+    ((6, 3), "rocm6.3"),
+    ((6, 4), "rocm6.4"),
+];
+
+/// Replacing a CPU or CUDA build of torch by the ROCm wheel of the system's line, when PyTorch
+/// has an index for it. `--force-reinstall`: pip otherwise takes the installed `+cpu`/`+cu124`
+/// build as satisfying `torch` and changes nothing.
+/// `dir`: the torch package replaced (each environment's is a step of its own).
+fn torch_step(v: RocmVersion, dir: &str) -> Option<RemedyStep> {
+    let (_, index) = TORCH_ROCM_INDEXES
+        .iter()
+        .find(|(line, _)| *line == (v.major, v.minor))?;
+    Some(RemedyStep::run(
+        Action::Install,
+        dir,
+        format!(
+            "python3 -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/{index}"
+        ),
+        msg!("frameworks.step-torch-rocm", index),
+    ))
 }
 
 /// One line of evidence naming the GPU agents, when there are any.
@@ -536,7 +580,8 @@ fn torch(ctx: &Ctx, t: &Torch, out: &mut Vec<Finding>) {
                 .remedy(msg!(
                     "frameworks.torch-not-rocm-remedy",
                     index = ctx.torch_index()
-                )),
+                ))
+                .with_steps(ctx.system_version().and_then(|v| torch_step(v, &t.dir))),
             );
         }
     }
@@ -1042,8 +1087,35 @@ fn jax_releases(
                 ),
             )
             .with_all(evidence)
-            .remedy(msg!("frameworks.jax-releases-remedy", command)),
+            .remedy(msg!("frameworks.jax-releases-remedy", command))
+            .with_steps(jax_step(&ctx.site.path, &set_from.dist.name, &release)),
     );
+}
+
+/// The matching set as a command, when the plugin's distribution name and the release are
+/// plain (a name or version from a METADATA file goes into no command otherwise).
+/// `site`: the environment's site directory, whose `jax` the step acts on.
+fn jax_step(site: &str, plugin: &str, release: &str) -> Option<RemedyStep> {
+    let plain = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    };
+    if !plain(plugin) || !plain(release) {
+        return None;
+    }
+    let stem = plugin.rsplit_once('_').map_or(plugin, |(stem, _)| stem);
+    let name = |suffix: &str| format!("{}-{suffix}", stem.replace('_', "-"));
+    Some(RemedyStep::run(
+        Action::Install,
+        format!("{site}/jax"),
+        format!(
+            "python3 -m pip install \"jax=={release}\" \"jaxlib=={release}\" \"{}=={release}\" \"{}=={release}\"",
+            name("plugin"),
+            name("pjrt")
+        ),
+        msg!("frameworks.step-jax-set", release),
+    ))
 }
 
 fn onnxruntime(ctx: &Ctx, o: &OnnxRuntime, out: &mut Vec<Finding>) {
@@ -1092,6 +1164,38 @@ fn onnxruntime(ctx: &Ctx, o: &OnnxRuntime, out: &mut Vec<Finding>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The torch step names an index PyTorch has (lines 4.0 and 5.1 only as a patch release),
+    /// none for a line without one; the JAX step takes only plain names and releases.
+    #[test]
+    fn torch_and_jax_steps() {
+        let v = |major, minor| RocmVersion {
+            major,
+            minor,
+            patch: None,
+        };
+        let command = |v| torch_step(v, "/s/torch").and_then(|s| s.command);
+        assert_eq!(
+            command(v(6, 2)).as_deref(),
+            Some(
+                "python3 -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/rocm6.2"
+            )
+        );
+        assert!(command(v(5, 1)).unwrap().ends_with("/whl/rocm5.1.1"));
+        assert!(command(v(4, 0)).unwrap().ends_with("/whl/rocm4.0.1"));
+        assert_eq!(command(v(3, 9)), None);
+        assert_eq!(command(v(7, 9)), None);
+        assert_eq!(
+            jax_step("/s", "jax_rocm60_plugin", "0.5.0")
+                .and_then(|s| s.command)
+                .as_deref(),
+            Some(
+                "python3 -m pip install \"jax==0.5.0\" \"jaxlib==0.5.0\" \"jax-rocm60-plugin==0.5.0\" \"jax-rocm60-pjrt==0.5.0\""
+            )
+        );
+        assert!(jax_step("/s", "jax_rocm60_plugin$(id)", "0.5.0").is_none());
+        assert!(jax_step("/s", "jax_rocm60_plugin", "0.5.0 ").is_none());
+    }
 
     #[test]
     fn tensorflow_releases() {

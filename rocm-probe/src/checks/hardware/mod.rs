@@ -11,10 +11,10 @@ use crate::facts::Facts;
 use crate::facts::pci::{PCI_DEVICES, VENDOR_AMD};
 use crate::facts::topology::TOPOLOGY_DIR;
 use crate::finding::{
-    APU_SMALL_MEMORY, Evidence, Finding, GPUS_FOUND, LARGE_BAR_OFF, NO_AMD_GPU, PARTITION_MISSING,
-    PARTITION_MODE_MISMATCH, PCI_NOT_CAPTURED, PCIE_LINK_DEGRADED, RAS_CORRECTABLE,
-    RAS_UNCORRECTABLE, RETIRED_PAGES, RUNTIME_SUSPENDED, Rule, SYSFS_MALFORMED, SYSFS_UNREADABLE,
-    Status, Subject, WSL_PARAVIRTUAL,
+    APU_SMALL_MEMORY, Action, Evidence, Finding, GPUS_FOUND, LARGE_BAR_OFF, NO_AMD_GPU,
+    PARTITION_MISSING, PARTITION_MODE_MISMATCH, PCI_NOT_CAPTURED, PCIE_LINK_DEGRADED,
+    RAS_CORRECTABLE, RAS_UNCORRECTABLE, RETIRED_PAGES, RUNTIME_SUSPENDED, RemedyStep, Rule,
+    SYSFS_MALFORMED, SYSFS_UNREADABLE, Status, Subject, WSL_PARAVIRTUAL,
 };
 use crate::source::problem::{Problem, ProblemKind};
 use crate::{i18n, msg};
@@ -103,14 +103,79 @@ fn devices(inv: &Inventory, kfd: &AgentFacts) -> Vec<Finding> {
     for g in &inv.gpus {
         let mut out = Vec::new();
         gpu_device(inv, kfd, g, &mut out);
+        let object = g
+            .pci_address
+            .clone()
+            .unwrap_or_else(|| format!("GPU {}", g.index));
+        let ras = out.iter().any(|f| f.id == RAS_UNCORRECTABLE.id);
         // Each of these is about this GPU alone: layer 9 judges the others without it.
-        all.extend(
-            out.into_iter()
-                .map(|f| f.about(Subject::gpu(g.index, g.pci_address.clone()))),
-        );
+        all.extend(out.into_iter().map(|f| {
+            // A finding without a remedy (the slow link, info) gets no steps either.
+            let steps = match f.remedy {
+                Some(_) => device_steps(f.id, &object, ras),
+                None => Vec::new(),
+            };
+            f.with_steps(steps)
+                .about(Subject::gpu(g.index, g.pci_address.clone()))
+        }));
     }
     all.extend(partition_modes(inv, kfd));
     all
+}
+
+/// The steps of a device finding about the GPU `object` (its PCI address): firmware settings
+/// and hardware service in words (no command reaches them), amd-smi's ECC counts and bad-page
+/// list to collect for the vendor. `ras`: the GPU has uncorrectable errors, whose steps already
+/// list the bad pages.
+fn device_steps(id: &str, object: &str, ras: bool) -> Vec<RemedyStep> {
+    let bad_pages = || {
+        RemedyStep::run(
+            Action::ReadLog,
+            object,
+            "amd-smi bad-pages",
+            msg!("hardware.step-bad-pages"),
+        )
+    };
+    if id == LARGE_BAR_OFF.id {
+        vec![RemedyStep::say(
+            Action::FirmwareSetting,
+            object,
+            msg!("hardware.step-large-bar"),
+        )]
+    } else if id == APU_SMALL_MEMORY.id {
+        vec![RemedyStep::say(
+            Action::FirmwareSetting,
+            object,
+            msg!("hardware.step-uma-size"),
+        )]
+    } else if id == PCIE_LINK_DEGRADED.id {
+        vec![RemedyStep::say(
+            Action::ServiceHardware,
+            object,
+            msg!("hardware.step-pcie-slot"),
+        )]
+    } else if id == RAS_UNCORRECTABLE.id {
+        vec![
+            RemedyStep::say(Action::HideGpu, object, msg!("hardware.step-drain")),
+            RemedyStep::run(
+                Action::ReadLog,
+                object,
+                "amd-smi metric --ecc",
+                msg!("hardware.step-ecc"),
+            ),
+            bad_pages(),
+        ]
+    } else if id == RETIRED_PAGES.id {
+        let mut steps: Vec<RemedyStep> = (!ras).then(bad_pages).into_iter().collect();
+        steps.push(RemedyStep::say(
+            Action::ServiceHardware,
+            object,
+            msg!("hardware.step-service-memory"),
+        ));
+        steps
+    } else {
+        Vec::new()
+    }
 }
 
 /// One GPU's device checks: link, BAR, APU memory, RAS.

@@ -15,10 +15,10 @@ use crate::facts::Facts;
 use crate::facts::fatbin::{FatBinary, Unread};
 use crate::facts::libraries::{InstallLibraries, KernelDir, LibraryFacts, WRAPPERS};
 use crate::finding::{
-    CODE_OBJECT_NEEDS_FEATURE_CHANGE, COVERAGE, Evidence, Finding, HIP_WRAPPER_WITHOUT_BACKEND,
-    HIPBLASLT_NO_KERNELS_FOR_TARGET, LIBRARIES_NOT_CAPTURED, LIBRARY_FILES_MALFORMED,
-    LIBRARY_FILES_UNREADABLE, MIOPEN_NO_KDB_FOR_TARGET, NO_CODE_OBJECT_FOR_TARGET,
-    ROCBLAS_NO_KERNELS_FOR_TARGET, Rule, Status, Subject,
+    Action, CODE_OBJECT_NEEDS_FEATURE_CHANGE, COVERAGE, Evidence, Finding,
+    HIP_WRAPPER_WITHOUT_BACKEND, HIPBLASLT_NO_KERNELS_FOR_TARGET, LIBRARIES_NOT_CAPTURED,
+    LIBRARY_FILES_MALFORMED, LIBRARY_FILES_UNREADABLE, MIOPEN_NO_KDB_FOR_TARGET,
+    NO_CODE_OBJECT_FOR_TARGET, ROCBLAS_NO_KERNELS_FOR_TARGET, RemedyStep, Rule, Status, Subject,
 };
 use crate::source::problem::Problem;
 use crate::target::GfxVersion;
@@ -38,7 +38,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         return out;
     }
     for i in &libs.installs {
-        wrappers(i, &mut out);
+        wrappers(f, i, &mut out);
     }
     let targets = targets(f, below);
     let override_evidence = targets.as_ref().and_then(|_| {
@@ -94,6 +94,8 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         [LIBRARY_FILES_UNREADABLE, LIBRARY_FILES_MALFORMED],
     ));
     coverage(libs, targets.as_ref(), &mut out);
+    // One rocblas install or HSA_XNACK=1 for every install and library that needs it.
+    crate::finding::drop_repeated_steps(below, &mut out);
     out
 }
 
@@ -193,11 +195,37 @@ pub(crate) fn fat_binary_findings(
                 if let Some(e) = override_evidence {
                     finding = finding.with(e.clone());
                 }
-                out.push(finding.remedy(msg!(
-                    "libraries.needs-feature-change-remedy",
-                    how = i18n::join(&how, &msg!("libraries.and")),
-                    gpu = g.target_id
-                )));
+                // The one change a process makes itself: XNACK through HSA_XNACK (off always;
+                // on where the kernel gives the GPU a per-process mode, as compat's own
+                // xnack_change decides). SRAM ECC is the driver's: no step.
+                let step = match changes.as_slice() {
+                    [c] if matches!(c.feature, crate::codeobject::compat::Feature::Xnack)
+                        && (!c.to
+                            || crate::target::process_xnack(
+                                &[g.target.processor],
+                                Some(1),
+                                Some("1"),
+                            ) == Some(true)) =>
+                    {
+                        let value = if c.to { "1" } else { "0" };
+                        Some(RemedyStep::run(
+                            Action::SetEnv,
+                            "HSA_XNACK",
+                            format!("export HSA_XNACK={value}"),
+                            msg!("libraries.step-hsa-xnack", value),
+                        ))
+                    }
+                    _ => None,
+                };
+                out.push(
+                    finding
+                        .remedy(msg!(
+                            "libraries.needs-feature-change-remedy",
+                            how = i18n::join(&how, &msg!("libraries.and")),
+                            gpu = g.target_id
+                        ))
+                        .with_steps(step),
+                );
             }
             _ => {}
         }
@@ -289,7 +317,16 @@ pub(crate) fn steps_sentence(steps: &[String]) -> String {
     }
 }
 
-fn wrappers(i: &InstallLibraries, out: &mut Vec<Finding>) {
+fn wrappers(f: &Facts, i: &InstallLibraries, out: &mut Vec<Finding>) {
+    // AMD's repositories name each library's package after it, lowercase, for apt, dnf and
+    // zypper (ROCm install-on-linux, "Package manager integration": rocblas, rocfft,
+    // rocsparse, rocsolver, rocrand under rocm-hip-libraries); Arch's extra repository packages
+    // them under the same names. A distribution's install (Debian's librocblas0 …) gets none.
+    let amd = f
+        .installs
+        .installs
+        .iter()
+        .any(|x| x.prefix == i.prefix && x.kind == crate::facts::install::InstallKind::Opt);
     for (wrapper, backend) in WRAPPERS {
         let Some(files) = i.files(wrapper) else {
             continue;
@@ -314,7 +351,28 @@ fn wrappers(i: &InstallLibraries, out: &mut Vec<Finding>) {
                     "libraries.wrapper-without-backend-remedy",
                     wrapper,
                     backend
-                )),
+                ))
+                .with_steps(
+                    crate::facts::os_release::families(f.os_release.as_ref())
+                        .into_iter()
+                        .filter(|_| amd)
+                        .map(|d| {
+                            use crate::facts::os_release::Distro;
+                            let tool = match d {
+                                Distro::Debian => "apt install",
+                                Distro::Fedora => "dnf install",
+                                Distro::Suse => "zypper install",
+                                Distro::Arch => "pacman -S",
+                            };
+                            RemedyStep::run(
+                                Action::Install,
+                                backend,
+                                format!("sudo {tool} {backend}"),
+                                msg!("libraries.step-install-backend", backend, wrapper),
+                            )
+                            .on(d)
+                        }),
+                ),
         );
     }
 }
@@ -440,6 +498,20 @@ fn per_target(
             .unwrap_or_default();
         let missing = missing_targets(targets, &have);
         if !missing.is_empty() {
+            // PyTorch's switch to rocBLAS (TORCH_BLAS_PREFER_HIPBLASLT=0, read by ATen's
+            // Context::blasPreferredBackend, set so in ROCm/legacy-rocm-build#5643); once per
+            // report, whatever the number of installs.
+            let first = !out
+                .iter()
+                .any(|x| x.id == HIPBLASLT_NO_KERNELS_FOR_TARGET.id);
+            let step = first.then(|| {
+                RemedyStep::run(
+                    Action::SetEnv,
+                    "TORCH_BLAS_PREFER_HIPBLASLT",
+                    "export TORCH_BLAS_PREFER_HIPBLASLT=0",
+                    msg!("libraries.step-prefer-rocblas"),
+                )
+            });
             out.push(
                 missing_finding(
                     HIPBLASLT_NO_KERNELS_FOR_TARGET,
@@ -454,7 +526,8 @@ fn per_target(
                     &missing,
                     (targets, override_evidence),
                 )
-                .remedy(msg!("libraries.hipblaslt-remedy")),
+                .remedy(msg!("libraries.hipblaslt-remedy"))
+                .with_steps(step),
             );
         }
     }

@@ -6,8 +6,9 @@ use crate::checks::active::{SOURCE, gpu_nodes, kfd_hides, load_failure};
 use crate::facts::Facts;
 use crate::facts::topology::{Node, TOPOLOGY_DIR};
 use crate::finding::{
-    DISPATCH_FAILED, DISPATCH_OK, Evidence, Finding, HIP_ANSWERS, HIP_FAILED, HIP_NOT_INSTALLED,
-    ROCR_AGENT_MISSING, ROCR_ANSWERS, ROCR_INIT_FAILED, ROCR_LOAD_FAILED, ROCR_NOT_INSTALLED,
+    Action, DISPATCH_FAILED, DISPATCH_OK, Evidence, Finding, HIP_ANSWERS, HIP_FAILED,
+    HIP_NOT_INSTALLED, ROCR_AGENT_MISSING, ROCR_ANSWERS, ROCR_INIT_FAILED, ROCR_LOAD_FAILED,
+    ROCR_NOT_INSTALLED, RemedyStep,
 };
 use crate::i18n;
 use crate::msg;
@@ -275,6 +276,13 @@ fn dispatch(results: &[DispatchResult], out: &mut Vec<Finding>) {
                 nodes = i18n::list(&nodes)
             ))
             .with_all(results.iter().map(evidence))
-            .remedy(msg!("active.dispatch-failed-remedy")),
+            .remedy(msg!("active.dispatch-failed-remedy"))
+            // The reason is in the kernel log (`sudo`: kernel.dmesg_restrict=1 is common).
+            .step(RemedyStep::run(
+                Action::ReadLog,
+                "kernel log",
+                "sudo dmesg | grep -i amdgpu",
+                msg!("runtime.step-read-log-amdgpu"),
+            )),
     );
 }

@@ -46,7 +46,12 @@ pub const GPU_DEVICE_ORDINAL: &str = "GPU_DEVICE_ORDINAL";
 /// Layer 4 findings; `below` are the findings of layers 1–3.
 pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     let mut out = Vec::new();
-    installs(&f.installs, &f.problems.installs, &mut out);
+    installs(
+        &f.installs,
+        &f.problems.installs,
+        (f.os_release.as_ref(), &f.platform.env),
+        &mut out,
+    );
     wsl_build::check(f, &mut out);
     let env = &f.platform.env;
     let gpus: Vec<&Agent> = f
@@ -142,6 +147,10 @@ fn gpus_out<'a>(f: &Facts, below: &'a [Finding]) -> Option<BTreeMap<usize, &'a F
 fn installs(
     facts: &InstallFacts,
     problems: &[crate::source::problem::Problem],
+    (os, env): (
+        Option<&crate::facts::os_release::OsRelease>,
+        &BTreeMap<String, String>,
+    ),
     out: &mut Vec<Finding>,
 ) {
     if !facts.captured {
@@ -175,7 +184,14 @@ fn installs(
                 .remedy(match facts.effective() {
                     Some(i) => msg!("runtime.set-or-unset", name = e.name, prefix = i.prefix),
                     None => msg!("runtime.unset", name = e.name),
-                }),
+                })
+                // The install a process uses, when its prefix is plain; else unset the variable.
+                .with_steps(
+                    facts
+                        .effective()
+                        .and_then(|i| set_env_step(&e.name, &i.prefix))
+                        .or_else(|| unset_env_step(&e.name)),
+                ),
         );
     }
     let with_runtime: Vec<&Install> = facts.installs.iter().filter(|i| i.libs.runtime()).collect();
@@ -186,7 +202,8 @@ fn installs(
                 msg!("runtime.search-path"),
                 facts.search_path_text(),
             ))
-            .remedy(msg!("runtime.no-rocm-remedy"));
+            .remedy(msg!("runtime.no-rocm-remedy"))
+            .with_steps(install_rocm_steps(os));
         finding = finding.with_all(facts.installs.iter().map(|i| {
             Evidence::new(
                 i.prefix.clone(),
@@ -227,7 +244,7 @@ fn installs(
             );
         }
     }
-    mixed(facts, out);
+    mixed(facts, env, out);
 }
 
 fn chain(links: &[String]) -> String {
@@ -306,7 +323,7 @@ fn via_list(via: &[String]) -> String {
     }))
 }
 
-fn mixed(facts: &InstallFacts, out: &mut Vec<Finding>) {
+fn mixed(facts: &InstallFacts, env: &BTreeMap<String, String>, out: &mut Vec<Finding>) {
     let reachable: Vec<&Install> = facts
         .reachable()
         .filter(|i| i.libs.runtime() || i.version.is_some())
@@ -324,11 +341,16 @@ fn mixed(facts: &InstallFacts, out: &mut Vec<Finding>) {
         .or_else(|| reachable.iter().copied().max_by_key(|i| i.version))
         .expect("two reachable installs");
     let mut steps: Vec<String> = Vec::new();
+    // As remedy steps: the variables that lead to another install, set to the one kept or
+    // with its directories removed.
+    let mut env_steps: Vec<RemedyStep> = Vec::new();
+    let mut dropped: Vec<&str> = Vec::new();
     for i in reachable.iter().filter(|i| i.prefix != keep.prefix) {
         for via in &i.via {
             let step = if via == OPT_ROCM {
                 msg!("runtime.step-opt-rocm", prefix = keep.prefix)
             } else if via == "ROCM_PATH" || via == "HIP_PATH" {
+                env_steps.extend(set_env_step(via, &keep.prefix));
                 msg!(
                     "runtime.step-set-or-unset",
                     name = via,
@@ -338,6 +360,7 @@ fn mixed(facts: &InstallFacts, out: &mut Vec<Finding>) {
                 .strip_prefix("LD_LIBRARY_PATH (")
                 .and_then(|d| d.strip_suffix(')'))
             {
+                dropped.push(dir);
                 msg!("runtime.step-ld-library-path", dir)
             } else if via.starts_with("default library path")
                 || (i.kind == InstallKind::Distribution && via.contains(" ("))
@@ -356,6 +379,7 @@ fn mixed(facts: &InstallFacts, out: &mut Vec<Finding>) {
             }
         }
     }
+    env_steps.extend(library_path_step(env, &dropped));
     let versions: Vec<String> = reachable
         .iter()
         .map(|i| {
@@ -382,8 +406,25 @@ fn mixed(facts: &InstallFacts, out: &mut Vec<Finding>) {
                 "runtime.mixed-remedy",
                 install = keep.describe(),
                 steps = i18n::join(&steps, &msg!("runtime.steps-separator"))
-            )),
+            ))
+            .with_steps(env_steps),
     );
+}
+
+/// `LD_LIBRARY_PATH` without the directories `drop` (and their trailing-slash spellings):
+/// `unset` when nothing is left, else `export` of the rest when it is plain.
+fn library_path_step(env: &BTreeMap<String, String>, drop: &[&str]) -> Option<RemedyStep> {
+    const VAR: &str = "LD_LIBRARY_PATH";
+    let value = env.get(VAR).filter(|_| !drop.is_empty())?;
+    let kept: Vec<&str> = value
+        .split(':')
+        .filter(|e| !e.is_empty() && !drop.contains(&e.trim_end_matches('/')))
+        .collect();
+    if kept.is_empty() {
+        unset_env_step(VAR)
+    } else {
+        set_env_step(VAR, &kept.join(":"))
+    }
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -594,7 +635,8 @@ fn override_format(
                             why
                         ))
                         .with(evidence)
-                        .remedy(msg!("runtime.override-malformed-remedy")),
+                        .remedy(msg!("runtime.override-malformed-remedy"))
+                        .with_steps(unset_env_step(var)),
                 );
                 result = Err(());
             }
@@ -608,7 +650,8 @@ fn override_format(
                             target = g.name()
                         ))
                         .with(evidence)
-                        .remedy(msg!("runtime.override-unknown-target-remedy")),
+                        .remedy(msg!("runtime.override-unknown-target-remedy"))
+                        .with_steps(unset_env_step(var)),
                 );
                 result = Err(());
             }
@@ -662,13 +705,18 @@ fn per_node_notes(
         return;
     }
     let counted = ov.hsakmt.len() as u32;
-    for (node, var) in &ov.per_node {
-        let kfd = ov
-            .hsakmt
+    // The KFD node of each per-node variable, and whether a GPU reads it.
+    let kfd_of = |node: &u32| {
+        ov.hsakmt
             .iter()
             .find(|(_, id)| *id == node)
-            .map(|(k, _)| *k);
-        if kfd.is_some_and(|k| gpus.iter().any(|a| a.node == k)) {
+            .map(|(k, _)| *k)
+    };
+    let read_by_gpu = |node: &u32| kfd_of(node).is_some_and(|k| gpus.iter().any(|a| a.node == k));
+    let unread = ov.per_node.keys().filter(|n| !read_by_gpu(n)).count();
+    for (node, var) in &ov.per_node {
+        let kfd = kfd_of(node);
+        if read_by_gpu(node) {
             continue;
         }
         let what = if kfd.is_some() {
@@ -680,6 +728,19 @@ fn per_node_notes(
                 last = counted.saturating_sub(1)
             )
         };
+        // The variable read by no GPU goes; its value moves to the GPU's node when there is
+        // one such variable and one GPU to give it to, whose own variable is unset (else
+        // which value for which GPU is the user's to say).
+        let candidates: Vec<&&Agent> = gpus
+            .iter()
+            .filter(|a| ov.hsakmt.contains_key(&a.node))
+            .collect();
+        let moved = match candidates.as_slice() {
+            [a] if unread == 1 && !ov.per_node.contains_key(&ov.node(a)) => {
+                set_env_step(&crate::target::per_node_override_name(ov.node(a)), &var.1)
+            }
+            _ => None,
+        };
         out.push(
             HSA_OVERRIDE_NODE_NOT_GPU
                 .finding(msg!(
@@ -690,7 +751,9 @@ fn per_node_notes(
                     what
                 ))
                 .with(evidence(var))
-                .remedy(msg!("runtime.node-not-gpu-remedy", suggest = suggest())),
+                .remedy(msg!("runtime.node-not-gpu-remedy", suggest = suggest()))
+                .with_steps(unset_env_step(&var.0))
+                .with_steps(moved),
         );
     }
 }
@@ -730,6 +793,8 @@ fn override_checks(ov: &Overrides, visible: &[&Agent], out: &mut Vec<Finding>) {
     }
     let mixed = igpu_and_dgpu(visible);
     let global_igpu = global_reaches_igpu(ov, visible);
+    // A variable whose unset step was given (several GPUs of other families read one).
+    let mut unset_given: BTreeSet<&str> = BTreeSet::new();
     for ((kind, real, var, o), agents) in groups {
         let value = override_value(o);
         let nodes = node_list(&agents);
@@ -806,7 +871,15 @@ fn override_checks(ov: &Overrides, visible: &[&Agent], out: &mut Vec<Finding>) {
                     var,
                     real,
                     siblings = family_hint(real.as_str())
-                )),
+                ))
+                // Another family's code never runs: the variable goes (a sibling's value is a
+                // choice the prose leaves to the user). Once per variable, and not when the
+                // global override reaches an iGPU beside a dGPU: runtime.hsa-override-igpu
+                // unsets it.
+                .with_steps(
+                    unset_env_step(var)
+                        .filter(|_| !(global && global_igpu) && unset_given.insert(var)),
+                ),
         };
         out.push(finding);
     }
@@ -978,17 +1051,21 @@ pub(crate) fn visibility(
                 total = gpus.len()
             )
         };
-        let remedy = if masks.contains(&ROCR_VISIBLE_DEVICES) && hip_var.is_some() {
+        let two = masks.contains(&ROCR_VISIBLE_DEVICES) && hip_var.is_some();
+        let remedy = if two {
             msg!("runtime.mask-two-remedy")
         } else {
             msg!("runtime.mask-one-remedy")
         };
+        // Two masks: HIP's goes, ROCr's stays. One mask: its right value is the user's choice.
+        let step = hip_var.filter(|_| two).and_then(unset_env_step);
         out.push(
             VISIBLE_DEVICES_OUT_OF_RANGE
                 .finding_with(status, summary)
                 .with_all(problems)
                 .with_all(devices())
-                .remedy(remedy),
+                .remedy(remedy)
+                .with_steps(step),
         );
     } else if !masks.is_empty() {
         let mut finding = VISIBLE_DEVICES_MASK
@@ -1241,6 +1318,74 @@ fn mask_step(var: &str, value: &str, hidden: &str) -> Option<RemedyStep> {
             msg!("runtime.step-mask", var),
         )
     })
+}
+
+// ----------------------------------------------------------------------------------------------
+// Remedy steps
+
+/// A variable name that may go into a command: a shell identifier.
+fn plain_name(name: &str) -> bool {
+    name.chars().next().is_some_and(|c| !c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A value from the machine that may go into a command as it is: only `[A-Za-z0-9._,:/-]`, the
+/// characters the shell takes literally (the driver layer's caution with group names).
+pub(crate) fn plain_value(value: &str) -> bool {
+    !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ',' | ':' | '/' | '-'))
+}
+
+/// `unset NAME`, when the name is plain.
+fn unset_env_step(name: &str) -> Option<RemedyStep> {
+    plain_name(name).then(|| {
+        RemedyStep::run(
+            Action::UnsetEnv,
+            name,
+            format!("unset {name}"),
+            msg!("runtime.step-unset-env", name),
+        )
+    })
+}
+
+/// `export NAME=value`, when both are plain.
+fn set_env_step(name: &str, value: &str) -> Option<RemedyStep> {
+    (plain_name(name) && plain_value(value)).then(|| {
+        RemedyStep::run(
+            Action::SetEnv,
+            name,
+            format!("export {name}={value}"),
+            msg!("runtime.step-set-env", name, value),
+        )
+    })
+}
+
+/// Installing ROCm's runtime, per family. AMD's package repositories (registered by the
+/// `amdgpu-install` package) name the meta package `rocm` for apt, dnf and zypper (ROCm
+/// install-on-linux, "Quick start installation guide" and "Package manager integration": `rocm`,
+/// `rocm-hip-runtime`, …); Arch packages ROCm itself, its runtime meta package being
+/// `rocm-hip-runtime` (extra repository).
+fn install_rocm_steps(os: Option<&crate::facts::os_release::OsRelease>) -> Vec<RemedyStep> {
+    use crate::facts::os_release::Distro;
+    crate::facts::os_release::families(os)
+        .into_iter()
+        .map(|d| {
+            let (package, command) = match d {
+                Distro::Debian => ("rocm", "sudo apt install rocm"),
+                Distro::Fedora => ("rocm", "sudo dnf install rocm"),
+                Distro::Suse => ("rocm", "sudo zypper install rocm"),
+                Distro::Arch => ("rocm-hip-runtime", "sudo pacman -S rocm-hip-runtime"),
+            };
+            let text = if d == Distro::Arch {
+                msg!("runtime.step-install-rocm-arch")
+            } else {
+                msg!("runtime.step-install-rocm")
+            };
+            RemedyStep::run(Action::Install, package, command, text).on(d)
+        })
+        .collect()
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -1612,6 +1757,29 @@ mod tests {
     use super::env::*;
     use super::*;
 
+    /// LD_LIBRARY_PATH loses exactly the dropped directories; nothing left is `unset`, a rest
+    /// the shell would read is no command.
+    #[test]
+    fn library_path_step_drops_only_those_directories() {
+        let env = |v: &str| BTreeMap::from([("LD_LIBRARY_PATH".to_owned(), v.to_owned())]);
+        let command =
+            |v: &str, drop: &[&str]| library_path_step(&env(v), drop).and_then(|s| s.command);
+        assert_eq!(
+            command("/a/lib:/opt/rocm-6.0.0/lib/:/b", &["/opt/rocm-6.0.0/lib"]).as_deref(),
+            Some("export LD_LIBRARY_PATH=/a/lib:/b")
+        );
+        assert_eq!(
+            command("/opt/rocm-6.0.0/lib", &["/opt/rocm-6.0.0/lib"]).as_deref(),
+            Some("unset LD_LIBRARY_PATH")
+        );
+        assert_eq!(
+            command("/a b:/opt/rocm-6.0.0/lib", &["/opt/rocm-6.0.0/lib"]),
+            None
+        );
+        assert_eq!(command("/a/lib", &[]), None);
+        assert_eq!(library_path_step(&BTreeMap::new(), &["/x"]), None);
+    }
+
     fn v(s: &str) -> GfxVersion {
         GfxVersion::from_name(s).unwrap()
     }
@@ -1650,7 +1818,7 @@ mod tests {
         );
         let facts = Facts::collect(&Source::fixture(b).unwrap());
         let mut out = Vec::new();
-        mixed(&facts.installs, &mut out);
+        mixed(&facts.installs, &facts.platform.env, &mut out);
         assert_eq!(out.len(), 1, "{out:?}");
         let remedy = out[0].remedy.as_deref().unwrap();
         assert!(remedy.contains("distribution's ROCm packages"), "{remedy}");

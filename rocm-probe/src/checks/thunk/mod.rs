@@ -5,9 +5,10 @@ pub mod rules;
 
 use crate::facts::Facts;
 use crate::facts::install::{Install, InstallFacts, InstallKind, Library, RocmVersion};
+use crate::facts::os_release::Distro;
 use crate::finding::{
-    Evidence, Finding, Status, THUNK_BUILT_IN, THUNK_MISSING, THUNK_NO_RUNTIME, THUNK_NOT_CAPTURED,
-    THUNK_SHARED,
+    Action, Evidence, Finding, RemedyStep, Status, THUNK_BUILT_IN, THUNK_MISSING, THUNK_NO_RUNTIME,
+    THUNK_NOT_CAPTURED, THUNK_SHARED,
 };
 use crate::msg;
 
@@ -80,7 +81,8 @@ pub fn check(f: &Facts, _below: &[Finding]) -> Vec<Finding> {
                     msg!("thunk.search-path"),
                     facts.search_path_text(),
                 ))
-                .remedy(msg!("thunk.missing-remedy", package)),
+                .remedy(msg!("thunk.missing-remedy", package))
+                .with_steps(thunk_steps(f, install.kind)),
         ];
     }
     let why = match install.version {
@@ -113,6 +115,59 @@ pub fn check(f: &Facts, _below: &[Finding]) -> Vec<Finding> {
         ));
     }
     vec![finding]
+}
+
+/// Installing the thunk the ROCr in use needs, per family.
+///
+/// AMD's repositories (the `/opt` installs) name it `hsakmt-roct` for apt, dnf and zypper up to
+/// ROCm 6.2 (ROCm install-on-linux, "Package manager integration"; ROCm/ROCmValidationSuite#809
+/// drops the deprecated `hsakmt-roct-dev` when 6.3 folds the thunk into ROCr); AMD publishes no
+/// Arch packages, so Arch gets the step in words. A distribution's ROCr takes the
+/// distribution's thunk: Debian's and Ubuntu's `libhsakmt1`, Fedora's `hsakmt` (until its
+/// rocm-runtime 6.3 obsoleted it, openucx/ucx#10542), Arch's `hsakmt-roct` (in the official
+/// repositories since 2023, archlinuxcn/repo#3166); SUSE's name is not one the probe can
+/// vouch for, so that variant is in words.
+fn thunk_steps(f: &Facts, kind: InstallKind) -> Vec<RemedyStep> {
+    crate::facts::os_release::families(f.os_release.as_ref())
+        .into_iter()
+        .map(|d| {
+            let command = match (kind, d) {
+                (InstallKind::Distribution, Distro::Debian) => Some("sudo apt install libhsakmt1"),
+                (InstallKind::Distribution, Distro::Fedora) => Some("sudo dnf install hsakmt"),
+                (InstallKind::Distribution, Distro::Arch) => Some("sudo pacman -S hsakmt-roct"),
+                (InstallKind::Distribution, Distro::Suse) => None,
+                (_, Distro::Debian) => Some("sudo apt install hsakmt-roct"),
+                (_, Distro::Fedora) => Some("sudo dnf install hsakmt-roct"),
+                (_, Distro::Suse) => Some("sudo zypper install hsakmt-roct"),
+                (_, Distro::Arch) => None,
+            };
+            let object = command
+                .and_then(|c| c.rsplit(' ').next())
+                .unwrap_or("libhsakmt");
+            match command {
+                Some(c) if kind == InstallKind::Distribution => RemedyStep::run(
+                    Action::Install,
+                    object,
+                    c,
+                    msg!("thunk.step-install-distribution"),
+                ),
+                Some(c) => {
+                    RemedyStep::run(Action::Install, object, c, msg!("thunk.step-install-amd"))
+                }
+                None if kind == InstallKind::Distribution => RemedyStep::say(
+                    Action::Install,
+                    object,
+                    msg!("thunk.step-install-distribution-words"),
+                ),
+                None => RemedyStep::say(
+                    Action::Install,
+                    object,
+                    msg!("thunk.step-install-amd-words"),
+                ),
+            }
+            .on(d)
+        })
+        .collect()
 }
 
 /// The ROCr a process uses and its install: the one on the search path, else the effective
