@@ -172,6 +172,7 @@ fn the_override_is_the_effective_target() {
     f.platform
         .env
         .insert("HSA_OVERRIDE_GFX_VERSION".into(), "11.0.0".into());
+    f.rederive();
     let out = rocm_probe::checks::libraries::check(&f, &[]);
     assert_eq!(ids(&out), ["libraries.coverage"]);
     assert!(
@@ -183,6 +184,7 @@ fn the_override_is_the_effective_target() {
     f.platform
         .env
         .insert("HSA_OVERRIDE_GFX_VERSION".into(), "11.0.2".into());
+    f.rederive();
     let out = rocm_probe::checks::libraries::check(&f, &[]);
     let fail = &out[0];
     assert_eq!(fail.id, "libraries.rocblas-no-kernels-for-target");
@@ -215,6 +217,7 @@ fn hipblaslt_and_miopen_gaps_are_a_warning_and_a_hint() {
     f.platform
         .env
         .insert("HSA_OVERRIDE_GFX_VERSION".into(), "9.4.2".into());
+    f.rederive();
     let out = rocm_probe::checks::libraries::check(&f, &[]);
     assert_eq!(
         ids(&out),

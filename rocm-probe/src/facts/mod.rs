@@ -12,6 +12,7 @@ pub mod libraries;
 pub mod marketing;
 pub mod module;
 pub mod os_release;
+pub mod overrides;
 pub mod pci;
 pub mod platform;
 pub mod process;
@@ -80,6 +81,9 @@ pub struct Facts {
     pub frameworks: FrameworkFacts,
     /// The profilers, debugger and SMI tools on PATH and in the installs.
     pub tools: ToolFacts,
+    /// The processor each GPU runs as under `HSA_OVERRIDE_GFX_VERSION[_<node>]`, as libhsakmt
+    /// decides it (derived from the inventory, installs, environment and device nodes).
+    pub overrides: crate::facts::overrides::OverrideFacts,
     /// The ROCr a process would load and the libraries it links (is it AMD's WSL build?);
     /// `None` without one.
     pub rocr_build: Option<RocrBuild>,
@@ -158,6 +162,17 @@ pub struct CollectOptions {
 }
 
 impl Facts {
+    /// Derives the views computed from other facts again (today the overrides) — for a
+    /// caller that changed facts by hand, as tests do with the environment.
+    pub fn rederive(&mut self) {
+        self.overrides = crate::facts::overrides::OverrideFacts::derive(
+            self.inventory.as_ref(),
+            &self.installs,
+            &self.platform.env,
+            &self.devices,
+        );
+    }
+
     /// Collects every area the report needs, passively. Never fails: what cannot be read is
     /// recorded.
     pub fn collect(source: &Source) -> Self {
@@ -219,7 +234,7 @@ impl Facts {
             root.record(|| crate::source::record::Record::Active(Box::new(a.clone())));
         }
         let devices = DeviceFacts::collect(source, inventory.as_ref(), &mut problems.system);
-        Self {
+        let mut facts = Self {
             source: source.kind(),
             kfd,
             kfd_error,
@@ -236,12 +251,15 @@ impl Facts {
             compiler,
             frameworks,
             tools,
+            overrides: Default::default(),
             rocr_build,
             wsl,
             processes,
             active,
             problems,
-        }
+        };
+        facts.rederive();
+        facts
     }
 }
 

@@ -105,7 +105,7 @@ pub(crate) fn gpus(f: &Facts, below: &[Finding]) -> Option<Vec<Gpu>> {
     if below.iter().any(|x| x.status == Status::Fail) {
         return None;
     }
-    let overrides = super::runtime::effective_overrides(f);
+    let overrides = f.overrides.effective(f.inventory.as_ref());
     let mut gpus = Vec::new();
     for g in f.inventory.as_ref()?.code_object_gpus() {
         // Identical GPUs may get different overrides (per-node variables): split the group.
@@ -261,7 +261,7 @@ pub(crate) fn targets(f: &Facts, below: &[Finding]) -> Option<Targets> {
     if below.iter().any(|x| x.status == Status::Fail) {
         return None;
     }
-    let overrides = super::runtime::effective_overrides(f);
+    let overrides = f.overrides.effective(f.inventory.as_ref());
     let mut targets = Targets::new();
     for a in f.inventory.as_ref()?.gpu_agents() {
         let real = a.gfx.map(|g| g.name()).or_else(|| a.name.clone());

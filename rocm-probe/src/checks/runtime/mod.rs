@@ -27,10 +27,7 @@ use crate::target::GfxVersion;
 use crate::{i18n, msg};
 
 use self::env::{Selection, hip_visible, rocr_visible};
-use crate::target::{
-    OverrideError, PER_NODE_OVERRIDE_SINCE, effective_override, hsakmt_node_ids, parse_override,
-    per_node_override_node,
-};
+use crate::target::{OverrideError, parse_override};
 
 /// The variable that overrides every GPU's gfx version.
 pub use crate::target::HSA_OVERRIDE_GFX_VERSION;
@@ -59,8 +56,8 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         .as_ref()
         .map(|i| i.gpu_agents().collect())
         .unwrap_or_default();
-    let overrides = Overrides::new(f, &gpus);
-    if override_format(&overrides, env, &gpus, &mut out).is_err() {
+    let overrides = &f.overrides;
+    if override_format(overrides, env, &gpus, &mut out).is_err() {
         // libhsakmt refuses the topology (or ROCr every GPU agent): no GPU to check.
         return out;
     }
@@ -116,12 +113,12 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     if visible.is_empty() {
         return out;
     }
-    per_node_notes(&overrides, f.inventory.as_ref(), &gpus, &mut out);
-    override_checks(&overrides, &visible, &mut out);
+    per_node_notes(overrides, f.inventory.as_ref(), &gpus, &mut out);
+    override_checks(overrides, &visible, &mut out);
     if let Some(inv) = &f.inventory {
-        igpu(inv, &gpus, &view, &overrides, &mut out);
+        igpu(inv, &gpus, &view, overrides, &mut out);
     }
-    release_support(&f.installs, &visible, &overrides, &mut out);
+    release_support(&f.installs, &visible, overrides, &mut out);
     out
 }
 
@@ -490,102 +487,15 @@ fn one_override_fits(visible: &[&Agent], value: &str) -> bool {
         })
 }
 
-/// The override each GPU runs under, decided as libhsakmt decides it
-/// (`topology_sysfs_get_node_props`): its own `HSA_OVERRIDE_GFX_VERSION_<node>` on releases
-/// that read it, else the global `HSA_OVERRIDE_GFX_VERSION`.
-struct Overrides {
-    /// Whether the install's libhsakmt reads the per-node variables: from ROCm 6.3
-    /// ([`PER_NODE_OVERRIDE_SINCE`]); assumed when the release is unknown.
-    per_node_read: bool,
-    /// The install's release, when known.
-    release: Option<crate::facts::install::RocmVersion>,
-    /// KFD node → libhsakmt's node id, for the nodes libhsakmt numbers.
-    hsakmt: BTreeMap<u32, u32>,
-    /// KFD node of each GPU → (variable, value) libhsakmt reads for it.
-    by_node: BTreeMap<u32, (String, String)>,
-    /// The per-node variables set: libhsakmt node id → (variable, value).
-    per_node: BTreeMap<u32, (String, String)>,
-}
+/// The overrides as libhsakmt applies them, derived once in `facts::overrides`.
+type Overrides = crate::facts::overrides::OverrideFacts;
 
-/// Each GPU agent's effective override, by KFD node, as libhsakmt applies it: its per-node
-/// variable where the release reads one, else the global one (layers 5 and 7 pick code objects
-/// for this target).
-pub(crate) fn effective_overrides(f: &Facts) -> BTreeMap<u32, GfxVersion> {
-    let gpus: Vec<&Agent> = f
-        .inventory
-        .as_ref()
-        .map(|i| i.gpu_agents().collect())
-        .unwrap_or_default();
-    let overrides = Overrides::new(f, &gpus);
-    gpus.iter()
-        .filter_map(|a| overrides.of(a).map(|(_, o)| (a.node, o)))
-        .collect()
-}
-
-impl Overrides {
-    fn new(f: &Facts, gpus: &[&Agent]) -> Self {
-        let env = &f.platform.env;
-        let release = f.installs.effective().and_then(|i| i.version);
-        let per_node_read = release.is_none_or(|v| (v.major, v.minor) >= PER_NODE_OVERRIDE_SINCE);
-        // A GPU whose render node is known to be absent is not numbered (libhsakmt's
-        // topology_sysfs_check_node_supported); device nodes count as not captured when
-        // /dev/kfd is absent too.
-        let captured = f.devices.first().is_some_and(|d| d.node.is_some());
-        let opens = |a: &Agent| {
-            !captured
-                || a.drm_render_minor.is_none_or(|m| {
-                    let path = format!("/dev/dri/renderD{m}");
-                    !f.devices.iter().any(|d| d.path == path && d.node.is_none())
-                })
-        };
-        let hsakmt = hsakmt_node_ids(f.inventory.iter().flat_map(|i| {
-            i.agents.iter().map(|a| {
-                (
-                    a.node,
-                    a.device_type == crate::facts::agent::DeviceType::Cpu || opens(a),
-                )
-            })
-        }));
-        let by_node = gpus
-            .iter()
-            .filter_map(|a| {
-                let node = *hsakmt.get(&a.node)?;
-                let (var, value) = effective_override(env, node, per_node_read)?;
-                Some((a.node, (var, value.to_owned())))
-            })
-            .collect();
-        let per_node = env
-            .iter()
-            .filter_map(|(k, v)| Some((per_node_override_node(k)?, (k.clone(), v.clone()))))
-            .collect();
-        Self {
-            per_node_read,
-            release,
-            hsakmt,
-            by_node,
-            per_node,
-        }
-    }
-
-    /// The variable a GPU's override comes from and the processor it names, when libhsakmt
-    /// accepts the value.
-    fn of(&self, a: &Agent) -> Option<(&str, GfxVersion)> {
-        let (var, value) = self.by_node.get(&a.node)?;
-        parse_override(value).ok().map(|g| (var.as_str(), g))
-    }
-
-    /// libhsakmt's node id of a GPU (its KFD node id when libhsakmt does not number it).
-    fn node(&self, a: &Agent) -> u32 {
-        self.hsakmt.get(&a.node).copied().unwrap_or(a.node)
-    }
-
-    /// " (read from ROCm 6.3 on…)" after a per-node suggestion, when the release may not read it.
-    fn since(&self) -> String {
-        match self.release {
-            Some(_) if self.per_node_read => String::new(),
-            Some(v) => msg!("runtime.per-node-since-older", version = v.to_string()),
-            None => msg!("runtime.per-node-since-unknown"),
-        }
+/// " (read from ROCm 6.3 on…)" after a per-node suggestion, when the release may not read it.
+fn since(ov: &Overrides) -> String {
+    match ov.release {
+        Some(_) if ov.per_node_read => String::new(),
+        Some(v) => msg!("runtime.per-node-since-older", version = v.to_string()),
+        None => msg!("runtime.per-node-since-unknown"),
     }
 }
 
@@ -1261,14 +1171,14 @@ fn igpu(inv: &Inventory, gpus: &[&Agent], view: &View, ov: &Overrides, out: &mut
                     .collect::<Vec<_>>()
             ),
             per_node = per_node(&overridden),
-            since = ov.since()
+            since = since(ov)
         )
     } else {
         msg!(
             "runtime.override-igpu-remedy",
             mask,
             per_node = per_node(&dgpus_needing),
-            since = ov.since()
+            since = since(ov)
         )
     };
     out.push(
