@@ -275,15 +275,8 @@ fn shellcheck_catches_what_it_should() {
 /// A committed fixture copied with an `/etc/os-release` of `os`: the steps `id` gives there,
 /// as (family, command).
 fn steps_on(fixture: &str, os: &str, id: &str) -> Vec<(Option<Distro>, Option<String>)> {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("machine");
-    let status = Command::new("cp")
-        .arg("-a")
-        .arg(rocm_probe_tests::fixtures_dir().join(fixture))
-        .arg(&root)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let dir = rocm_probe_tests::copy_fixture(fixture);
+    let root = dir.path().to_path_buf();
     std::fs::write(root.join("etc/os-release"), os).unwrap();
     let source = rocm_probe::Source::fixture(&root).unwrap();
     let r = scoped(Lang::En, || {
@@ -340,15 +333,8 @@ fn package_steps_follow_the_family_and_the_install() {
 /// the shell would read leaves `unset` as the step.
 #[test]
 fn environment_steps_take_only_plain_values() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("machine");
-    let status = Command::new("cp")
-        .arg("-a")
-        .arg(rocm_probe_tests::fixtures_dir().join("hip-path-stale"))
-        .arg(&root)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let dir = rocm_probe_tests::copy_fixture("hip-path-stale");
+    let root = dir.path().to_path_buf();
     let step = |root: &std::path::Path| {
         let source = rocm_probe::Source::fixture(root).unwrap();
         let r = scoped(Lang::En, || {
@@ -391,15 +377,8 @@ fn environment_steps_take_only_plain_values() {
 /// is unset by one step only.
 #[test]
 fn a_wrong_override_is_unset_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("machine");
-    let status = Command::new("cp")
-        .arg("-a")
-        .arg(rocm_probe_tests::fixtures_dir().join("hsa-override-igpu"))
-        .arg(&root)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let dir = rocm_probe_tests::copy_fixture("hsa-override-igpu");
+    let root = dir.path().to_path_buf();
     let toml = std::fs::read_to_string(root.join("fixture.toml")).unwrap();
     let changed = toml.replace(
         "HSA_OVERRIDE_GFX_VERSION = \"11.0.0\"",
@@ -435,15 +414,8 @@ fn a_wrong_override_is_unset_once() {
 #[test]
 fn a_per_node_override_moves_only_when_unambiguous() {
     let sets = |extra: &str| -> Vec<String> {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("machine");
-        let status = Command::new("cp")
-            .arg("-a")
-            .arg(rocm_probe_tests::fixtures_dir().join("hsa-override-node-0-rx6600"))
-            .arg(&root)
-            .status()
-            .unwrap();
-        assert!(status.success());
+        let dir = rocm_probe_tests::copy_fixture("hsa-override-node-0-rx6600");
+        let root = dir.path().to_path_buf();
         let toml = std::fs::read_to_string(root.join("fixture.toml")).unwrap();
         let line = "HSA_OVERRIDE_GFX_VERSION_0 = \"10.3.0\"\n";
         assert!(toml.contains(line));
@@ -481,15 +453,8 @@ fn a_per_node_override_moves_only_when_unambiguous() {
 /// file as rocSPARSE): two findings, one `export HSA_XNACK=1`.
 #[test]
 fn a_step_several_libraries_need_is_given_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("machine");
-    let status = Command::new("cp")
-        .arg("-a")
-        .arg(rocm_probe_tests::fixtures_dir().join("library-xnack-plus-only"))
-        .arg(&root)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let dir = rocm_probe_tests::copy_fixture("library-xnack-plus-only");
+    let root = dir.path().to_path_buf();
     let lib = root.join("opt/rocm-6.2.0/lib");
     std::fs::copy(
         lib.join("librocfft.so.0.1.60200"),
