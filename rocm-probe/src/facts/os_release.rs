@@ -58,6 +58,18 @@ impl Distro {
         }
     }
 
+    /// Its package manager's command installing `packages` (names the probe spells itself):
+    /// apt, dnf, zypper or pacman.
+    pub fn install(self, packages: &str) -> String {
+        let manager = match self {
+            Distro::Debian => "apt install",
+            Distro::Fedora => "dnf install",
+            Distro::Suse => "zypper install",
+            Distro::Arch => "pacman -S",
+        };
+        format!("sudo {manager} {packages}")
+    }
+
     /// The family of one os-release id (`ID` or an `ID_LIKE` word).
     pub fn from_id(id: &str) -> Option<Self> {
         Some(match id {

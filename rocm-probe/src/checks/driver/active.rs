@@ -203,25 +203,20 @@ fn interface_steps(f: &Facts) -> Vec<RemedyStep> {
     let mut steps: Vec<RemedyStep> = crate::facts::os_release::families(f.os_release.as_ref())
         .into_iter()
         .map(|d| {
-            let step = match d {
-                Distro::Debian => Ok("sudo apt install amdgpu-dkms"),
-                Distro::Fedora => Ok("sudo dnf install amdgpu-dkms"),
-                Distro::Suse => Ok("sudo zypper install amdgpu-dkms"),
-                Distro::Arch => Err("sudo pacman -Syu"),
-            };
-            match step {
-                Ok(command) => RemedyStep::run(
-                    Action::Install,
-                    "amdgpu-dkms",
-                    command,
-                    msg!("driver.step-install-amdgpu-dkms"),
-                ),
-                Err(command) => RemedyStep::run(
+            if d == Distro::Arch {
+                RemedyStep::run(
                     Action::Upgrade,
                     "kernel",
-                    command,
+                    "sudo pacman -Syu",
                     msg!("driver.step-upgrade-kernel-arch"),
-                ),
+                )
+            } else {
+                RemedyStep::run(
+                    Action::Install,
+                    "amdgpu-dkms",
+                    d.install("amdgpu-dkms"),
+                    msg!("driver.step-install-amdgpu-dkms"),
+                )
             }
             .on(d)
         })

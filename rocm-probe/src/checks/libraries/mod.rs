@@ -357,17 +357,10 @@ fn wrappers(f: &Facts, i: &InstallLibraries, out: &mut Vec<Finding>) {
                         .into_iter()
                         .filter(|_| amd)
                         .map(|d| {
-                            use crate::facts::os_release::Distro;
-                            let tool = match d {
-                                Distro::Debian => "apt install",
-                                Distro::Fedora => "dnf install",
-                                Distro::Suse => "zypper install",
-                                Distro::Arch => "pacman -S",
-                            };
                             RemedyStep::run(
                                 Action::Install,
                                 backend,
-                                format!("sudo {tool} {backend}"),
+                                d.install(backend),
                                 msg!("libraries.step-install-backend", backend, wrapper),
                             )
                             .on(d)

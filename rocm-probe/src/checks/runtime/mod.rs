@@ -1282,18 +1282,12 @@ fn install_rocm_steps(os: Option<&crate::facts::os_release::OsRelease>) -> Vec<R
     crate::facts::os_release::families(os)
         .into_iter()
         .map(|d| {
-            let (package, command) = match d {
-                Distro::Debian => ("rocm", "sudo apt install rocm"),
-                Distro::Fedora => ("rocm", "sudo dnf install rocm"),
-                Distro::Suse => ("rocm", "sudo zypper install rocm"),
-                Distro::Arch => ("rocm-hip-runtime", "sudo pacman -S rocm-hip-runtime"),
-            };
-            let text = if d == Distro::Arch {
-                msg!("runtime.step-install-rocm-arch")
+            let (package, text) = if d == Distro::Arch {
+                ("rocm-hip-runtime", msg!("runtime.step-install-rocm-arch"))
             } else {
-                msg!("runtime.step-install-rocm")
+                ("rocm", msg!("runtime.step-install-rocm"))
             };
-            RemedyStep::run(Action::Install, package, command, text).on(d)
+            RemedyStep::run(Action::Install, package, d.install(package), text).on(d)
         })
         .collect()
 }

@@ -131,39 +131,24 @@ fn thunk_steps(f: &Facts, kind: InstallKind) -> Vec<RemedyStep> {
     crate::facts::os_release::families(f.os_release.as_ref())
         .into_iter()
         .map(|d| {
-            let command = match (kind, d) {
-                (InstallKind::Distribution, Distro::Debian) => Some("sudo apt install libhsakmt1"),
-                (InstallKind::Distribution, Distro::Fedora) => Some("sudo dnf install hsakmt"),
-                (InstallKind::Distribution, Distro::Arch) => Some("sudo pacman -S hsakmt-roct"),
-                (InstallKind::Distribution, Distro::Suse) => None,
-                (_, Distro::Debian) => Some("sudo apt install hsakmt-roct"),
-                (_, Distro::Fedora) => Some("sudo dnf install hsakmt-roct"),
-                (_, Distro::Suse) => Some("sudo zypper install hsakmt-roct"),
-                (_, Distro::Arch) => None,
+            let distribution = kind == InstallKind::Distribution;
+            let package = match (distribution, d) {
+                (true, Distro::Debian) => Some("libhsakmt1"),
+                (true, Distro::Fedora) => Some("hsakmt"),
+                (true, Distro::Arch) => Some("hsakmt-roct"),
+                (true, Distro::Suse) | (false, Distro::Arch) => None,
+                (false, _) => Some("hsakmt-roct"),
             };
-            let object = command
-                .and_then(|c| c.rsplit(' ').next())
-                .unwrap_or("libhsakmt");
-            match command {
-                Some(c) if kind == InstallKind::Distribution => RemedyStep::run(
-                    Action::Install,
-                    object,
-                    c,
-                    msg!("thunk.step-install-distribution"),
-                ),
-                Some(c) => {
-                    RemedyStep::run(Action::Install, object, c, msg!("thunk.step-install-amd"))
-                }
-                None if kind == InstallKind::Distribution => RemedyStep::say(
-                    Action::Install,
-                    object,
-                    msg!("thunk.step-install-distribution-words"),
-                ),
-                None => RemedyStep::say(
-                    Action::Install,
-                    object,
-                    msg!("thunk.step-install-amd-words"),
-                ),
+            let object = package.unwrap_or("libhsakmt");
+            let text = match (package.is_some(), distribution) {
+                (true, true) => msg!("thunk.step-install-distribution"),
+                (true, false) => msg!("thunk.step-install-amd"),
+                (false, true) => msg!("thunk.step-install-distribution-words"),
+                (false, false) => msg!("thunk.step-install-amd-words"),
+            };
+            match package {
+                Some(p) => RemedyStep::run(Action::Install, object, d.install(p), text),
+                None => RemedyStep::say(Action::Install, object, text),
             }
             .on(d)
         })

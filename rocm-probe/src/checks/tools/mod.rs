@@ -8,7 +8,6 @@ pub mod rules;
 
 use crate::facts::Facts;
 use crate::facts::install::InstallFacts;
-use crate::facts::os_release::Distro;
 use crate::facts::tools::{FAMILIES, Family, FoundTool, Standing, ToolFacts};
 use crate::finding::{
     Action, Evidence, Finding, RemedyStep, TOOLS_DEPRECATED_PROFILER, TOOLS_FILES_MALFORMED,
@@ -315,16 +314,10 @@ fn deprecated(f: &Facts, out: &mut Vec<Finding>) {
                         // AMD's repositories name the package rocprofiler-sdk for apt, dnf
                         // and zypper (ROCprofiler-SDK's install guide); Arch's extra
                         // repository packages it under the same name.
-                        let command = match d {
-                            Distro::Debian => "sudo apt install rocprofiler-sdk",
-                            Distro::Fedora => "sudo dnf install rocprofiler-sdk",
-                            Distro::Suse => "sudo zypper install rocprofiler-sdk",
-                            Distro::Arch => "sudo pacman -S rocprofiler-sdk",
-                        };
                         RemedyStep::run(
                             Action::Install,
                             "rocprofiler-sdk",
-                            command,
+                            d.install("rocprofiler-sdk"),
                             msg!("tools.step-install-rocprofiler-sdk"),
                         )
                         .on(d)
