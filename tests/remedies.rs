@@ -19,6 +19,14 @@ fn reports(lang: Lang) -> Vec<(String, Report)> {
     scoped(lang, rocm_probe_tests::reports)
 }
 
+/// The English report of a machine tree made by a test.
+fn english_report(root: impl AsRef<std::path::Path>) -> Report {
+    let source = rocm_probe::Source::fixture(root).unwrap();
+    scoped(Lang::En, || {
+        Report::collect(&source, rocm_probe::report::Options::default())
+    })
+}
+
 /// `<like-this>` placeholders replaced by a word, so that shellcheck reads them as one.
 fn filled(command: &str) -> String {
     let mut out = String::new();
@@ -215,10 +223,7 @@ fn only_plain_paths_and_whole_parameters_become_commands() {
         "ro quiet modprobe.blacklist=nouveau,amdgpu module_blacklist=amdgpu\n",
     );
     write("etc/os-release", "ID=fedora\n");
-    let source = rocm_probe::Source::fixture(dir.path()).unwrap();
-    let r = scoped(Lang::En, || {
-        Report::collect(&source, rocm_probe::report::Options::default())
-    });
+    let r = english_report(dir.path());
     let f = rocm_probe_tests::finding(&r, "driver.amdgpu-blacklisted");
     let step = |action: Action, object: &str| {
         f.remedy_steps
@@ -278,10 +283,7 @@ fn steps_on(fixture: &str, os: &str, id: &str) -> Vec<(Option<Distro>, Option<St
     let dir = rocm_probe_tests::copy_fixture(fixture);
     let root = dir.path().to_path_buf();
     std::fs::write(root.join("etc/os-release"), os).unwrap();
-    let source = rocm_probe::Source::fixture(&root).unwrap();
-    let r = scoped(Lang::En, || {
-        Report::collect(&source, rocm_probe::report::Options::default())
-    });
+    let r = english_report(&root);
     rocm_probe_tests::finding(&r, id)
         .remedy_steps
         .iter()
@@ -336,10 +338,7 @@ fn environment_steps_take_only_plain_values() {
     let dir = rocm_probe_tests::copy_fixture("hip-path-stale");
     let root = dir.path().to_path_buf();
     let step = |root: &std::path::Path| {
-        let source = rocm_probe::Source::fixture(root).unwrap();
-        let r = scoped(Lang::En, || {
-            Report::collect(&source, rocm_probe::report::Options::default())
-        });
+        let r = english_report(root);
         let f = rocm_probe_tests::finding(&r, "runtime.rocm-path-invalid");
         // Both times the prose names the install a process uses.
         assert!(
@@ -386,10 +385,7 @@ fn a_wrong_override_is_unset_once() {
     );
     assert_ne!(toml, changed);
     std::fs::write(root.join("fixture.toml"), changed).unwrap();
-    let source = rocm_probe::Source::fixture(&root).unwrap();
-    let r = scoped(Lang::En, || {
-        Report::collect(&source, rocm_probe::report::Options::default())
-    });
+    let r = english_report(&root);
     let ids: Vec<&str> = r.findings.iter().map(|f| f.id).collect();
     assert_eq!(
         ids.iter()
@@ -424,10 +420,7 @@ fn a_per_node_override_moves_only_when_unambiguous() {
             toml.replace(line, &format!("{line}{extra}")),
         )
         .unwrap();
-        let source = rocm_probe::Source::fixture(&root).unwrap();
-        let r = scoped(Lang::En, || {
-            Report::collect(&source, rocm_probe::report::Options::default())
-        });
+        let r = english_report(&root);
         let found: Vec<&rocm_probe::Finding> = r
             .findings
             .iter()
@@ -461,10 +454,7 @@ fn a_step_several_libraries_need_is_given_once() {
         lib.join("librocsparse.so.1.0.60200"),
     )
     .unwrap();
-    let source = rocm_probe::Source::fixture(&root).unwrap();
-    let r = scoped(Lang::En, || {
-        Report::collect(&source, rocm_probe::report::Options::default())
-    });
+    let r = english_report(&root);
     let found: Vec<&rocm_probe::Finding> = r
         .findings
         .iter()
