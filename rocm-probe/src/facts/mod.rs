@@ -216,11 +216,7 @@ impl Facts {
         let frameworks = FrameworkFacts::collect(source, &platform.env, &mut problems.frameworks);
         let tools = ToolFacts::collect(source, (&installs, &platform.env), &mut problems.tools);
         let rocr_build = RocrBuild::collect(source, &installs, &mut problems.installs);
-        let wsl = WslFacts::collect(
-            source,
-            (&platform, &installs, rocr_build.as_ref()),
-            &mut problems.system,
-        );
+        let wsl = WslFacts::collect(source, (&platform, &installs), &mut problems.system);
 
         // After the processes were read: the probe's own KFD process is not among them.
         let active = match source.kind() {

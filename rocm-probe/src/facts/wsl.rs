@@ -79,8 +79,6 @@ pub struct WslFacts {
     /// Whether one of them is in a directory of the loader's search order; `None` when the
     /// installs were not captured.
     pub dxcore_on_path: Option<bool>,
-    /// The ROCr a process would load; `None` without one.
-    pub rocr: Option<RocrBuild>,
     /// librocdxg files found in ROCr's directory and the loader's search order.
     pub rocdxg: Vec<String>,
     /// The Windows driver-store directories WSL mounts (`/usr/lib/wsl/drivers/*`), as named.
@@ -111,12 +109,12 @@ impl Collect for RocrBuild {
 }
 
 impl Collect for WslFacts {
-    type Needs<'a> = (&'a PlatformFacts, &'a InstallFacts, Option<&'a RocrBuild>);
+    type Needs<'a> = (&'a PlatformFacts, &'a InstallFacts);
     type Output = Option<Self>;
 
     fn collect(
         source: &Source,
-        (platform, installs, rocr): Self::Needs<'_>,
+        (platform, installs): Self::Needs<'_>,
         problems: &mut Vec<Problem>,
     ) -> Option<Self> {
         if platform.wsl_markers.is_empty() {
@@ -141,7 +139,6 @@ impl Collect for WslFacts {
             search_dirs().any(|d| dxcore.as_ref().is_some_and(|f| f.contains(&in_dir(d))))
         });
         let loaded = installs.loaded_rocr();
-        let rocr = rocr.cloned();
         let mut dirs: Vec<&str> = loaded.map(|d| d.dir.as_str()).into_iter().collect();
         dirs.extend(installs.search_path.iter().map(|d| d.dir.as_str()));
         let mut rocdxg = Vec::new();
@@ -160,7 +157,6 @@ impl Collect for WslFacts {
             dxg: source.host().device(DXG),
             dxcore,
             dxcore_on_path,
-            rocr,
             rocdxg,
             driver_store,
         })

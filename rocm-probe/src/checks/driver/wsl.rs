@@ -59,7 +59,7 @@ pub fn check(f: &Facts, out: &mut Vec<Finding>) {
         Access::Unknown => {}
     }
     // The rest is about the ROCm a process would load; without one, layer 4 says so.
-    let Some(rocr) = &w.rocr else { return };
+    let Some(rocr) = &f.rocr_build else { return };
     let build = rocr.wsl();
     let version = f.installs.effective().and_then(|i| i.version);
     let rocr_evidence = || {
