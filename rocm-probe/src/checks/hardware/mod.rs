@@ -103,79 +103,14 @@ fn devices(inv: &Inventory, kfd: &AgentFacts) -> Vec<Finding> {
     for g in &inv.gpus {
         let mut out = Vec::new();
         gpu_device(inv, kfd, g, &mut out);
-        let object = g
-            .pci_address
-            .clone()
-            .unwrap_or_else(|| format!("GPU {}", g.index));
-        let ras = out.iter().any(|f| f.id == RAS_UNCORRECTABLE.id);
         // Each of these is about this GPU alone: layer 9 judges the others without it.
-        all.extend(out.into_iter().map(|f| {
-            // A finding without a remedy (the slow link, info) gets no steps either.
-            let steps = match f.remedy {
-                Some(_) => device_steps(f.id, &object, ras),
-                None => Vec::new(),
-            };
-            f.with_steps(steps)
-                .about(Subject::gpu(g.index, g.pci_address.clone()))
-        }));
+        all.extend(
+            out.into_iter()
+                .map(|f| f.about(Subject::gpu(g.index, g.pci_address.clone()))),
+        );
     }
     all.extend(partition_modes(inv, kfd));
     all
-}
-
-/// The steps of a device finding about the GPU `object` (its PCI address): firmware settings
-/// and hardware service in words (no command reaches them), amd-smi's ECC counts and bad-page
-/// list to collect for the vendor. `ras`: the GPU has uncorrectable errors, whose steps already
-/// list the bad pages.
-fn device_steps(id: &str, object: &str, ras: bool) -> Vec<RemedyStep> {
-    let bad_pages = || {
-        RemedyStep::run(
-            Action::ReadLog,
-            object,
-            "amd-smi bad-pages",
-            msg!("hardware.step-bad-pages"),
-        )
-    };
-    if id == LARGE_BAR_OFF.id {
-        vec![RemedyStep::say(
-            Action::FirmwareSetting,
-            object,
-            msg!("hardware.step-large-bar"),
-        )]
-    } else if id == APU_SMALL_MEMORY.id {
-        vec![RemedyStep::say(
-            Action::FirmwareSetting,
-            object,
-            msg!("hardware.step-uma-size"),
-        )]
-    } else if id == PCIE_LINK_DEGRADED.id {
-        vec![RemedyStep::say(
-            Action::ServiceHardware,
-            object,
-            msg!("hardware.step-pcie-slot"),
-        )]
-    } else if id == RAS_UNCORRECTABLE.id {
-        vec![
-            RemedyStep::say(Action::HideGpu, object, msg!("hardware.step-drain")),
-            RemedyStep::run(
-                Action::ReadLog,
-                object,
-                "amd-smi metric --ecc",
-                msg!("hardware.step-ecc"),
-            ),
-            bad_pages(),
-        ]
-    } else if id == RETIRED_PAGES.id {
-        let mut steps: Vec<RemedyStep> = (!ras).then(bad_pages).into_iter().collect();
-        steps.push(RemedyStep::say(
-            Action::ServiceHardware,
-            object,
-            msg!("hardware.step-service-memory"),
-        ));
-        steps
-    } else {
-        Vec::new()
-    }
 }
 
 /// One GPU's device checks: link, BAR, APU memory, RAS.
@@ -191,6 +126,11 @@ fn gpu_device(inv: &Inventory, kfd: &AgentFacts, g: &PhysicalGpu, out: &mut Vec<
     };
     let dev = format!("{DRM_DIR}/renderD{}/device", drm.minor);
     let name = inv.gpu_name(g).to_string();
+    // What the steps act on: the GPU's PCI address, its stable identity.
+    let object = g
+        .pci_address
+        .clone()
+        .unwrap_or_else(|| format!("GPU {}", g.index));
     let integrated = agent.integrated == Some(true);
     if drm.runtime_status.as_deref() == Some("suspended") && !integrated {
         out.push(
@@ -202,7 +142,7 @@ fn gpu_device(inv: &Inventory, kfd: &AgentFacts, g: &PhysicalGpu, out: &mut Vec<
                 )),
         );
     }
-    out.extend(link(&name, &dev, drm));
+    out.extend(link(&name, &object, &dev, drm));
     if let (false, Some(vram), Some(vis)) = (integrated, drm.vram_total, drm.vis_vram_total) {
         if vis < vram {
             out.push(
@@ -221,7 +161,13 @@ fn gpu_device(inv: &Inventory, kfd: &AgentFacts, g: &PhysicalGpu, out: &mut Vec<
                         format!("{dev}/mem_info_vis_vram_total"),
                         vis.to_string(),
                     ))
-                    .remedy(msg!("hardware.large-bar-off-remedy")),
+                    .remedy(msg!("hardware.large-bar-off-remedy"))
+                    // A firmware setting: no command reaches it.
+                    .step(RemedyStep::say(
+                        Action::FirmwareSetting,
+                        &object,
+                        msg!("hardware.step-large-bar"),
+                    )),
             );
         }
     }
@@ -246,11 +192,16 @@ fn gpu_device(inv: &Inventory, kfd: &AgentFacts, g: &PhysicalGpu, out: &mut Vec<
                         format!("{dev}/mem_info_gtt_total"),
                         gtt.to_string(),
                     ))
-                    .remedy(msg!("hardware.apu-small-memory-remedy")),
+                    .remedy(msg!("hardware.apu-small-memory-remedy"))
+                    .step(RemedyStep::say(
+                        Action::FirmwareSetting,
+                        &object,
+                        msg!("hardware.step-uma-size"),
+                    )),
             );
         }
     }
-    out.extend(ras(&name, &dev, drm));
+    out.extend(ras(&name, &object, &dev, drm));
 }
 
 /// A physical GPU's partition modes, as its drm device gives them.
@@ -398,7 +349,7 @@ fn compute_evidence(inv: &Inventory, m: &GpuModes, mode: &str) -> Evidence {
     Evidence::new(format!("{dev}/current_compute_partition"), value)
 }
 
-fn link(name: &str, dev: &str, drm: &RenderNode) -> Option<Finding> {
+fn link(name: &str, object: &str, dev: &str, drm: &RenderNode) -> Option<Finding> {
     let (cur_w, max_w) = (drm.current_link_width?, drm.max_link_width?);
     let speeds = drm
         .current_link_speed
@@ -430,7 +381,12 @@ fn link(name: &str, dev: &str, drm: &RenderNode) -> Option<Finding> {
                     max_width = max_w
                 ))
                 .with_all(evidence)
-                .remedy(msg!("hardware.pcie-link-narrow-remedy")),
+                .remedy(msg!("hardware.pcie-link-narrow-remedy"))
+                .step(RemedyStep::say(
+                    Action::ServiceHardware,
+                    object,
+                    msg!("hardware.step-pcie-slot"),
+                )),
         );
     }
     match speeds {
@@ -451,7 +407,9 @@ fn link(name: &str, dev: &str, drm: &RenderNode) -> Option<Finding> {
     }
 }
 
-fn ras(name: &str, dev: &str, drm: &RenderNode) -> Vec<Finding> {
+/// The GPU's RAS findings; `object` (its PCI address) is what their steps act on: amd-smi's ECC
+/// counts and bad-page list to collect for the vendor (once), draining and service in words.
+fn ras(name: &str, object: &str, dev: &str, drm: &RenderNode) -> Vec<Finding> {
     let mut out = Vec::new();
     let counts = |pick: fn(&crate::facts::drm::RasCount) -> Option<u64>| -> Vec<Evidence> {
         drm.ras
@@ -460,8 +418,17 @@ fn ras(name: &str, dev: &str, drm: &RenderNode) -> Vec<Finding> {
             .map(|(r, n)| Evidence::new(format!("{dev}/ras/{}_err_count", r.block), n.to_string()))
             .collect()
     };
+    let bad_pages = || {
+        RemedyStep::run(
+            Action::ReadLog,
+            object,
+            "amd-smi bad-pages",
+            msg!("hardware.step-bad-pages"),
+        )
+    };
     let ue = counts(|r| r.uncorrectable);
-    if !ue.is_empty() {
+    let uncorrectable = !ue.is_empty();
+    if uncorrectable {
         out.push(
             RAS_UNCORRECTABLE
                 .finding(msg!(
@@ -470,7 +437,19 @@ fn ras(name: &str, dev: &str, drm: &RenderNode) -> Vec<Finding> {
                     blocks = ue.len()
                 ))
                 .with_all(ue)
-                .remedy(msg!("hardware.ras-uncorrectable-remedy")),
+                .remedy(msg!("hardware.ras-uncorrectable-remedy"))
+                .step(RemedyStep::say(
+                    Action::HideGpu,
+                    object,
+                    msg!("hardware.step-drain"),
+                ))
+                .step(RemedyStep::run(
+                    Action::ReadLog,
+                    object,
+                    "amd-smi metric --ecc",
+                    msg!("hardware.step-ecc"),
+                ))
+                .step(bad_pages()),
         );
     }
     let ce = counts(|r| r.correctable);
@@ -499,7 +478,14 @@ fn ras(name: &str, dev: &str, drm: &RenderNode) -> Vec<Finding> {
                     format!("{dev}/ras/gpu_vram_bad_pages"),
                     msg!("hardware.bad-pages-entries", count = retired),
                 ))
-                .remedy(msg!("hardware.retired-pages-remedy")),
+                .remedy(msg!("hardware.retired-pages-remedy"))
+                // The uncorrectable errors' steps list the bad pages already.
+                .with_steps((!uncorrectable).then(bad_pages))
+                .step(RemedyStep::say(
+                    Action::ServiceHardware,
+                    object,
+                    msg!("hardware.step-service-memory"),
+                )),
         );
     }
     out
