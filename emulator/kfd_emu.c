@@ -1,0 +1,1114 @@
+/*
+ * kfd_emu: an LD_PRELOAD library that lets the unmodified ROCm userspace (libhsakmt, libdrm_amdgpu,
+ * ROCr, rocminfo) run on a rocm-probe fixture. It answers /dev/kfd and the render nodes the
+ * fixture's fixture.toml declares, and redirects the sysfs/procfs reads of that stack into the
+ * fixture directory, so the real libraries see the machine the fixture captured.
+ *
+ * Environment:
+ *   KFD_EMU_ROOT     absolute path of the fixture directory (required)
+ *   KFD_EMU_OVERLAY  absolute path of a directory consulted before the fixture for the pieces a
+ *                    capture lacks and the stack insists on (optional; the probe never reads it)
+ *   KFD_EMU_TRACE    when set, every redirected path and every answered ioctl goes to stderr
+ *
+ * Strict: nothing is invented silently. A redirected path missing from both the overlay and the
+ * fixture is ENOENT, exactly as on a machine without it; an ioctl the emulator does not know is
+ * EINVAL and, under KFD_EMU_TRACE, named.
+ *
+ * Written in C because open/ioctl/fcntl are variadic and a Rust cdylib overriding libc symbols
+ * risks its own runtime re-entering the hooks.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/kfd_ioctl.h>
+#include <drm.h>
+#include <amdgpu_drm.h>
+
+#define MAX_DEVICES 256
+#define MAX_FDS 1024
+#define MAX_NODES 128
+#define MAX_GROUPS 64
+
+/* The character-device majors reported for the emulated nodes. DRM's is fixed by the kernel
+ * (DRM_MAJOR); KFD's is dynamic on a real machine, so the fixture's sys/class/kfd/kfd/dev wins. */
+#define DRM_MAJOR_NUMBER 226
+#define KFD_DEFAULT_MAJOR 235
+
+enum kind { NONE = 0, KFD, RENDER };
+
+struct device {
+	char path[PATH_MAX];
+	unsigned mode;
+	unsigned uid, gid;
+};
+
+struct node {
+	unsigned id;
+	unsigned gpu_id;
+	unsigned device_id;
+	unsigned render_minor;
+	unsigned gfx_version; /* gfx_target_version, e.g. 110000 */
+	unsigned simd_count, simd_per_cu, array_count, cu_per_simd_array, simd_arrays_per_engine;
+	unsigned max_engine_clk;
+	unsigned long long local_mem_size;
+};
+
+static struct {
+	int ready;
+	char root[PATH_MAX];
+	char overlay[PATH_MAX];
+	int trace;
+	struct device devices[MAX_DEVICES];
+	int ndevices;
+	int have_identity;
+	unsigned uid;
+	unsigned groups[MAX_GROUPS];
+	int ngroups;
+	unsigned kfd_major;
+	struct node nodes[MAX_NODES];
+	int nnodes;
+	unsigned kfd_minor_version;
+} emu;
+
+/* fd → what it emulates (0 for a real file). */
+static struct {
+	enum kind kind;
+	unsigned minor;
+} fds[MAX_FDS];
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+#define REAL(name) static __typeof__(name) *real_##name; if (!real_##name) real_##name = dlsym(RTLD_NEXT, #name)
+
+static void trace(const char *fmt, ...)
+{
+	if (!emu.trace)
+		return;
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof buf)
+		n = sizeof buf - 1;
+	buf[n++] = '\n';
+	/* write(2), not stdio: the hooks run inside stdio calls. */
+	ssize_t w = syscall(SYS_write, 2, buf, (size_t)n);
+	(void)w;
+}
+
+static void die(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof buf)
+		n = sizeof buf - 1;
+	ssize_t w = syscall(SYS_write, 2, "kfd_emu: ", (size_t)9);
+	w = syscall(SYS_write, 2, buf, (size_t)n);
+	w = syscall(SYS_write, 2, "\n", (size_t)1);
+	(void)w;
+	_exit(70);
+}
+
+/* ---- fixture.toml: the [identity] and [[device]] tables, nothing else ---- */
+
+static char *trim(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	char *e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		*--e = 0;
+	return s;
+}
+
+/* A value: "string" (no escapes in the keys read here), an integer, or [a, b]. */
+static void unquote(char *v, char *out, size_t cap)
+{
+	size_t n = strlen(v);
+	if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+		v[n - 1] = 0;
+		v++;
+	}
+	snprintf(out, cap, "%s", v);
+}
+
+static void read_fixture_toml(void)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/fixture.toml", emu.root);
+	int fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+	if (fd < 0)
+		die("cannot open %s: %s", path, strerror(errno));
+	static char text[1 << 20];
+	size_t len = 0;
+	for (;;) {
+		ssize_t r = syscall(SYS_read, fd, text + len, sizeof text - 1 - len);
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		if (len == sizeof text - 1)
+			die("%s is larger than 1 MiB", path);
+	}
+	syscall(SYS_close, fd);
+	text[len] = 0;
+
+	enum { OTHER, IDENTITY, DEVICE } table = OTHER;
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *hash = strchr(line, '#');
+		/* Comments only outside strings; the keys read here never hold '#'. */
+		if (hash && !memchr(line, '"', (size_t)(hash - line)))
+			*hash = 0;
+		char *l = trim(line);
+		if (!*l)
+			continue;
+		if (l[0] == '[') {
+			if (!strcmp(l, "[identity]")) {
+				table = IDENTITY;
+				emu.have_identity = 1;
+			} else if (!strcmp(l, "[[device]]")) {
+				if (emu.ndevices == MAX_DEVICES)
+					die("more than %d [[device]] entries", MAX_DEVICES);
+				table = DEVICE;
+				struct device *d = &emu.devices[emu.ndevices++];
+				memset(d, 0, sizeof *d);
+				d->mode = 0660;
+			} else {
+				table = OTHER;
+			}
+			continue;
+		}
+		char *eq = strchr(l, '=');
+		if (!eq || table == OTHER)
+			continue;
+		*eq = 0;
+		char *key = trim(l), *val = trim(eq + 1);
+		if (table == DEVICE) {
+			struct device *d = &emu.devices[emu.ndevices - 1];
+			char v[PATH_MAX];
+			unquote(val, v, sizeof v);
+			if (!strcmp(key, "path"))
+				snprintf(d->path, sizeof d->path, "%s", v);
+			else if (!strcmp(key, "mode"))
+				d->mode = (unsigned)strtoul(v, NULL, 8);
+			else if (!strcmp(key, "uid"))
+				d->uid = (unsigned)strtoul(v, NULL, 10);
+			else if (!strcmp(key, "gid"))
+				d->gid = (unsigned)strtoul(v, NULL, 10);
+		} else if (table == IDENTITY) {
+			if (!strcmp(key, "uid")) {
+				emu.uid = (unsigned)strtoul(val, NULL, 10);
+			} else if (!strcmp(key, "groups")) {
+				char *p = val;
+				while (*p && emu.ngroups < MAX_GROUPS) {
+					while (*p && (*p < '0' || *p > '9'))
+						p++;
+					if (!*p)
+						break;
+					emu.groups[emu.ngroups++] = (unsigned)strtoul(p, &p, 10);
+				}
+			}
+		}
+	}
+}
+
+/* ---- path redirection ---- */
+
+/* Where each redirected prefix lives in the fixture. libhsakmt reads KFD's topology through
+ * /sys/devices/virtual/kfd/kfd; fixtures hold it under sys/class/kfd/kfd, as the probe reads it. */
+static const struct {
+	const char *from;
+	const char *to;
+} prefixes[] = {
+	{"/sys/devices/virtual/kfd/kfd", "/sys/class/kfd/kfd"},
+	{"/sys/class/kfd", NULL},
+	{"/sys/class/drm", NULL},
+	{"/sys/bus/pci", NULL},
+	{"/sys/module/amdgpu", NULL},
+	{"/sys/dev/char", NULL},
+	{"/sys/devices/system/node", NULL},
+	{"/sys/devices/system/cpu", NULL},
+	{"/sys/devices/pci", NULL},
+	{"/usr/share/libdrm/amdgpu.ids", NULL},
+	{"/opt/amdgpu/share/libdrm/amdgpu.ids", NULL},
+	{"/proc/cpuinfo", NULL},
+	{"/proc/modules", NULL},
+};
+
+static int exists(const char *p)
+{
+	struct stat st;
+	return syscall(SYS_newfstatat, AT_FDCWD, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* The fixture (or overlay) path for `path`, or NULL when `path` is not redirected. */
+static const char *redirect(const char *path, char *out, size_t cap)
+{
+	if (!emu.ready || !path || path[0] != '/')
+		return NULL;
+	/* Paths already inside the fixture or overlay (symlinks resolved there) stay as they are. */
+	size_t rl = strlen(emu.root);
+	if (!strncmp(path, emu.root, rl) && (path[rl] == '/' || !path[rl]))
+		return NULL;
+	if (emu.overlay[0]) {
+		size_t ol = strlen(emu.overlay);
+		if (!strncmp(path, emu.overlay, ol) && (path[ol] == '/' || !path[ol]))
+			return NULL;
+	}
+	/* /sys/dev/char/226:M is the kernel's link to the same directory as /sys/class/drm/renderDM:
+	 * a capture holding the one answers the other. */
+	unsigned maj, min;
+	int used = 0;
+	char alias[PATH_MAX];
+	if (sscanf(path, "/sys/dev/char/%u:%u%n", &maj, &min, &used) == 2 && maj == DRM_MAJOR_NUMBER
+	    && (path[used] == '/' || !path[used])) {
+		snprintf(out, cap, "%s/sys/dev/char/%u:%u", emu.root, maj, min);
+		if (!exists(out)) {
+			snprintf(alias, sizeof alias, "/sys/class/drm/renderD%u%s", min, path + used);
+			path = alias;
+		}
+	}
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+		size_t n = strlen(prefixes[i].from);
+		if (strncmp(path, prefixes[i].from, n) || (path[n] != '/' && path[n]))
+			continue;
+		const char *to = prefixes[i].to ? prefixes[i].to : prefixes[i].from;
+		if (emu.overlay[0]) {
+			snprintf(out, cap, "%s%s%s", emu.overlay, to, path + n);
+			if (exists(out)) {
+				trace("path %s -> %s", path, out);
+				return out;
+			}
+		}
+		/* A fixture holding the /sys/devices/virtual spelling itself is read as it is. */
+		snprintf(out, cap, "%s%s", emu.root, path);
+		if (!prefixes[i].to || !exists(out))
+			snprintf(out, cap, "%s%s%s", emu.root, to, path + n);
+		trace("path %s -> %s%s", path, out, exists(out) ? "" : " (absent)");
+		return out;
+	}
+	return NULL;
+}
+
+/* /proc/modules as the kernel derives it: one line per module whose sys/module/M/initstate is
+ * "live", for a fixture (and overlay) that captured sys/module but not /proc/modules. */
+static int synth_modules(void)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/proc/modules", emu.overlay[0] ? emu.overlay : emu.root);
+	if (exists(path))
+		return -2;
+	snprintf(path, sizeof path, "%s/proc/modules", emu.root);
+	if (exists(path))
+		return -2;
+	REAL(opendir);
+	snprintf(path, sizeof path, "%s/sys/module", emu.root);
+	DIR *d = real_opendir(path);
+	int fd = memfd_create("kfd_emu-modules", MFD_CLOEXEC);
+	if (fd < 0) {
+		if (d)
+			closedir(d);
+		return -1;
+	}
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char state[64], line[512];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/sys/module/%s/initstate", emu.root, e->d_name);
+		int f = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+		if (f < 0)
+			continue;
+		ssize_t r = syscall(SYS_read, f, state, sizeof state - 1);
+		syscall(SYS_close, f);
+		if (r <= 0 || strncmp(state, "live", 4))
+			continue;
+		int n = snprintf(line, sizeof line, "%s 0 0 - Live 0x0000000000000000\n", e->d_name);
+		if (n > 0 && syscall(SYS_write, fd, line, (size_t)n) != n)
+			break;
+	}
+	if (d)
+		closedir(d);
+	lseek(fd, 0, SEEK_SET);
+	trace("path /proc/modules -> derived from %s/sys/module", emu.root);
+	return fd;
+}
+
+/* ---- emulated device nodes ---- */
+
+static const struct device *device_for(const char *path)
+{
+	for (int i = 0; i < emu.ndevices; i++)
+		if (!strcmp(emu.devices[i].path, path))
+			return &emu.devices[i];
+	return NULL;
+}
+
+static int is_emulated_path(const char *path, enum kind *kind, unsigned *minor)
+{
+	if (!emu.ready || !path)
+		return 0;
+	if (!strcmp(path, "/dev/kfd")) {
+		*kind = KFD;
+		*minor = 0;
+		return 1;
+	}
+	unsigned m;
+	char tail;
+	if (sscanf(path, "/dev/dri/renderD%u%c", &m, &tail) == 1) {
+		*kind = RENDER;
+		*minor = m;
+		return 1;
+	}
+	return 0;
+}
+
+/* The fixture's identity may open the node (owner, group or other bits), as the kernel decides. */
+static int permitted(const struct device *d, int flags)
+{
+	if (!emu.have_identity || emu.uid == 0)
+		return 1;
+	unsigned want = 0;
+	int acc = flags & O_ACCMODE;
+	if (acc == O_RDONLY || acc == O_RDWR)
+		want |= 4;
+	if (acc == O_WRONLY || acc == O_RDWR)
+		want |= 2;
+	unsigned bits;
+	if (d->uid == emu.uid) {
+		bits = (d->mode >> 6) & 7;
+	} else {
+		int member = 0;
+		for (int i = 0; i < emu.ngroups; i++)
+			if (emu.groups[i] == d->gid)
+				member = 1;
+		bits = member ? (d->mode >> 3) & 7 : d->mode & 7;
+	}
+	return (bits & want) == want;
+}
+
+static int emulated_open(const char *path, int flags, enum kind kind, unsigned minor)
+{
+	const struct device *d = device_for(path);
+	if (!d) {
+		trace("open %s: ENOENT (not in fixture.toml)", path);
+		errno = ENOENT;
+		return -1;
+	}
+	if (!permitted(d, flags)) {
+		trace("open %s: EACCES (fixture identity)", path);
+		errno = EACCES;
+		return -1;
+	}
+	int fd = memfd_create(kind == KFD ? "kfd_emu-kfd" : "kfd_emu-render",
+			      (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
+	if (fd < 0)
+		return -1;
+	if (fd >= MAX_FDS) {
+		syscall(SYS_close, fd);
+		errno = EMFILE;
+		return -1;
+	}
+	fds[fd].kind = kind;
+	fds[fd].minor = minor;
+	trace("open %s -> fd %d", path, fd);
+	return fd;
+}
+
+static enum kind fd_kind(int fd)
+{
+	return fd >= 0 && fd < MAX_FDS ? fds[fd].kind : NONE;
+}
+
+static void fill_stat(struct stat *st, enum kind kind, unsigned minor, const struct device *d)
+{
+	memset(st, 0, sizeof *st);
+	st->st_mode = S_IFCHR | (d ? d->mode : 0666);
+	st->st_uid = d ? d->uid : 0;
+	st->st_gid = d ? d->gid : 0;
+	st->st_nlink = 1;
+	st->st_blksize = 4096;
+	st->st_rdev = kind == KFD ? makedev(emu.kfd_major, 0) : makedev(DRM_MAJOR_NUMBER, minor);
+}
+
+static const struct device *device_of_fd(int fd)
+{
+	char path[64];
+	if (fds[fd].kind == KFD)
+		return device_for("/dev/kfd");
+	snprintf(path, sizeof path, "/dev/dri/renderD%u", fds[fd].minor);
+	return device_for(path);
+}
+
+/* ---- topology, read once from the fixture (through the overlay) ---- */
+
+static int read_file(const char *path, char *buf, size_t cap)
+{
+	char mapped[PATH_MAX];
+	const char *p = redirect(path, mapped, sizeof mapped);
+	int fd = syscall(SYS_openat, AT_FDCWD, p ? p : path, O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	ssize_t r = syscall(SYS_read, fd, buf, cap - 1);
+	syscall(SYS_close, fd);
+	if (r < 0)
+		return -1;
+	buf[r] = 0;
+	return 0;
+}
+
+static unsigned long long prop(const char *props, const char *key)
+{
+	size_t n = strlen(key);
+	for (const char *l = props; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, key, n) && l[n] == ' ')
+			return strtoull(l + n + 1, NULL, 10);
+	return 0;
+}
+
+static void read_topology(void)
+{
+	char buf[8192], path[PATH_MAX];
+	for (unsigned i = 0; i < MAX_NODES; i++) {
+		snprintf(path, sizeof path, "/sys/devices/virtual/kfd/kfd/topology/nodes/%u/properties", i);
+		if (read_file(path, buf, sizeof buf))
+			break;
+		struct node *n = &emu.nodes[emu.nnodes++];
+		memset(n, 0, sizeof *n);
+		n->id = i;
+		n->device_id = (unsigned)prop(buf, "device_id");
+		n->render_minor = (unsigned)prop(buf, "drm_render_minor");
+		n->gfx_version = (unsigned)prop(buf, "gfx_target_version");
+		n->simd_count = (unsigned)prop(buf, "simd_count");
+		n->simd_per_cu = (unsigned)prop(buf, "simd_per_cu");
+		n->array_count = (unsigned)prop(buf, "array_count");
+		n->cu_per_simd_array = (unsigned)prop(buf, "cu_per_simd_array");
+		n->simd_arrays_per_engine = (unsigned)prop(buf, "simd_arrays_per_engine");
+		n->max_engine_clk = (unsigned)prop(buf, "max_engine_clk_fcompute");
+		n->local_mem_size = prop(buf, "local_mem_size");
+		snprintf(path, sizeof path, "/sys/devices/virtual/kfd/kfd/topology/nodes/%u/gpu_id", i);
+		if (!read_file(path, buf, sizeof buf))
+			n->gpu_id = (unsigned)strtoul(buf, NULL, 10);
+		else if (n->simd_count)
+			die("node %u is a GPU without gpu_id: add sys/class/kfd/kfd/topology/nodes/%u/gpu_id "
+			    "to the overlay (%s)", i, i, emu.overlay[0] ? emu.overlay : "KFD_EMU_OVERLAY unset");
+	}
+}
+
+static const struct node *node_by_minor(unsigned minor)
+{
+	for (int i = 0; i < emu.nnodes; i++)
+		if (emu.nodes[i].gpu_id && emu.nodes[i].render_minor == minor)
+			return &emu.nodes[i];
+	return NULL;
+}
+
+static void init(void)
+{
+	const char *root = getenv("KFD_EMU_ROOT");
+	if (!root || root[0] != '/')
+		die("KFD_EMU_ROOT must be the absolute path of a fixture directory");
+	snprintf(emu.root, sizeof emu.root, "%s", root);
+	const char *overlay = getenv("KFD_EMU_OVERLAY");
+	if (overlay && overlay[0]) {
+		if (overlay[0] != '/')
+			die("KFD_EMU_OVERLAY must be an absolute path");
+		snprintf(emu.overlay, sizeof emu.overlay, "%s", overlay);
+	}
+	emu.trace = getenv("KFD_EMU_TRACE") != NULL;
+	emu.kfd_major = KFD_DEFAULT_MAJOR;
+	emu.kfd_minor_version = 11;
+	read_fixture_toml();
+	emu.ready = 1;
+	char buf[64];
+	unsigned maj, min;
+	if (!read_file("/sys/class/kfd/kfd/dev", buf, sizeof buf) && sscanf(buf, "%u:%u", &maj, &min) == 2)
+		emu.kfd_major = maj;
+	read_topology();
+}
+
+__attribute__((constructor)) static void kfd_emu_load(void)
+{
+	pthread_once(&once, init);
+}
+
+/* ---- KFD events: a real table, so a waiter times out or wakes as on a real kernel ---- */
+
+#define MAX_EVENTS 4096
+static struct {
+	int used, signaled, auto_reset;
+} events[MAX_EVENTS];
+static pthread_mutex_t events_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t events_cond = PTHREAD_COND_INITIALIZER;
+
+static int create_event(struct kfd_ioctl_create_event_args *a)
+{
+	pthread_mutex_lock(&events_lock);
+	for (unsigned i = 1; i < MAX_EVENTS; i++) {
+		if (events[i].used)
+			continue;
+		events[i].used = 1;
+		events[i].signaled = 0;
+		events[i].auto_reset = a->auto_reset != 0;
+		pthread_mutex_unlock(&events_lock);
+		a->event_id = i;
+		a->event_slot_index = i;
+		a->event_trigger_data = i;
+		/* KFD_MMAP_TYPE_EVENTS: the page ROCr maps for signal event slots. */
+		a->event_page_offset = (2ULL << 62);
+		return 0;
+	}
+	pthread_mutex_unlock(&events_lock);
+	errno = ENOMEM;
+	return -1;
+}
+
+static int set_event(unsigned id, int value)
+{
+	if (!id || id >= MAX_EVENTS) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&events_lock);
+	events[id].signaled = value;
+	if (value)
+		pthread_cond_broadcast(&events_cond);
+	pthread_mutex_unlock(&events_lock);
+	return 0;
+}
+
+static int wait_events(struct kfd_ioctl_wait_events_args *a)
+{
+	struct kfd_event_data *ev = (void *)(uintptr_t)a->events_ptr;
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)a->timeout * 1000000ULL;
+	until.tv_sec += (time_t)(ns / 1000000000ULL);
+	until.tv_nsec = (long)(ns % 1000000000ULL);
+	pthread_mutex_lock(&events_lock);
+	for (;;) {
+		unsigned ready = 0;
+		for (uint32_t i = 0; i < a->num_events; i++) {
+			unsigned id = ev[i].event_id;
+			if (id && id < MAX_EVENTS && events[id].signaled)
+				ready++;
+		}
+		if (a->num_events && (a->wait_for_all ? ready == a->num_events : ready > 0)) {
+			for (uint32_t i = 0; i < a->num_events; i++) {
+				unsigned id = ev[i].event_id;
+				if (id && id < MAX_EVENTS && events[id].signaled && events[id].auto_reset)
+					events[id].signaled = 0;
+			}
+			a->wait_result = KFD_IOC_WAIT_RESULT_COMPLETE;
+			break;
+		}
+		if (a->timeout != 0xFFFFFFFFu &&
+		    pthread_cond_timedwait(&events_cond, &events_lock, &until) == ETIMEDOUT) {
+			a->wait_result = KFD_IOC_WAIT_RESULT_TIMEOUT;
+			break;
+		}
+		if (a->timeout == 0xFFFFFFFFu)
+			pthread_cond_wait(&events_cond, &events_lock);
+	}
+	pthread_mutex_unlock(&events_lock);
+	return 0;
+}
+
+static uint64_t now_ns(clockid_t clock)
+{
+	struct timespec t;
+	clock_gettime(clock, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/* ---- KFD ioctls ---- */
+
+static int kfd_ioctl(unsigned long req, void *arg)
+{
+	switch (req) {
+	case AMDKFD_IOC_GET_VERSION: {
+		struct kfd_ioctl_get_version_args *a = arg;
+		a->major_version = 1;
+		a->minor_version = emu.kfd_minor_version;
+		return 0;
+	}
+	case AMDKFD_IOC_GET_PROCESS_APERTURES_NEW: {
+		struct kfd_ioctl_get_process_apertures_new_args *a = arg;
+		uint32_t count = 0;
+		for (int i = 0; i < emu.nnodes; i++)
+			if (emu.nodes[i].gpu_id)
+				count++;
+		if (!a->kfd_process_device_apertures_ptr || !a->num_of_nodes) {
+			a->num_of_nodes = count;
+			return 0;
+		}
+		struct kfd_process_device_apertures *ap =
+			(void *)(uintptr_t)a->kfd_process_device_apertures_ptr;
+		uint32_t k = 0;
+		for (int i = 0; i < emu.nnodes && k < a->num_of_nodes; i++) {
+			if (!emu.nodes[i].gpu_id)
+				continue;
+			/* The flat apertures kfd_init_apertures_v9 gives every gfx9-and-later GPU. */
+			memset(&ap[k], 0, sizeof ap[k]);
+			ap[k].lds_base = 1ULL << 48;
+			ap[k].lds_limit = (1ULL << 48) + 0xFFFFFFFFULL;
+			ap[k].scratch_base = 2ULL << 48;
+			ap[k].scratch_limit = (2ULL << 48) + 0xFFFFFFFFULL;
+			ap[k].gpuvm_base = 1ULL << 16;
+			ap[k].gpuvm_limit = (1ULL << 47) - 1;
+			ap[k].gpu_id = emu.nodes[i].gpu_id;
+			k++;
+		}
+		a->num_of_nodes = k;
+		return 0;
+	}
+	case AMDKFD_IOC_ACQUIRE_VM:
+	case AMDKFD_IOC_SET_MEMORY_POLICY:
+	case AMDKFD_IOC_FREE_MEMORY_OF_GPU:
+	case AMDKFD_IOC_SET_TRAP_HANDLER:
+	case AMDKFD_IOC_SET_SCRATCH_BACKING_VA:
+		return 0;
+	case AMDKFD_IOC_GET_CLOCK_COUNTERS: {
+		/* As kfd_ioctl_get_clock_counters: raw monotonic for the CPU, boot time at 1 GHz for
+		 * the system; the GPU counter advances with time like a real one. */
+		struct kfd_ioctl_get_clock_counters_args *a = arg;
+		a->gpu_clock_counter = now_ns(CLOCK_MONOTONIC_RAW) / 10;
+		a->cpu_clock_counter = now_ns(CLOCK_MONOTONIC_RAW);
+		a->system_clock_counter = now_ns(CLOCK_BOOTTIME);
+		a->system_clock_freq = 1000000000ULL;
+		return 0;
+	}
+	case AMDKFD_IOC_SET_XNACK_MODE: {
+		struct kfd_ioctl_set_xnack_mode_args *a = arg;
+		if (a->xnack_enabled < 0)
+			a->xnack_enabled = 0;
+		return 0;
+	}
+	case AMDKFD_IOC_CREATE_EVENT:
+		return create_event(arg);
+	case AMDKFD_IOC_DESTROY_EVENT: {
+		struct kfd_ioctl_destroy_event_args *a = arg;
+		if (a->event_id && a->event_id < MAX_EVENTS)
+			events[a->event_id].used = 0;
+		return 0;
+	}
+	case AMDKFD_IOC_SET_EVENT:
+		return set_event(((struct kfd_ioctl_set_event_args *)arg)->event_id, 1);
+	case AMDKFD_IOC_RESET_EVENT:
+		return set_event(((struct kfd_ioctl_reset_event_args *)arg)->event_id, 0);
+	case AMDKFD_IOC_WAIT_EVENTS:
+		return wait_events(arg);
+	case AMDKFD_IOC_ALLOC_MEMORY_OF_GPU: {
+		/* A handle and an mmap offset; the memory itself is whatever mmap of the node gives. */
+		static uint64_t next = 1;
+		struct kfd_ioctl_alloc_memory_of_gpu_args *a = arg;
+		uint64_t n = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+		a->handle = ((uint64_t)a->gpu_id << 32) | n;
+		a->mmap_offset = n << 12;
+		return 0;
+	}
+	case AMDKFD_IOC_MAP_MEMORY_TO_GPU: {
+		struct kfd_ioctl_map_memory_to_gpu_args *a = arg;
+		a->n_success = a->n_devices;
+		return 0;
+	}
+	case AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU: {
+		struct kfd_ioctl_unmap_memory_from_gpu_args *a = arg;
+		a->n_success = a->n_devices;
+		return 0;
+	}
+	}
+	trace("kfd ioctl %#lx (nr %#lx): not emulated, EINVAL", req, (unsigned long)_IOC_NR(req));
+	errno = EINVAL;
+	return -1;
+}
+
+/* ---- DRM ioctls ---- */
+
+static int copy_string(char *dst, __kernel_size_t *len, const char *src)
+{
+	size_t n = strlen(src);
+	if (dst && *len)
+		memcpy(dst, src, n < *len ? n : *len);
+	*len = n;
+	return 0;
+}
+
+static int drm_ioctl(unsigned minor, unsigned long req, void *arg)
+{
+	const struct node *n = node_by_minor(minor);
+	switch (req) {
+	case DRM_IOCTL_VERSION: {
+		struct drm_version *v = arg;
+		v->version_major = 3;
+		v->version_minor = 42;
+		v->version_patchlevel = 0;
+		copy_string(v->name, &v->name_len, "amdgpu");
+		copy_string(v->date, &v->date_len, "20150101");
+		copy_string(v->desc, &v->desc_len, "AMD GPU");
+		return 0;
+	}
+	case DRM_IOCTL_AMDGPU_INFO: {
+		struct drm_amdgpu_info *q = arg;
+		void *out = (void *)(uintptr_t)q->return_pointer;
+		if (!out) {
+			errno = EINVAL;
+			return -1;
+		}
+		memset(out, 0, q->return_size);
+		switch (q->query) {
+		case AMDGPU_INFO_ACCEL_WORKING:
+			if (q->return_size >= 4)
+				*(uint32_t *)out = 1;
+			return 0;
+		case AMDGPU_INFO_READ_MMR_REG:
+			return 0;
+		case AMDGPU_INFO_DEV_INFO: {
+			struct drm_amdgpu_info_device info;
+			memset(&info, 0, sizeof info);
+			if (n) {
+				info.device_id = n->device_id;
+				info.num_shader_engines = n->simd_arrays_per_engine
+					? n->array_count / n->simd_arrays_per_engine : n->array_count;
+				info.num_shader_arrays_per_engine = n->simd_arrays_per_engine;
+				info.cu_active_number = n->simd_per_cu ? n->simd_count / n->simd_per_cu : 0;
+				info.num_cu_per_sh = n->cu_per_simd_array;
+				info.max_engine_clock = (uint64_t)n->max_engine_clk * 1000;
+				info.wave_front_size = 64;
+			}
+			info.virtual_address_offset = 1ULL << 21;
+			info.virtual_address_max = 1ULL << 47;
+			info.virtual_address_alignment = 4096;
+			info.gart_page_size = 4096;
+			memcpy(out, &info, q->return_size < sizeof info ? q->return_size : sizeof info);
+			return 0;
+		}
+		}
+		trace("amdgpu info query %#x: not emulated, EINVAL", q->query);
+		errno = EINVAL;
+		return -1;
+	}
+	}
+	trace("drm ioctl %#lx (nr %#lx) on renderD%u: not emulated, EINVAL", req,
+	      (unsigned long)_IOC_NR(req), minor);
+	errno = EINVAL;
+	return -1;
+}
+
+/* ---- the interposed libc functions ---- */
+
+static int open_common(const char *path, int flags, mode_t mode, int dirfd, int at)
+{
+	pthread_once(&once, init);
+	enum kind kind;
+	unsigned minor;
+	if (is_emulated_path(path, &kind, &minor))
+		return emulated_open(path, flags, kind, minor);
+	if (emu.ready && !strcmp(path, "/proc/modules")) {
+		int fd = synth_modules();
+		if (fd != -2)
+			return fd;
+	}
+	char mapped[PATH_MAX];
+	const char *p = redirect(path, mapped, sizeof mapped);
+	if (p)
+		path = p;
+	if (at)
+		return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+#define MODE_ARG(flags) \
+	mode_t mode = 0; \
+	if ((flags) & (O_CREAT | O_TMPFILE)) { \
+		va_list ap; \
+		va_start(ap, flags); \
+		mode = va_arg(ap, mode_t); \
+		va_end(ap); \
+	}
+
+int open(const char *path, int flags, ...)
+{
+	MODE_ARG(flags);
+	return open_common(path, flags, mode, AT_FDCWD, 0);
+}
+int open64(const char *path, int flags, ...)
+{
+	MODE_ARG(flags);
+	return open_common(path, flags, mode, AT_FDCWD, 0);
+}
+int __open_2(const char *path, int flags)
+{
+	return open_common(path, flags, 0, AT_FDCWD, 0);
+}
+int __open64_2(const char *path, int flags)
+{
+	return open_common(path, flags, 0, AT_FDCWD, 0);
+}
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	MODE_ARG(flags);
+	return open_common(path, flags, mode, dirfd, 1);
+}
+int openat64(int dirfd, const char *path, int flags, ...)
+{
+	MODE_ARG(flags);
+	return open_common(path, flags, mode, dirfd, 1);
+}
+
+FILE *fopen(const char *path, const char *m)
+{
+	REAL(fopen);
+	pthread_once(&once, init);
+	if (emu.ready && !strcmp(path, "/proc/modules")) {
+		int fd = synth_modules();
+		if (fd >= 0)
+			return fdopen(fd, "r");
+	}
+	char mapped[PATH_MAX];
+	const char *p = redirect(path, mapped, sizeof mapped);
+	return real_fopen(p ? p : path, m);
+}
+FILE *fopen64(const char *path, const char *m)
+{
+	REAL(fopen64);
+	pthread_once(&once, init);
+	if (emu.ready && !strcmp(path, "/proc/modules")) {
+		int fd = synth_modules();
+		if (fd >= 0)
+			return fdopen(fd, "r");
+	}
+	char mapped[PATH_MAX];
+	const char *p = redirect(path, mapped, sizeof mapped);
+	return real_fopen64(p ? p : path, m);
+}
+
+DIR *opendir(const char *path)
+{
+	REAL(opendir);
+	pthread_once(&once, init);
+	char mapped[PATH_MAX];
+	const char *p = redirect(path, mapped, sizeof mapped);
+	return real_opendir(p ? p : path);
+}
+
+int access(const char *path, int mode)
+{
+	pthread_once(&once, init);
+	enum kind kind;
+	unsigned minor;
+	if (is_emulated_path(path, &kind, &minor)) {
+		const struct device *d = device_for(path);
+		if (!d) {
+			errno = ENOENT;
+			return -1;
+		}
+		int flags = (mode & W_OK) ? ((mode & R_OK) ? O_RDWR : O_WRONLY) : O_RDONLY;
+		if (mode != F_OK && !permitted(d, flags)) {
+			errno = EACCES;
+			return -1;
+		}
+		return 0;
+	}
+	char mapped[PATH_MAX];
+	const char *p = redirect(path, mapped, sizeof mapped);
+	return (int)syscall(SYS_access, p ? p : path, mode);
+}
+
+ssize_t readlink(const char *path, char *buf, size_t size)
+{
+	pthread_once(&once, init);
+	char mapped[PATH_MAX];
+	const char *p = redirect(path, mapped, sizeof mapped);
+	return syscall(SYS_readlink, p ? p : path, buf, size);
+}
+
+char *realpath(const char *path, char *resolved)
+{
+	REAL(realpath);
+	pthread_once(&once, init);
+	char mapped[PATH_MAX];
+	const char *p = redirect(path, mapped, sizeof mapped);
+	return real_realpath(p ? p : path, resolved);
+}
+
+static int stat_path(const char *path, struct stat *st, int nofollow)
+{
+	pthread_once(&once, init);
+	enum kind kind;
+	unsigned minor;
+	if (is_emulated_path(path, &kind, &minor)) {
+		const struct device *d = device_for(path);
+		if (!d) {
+			errno = ENOENT;
+			return -1;
+		}
+		fill_stat(st, kind, minor, d);
+		return 0;
+	}
+	char mapped[PATH_MAX];
+	const char *p = redirect(path, mapped, sizeof mapped);
+	return (int)syscall(SYS_newfstatat, AT_FDCWD, p ? p : path, st, nofollow ? AT_SYMLINK_NOFOLLOW : 0);
+}
+
+static int stat_fd(int fd, struct stat *st)
+{
+	pthread_once(&once, init);
+	enum kind k = fd_kind(fd);
+	if (k != NONE) {
+		fill_stat(st, k, fds[fd].minor, device_of_fd(fd));
+		return 0;
+	}
+	return (int)syscall(SYS_fstat, fd, st);
+}
+
+int stat(const char *path, struct stat *st) { return stat_path(path, st, 0); }
+int stat64(const char *path, struct stat64 *st) { return stat_path(path, (struct stat *)st, 0); }
+int lstat(const char *path, struct stat *st) { return stat_path(path, st, 1); }
+int lstat64(const char *path, struct stat64 *st) { return stat_path(path, (struct stat *)st, 1); }
+int fstat(int fd, struct stat *st) { return stat_fd(fd, st); }
+int fstat64(int fd, struct stat64 *st) { return stat_fd(fd, (struct stat *)st); }
+int __xstat(int v, const char *path, struct stat *st) { (void)v; return stat_path(path, st, 0); }
+int __xstat64(int v, const char *path, struct stat64 *st) { (void)v; return stat_path(path, (struct stat *)st, 0); }
+int __lxstat(int v, const char *path, struct stat *st) { (void)v; return stat_path(path, st, 1); }
+int __lxstat64(int v, const char *path, struct stat64 *st) { (void)v; return stat_path(path, (struct stat *)st, 1); }
+int __fxstat(int v, int fd, struct stat *st) { (void)v; return stat_fd(fd, st); }
+int __fxstat64(int v, int fd, struct stat64 *st) { (void)v; return stat_fd(fd, (struct stat *)st); }
+
+int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	if (path[0] == '/')
+		return stat_path(path, st, flags & AT_SYMLINK_NOFOLLOW);
+	if (!path[0] && (flags & AT_EMPTY_PATH))
+		return stat_fd(dirfd, st);
+	return (int)syscall(SYS_newfstatat, dirfd, path, st, flags);
+}
+int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+{
+	return fstatat(dirfd, path, (struct stat *)st, flags);
+}
+
+int close(int fd)
+{
+	if (fd >= 0 && fd < MAX_FDS)
+		fds[fd].kind = NONE;
+	return (int)syscall(SYS_close, fd);
+}
+
+static int track_dup(int old, int fd)
+{
+	if (fd >= 0 && fd < MAX_FDS && old >= 0 && old < MAX_FDS)
+		fds[fd] = fds[old];
+	return fd;
+}
+
+int dup(int old) { return track_dup(old, (int)syscall(SYS_dup, old)); }
+int dup2(int old, int new) { return track_dup(old, (int)syscall(SYS_dup2, old, new)); }
+int dup3(int old, int new, int flags) { return track_dup(old, (int)syscall(SYS_dup3, old, new, flags)); }
+
+int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	unsigned long arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	int r = (int)syscall(SYS_fcntl, fd, cmd, arg);
+	if ((cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r >= 0)
+		track_dup(fd, r);
+	return r;
+}
+int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	unsigned long arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	return fcntl(fd, cmd, arg);
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	va_start(ap, req);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	pthread_once(&once, init);
+	switch (fd_kind(fd)) {
+	case KFD:
+		trace("kfd ioctl nr %#lx", (unsigned long)_IOC_NR(req));
+		return kfd_ioctl(req, arg);
+	case RENDER:
+		trace("drm ioctl nr %#lx on renderD%u", (unsigned long)_IOC_NR(req), fds[fd].minor);
+		return drm_ioctl(fds[fd].minor, req, arg);
+	case NONE:
+		break;
+	}
+	return (int)syscall(SYS_ioctl, fd, req, arg);
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	REAL(mmap);
+	if (fd_kind(fd) != NONE) {
+		/* Doorbells, queue memory, event pages: ordinary shared memory the process can touch. */
+		trace("mmap of emulated fd %d, %zu bytes", fd, len);
+		return real_mmap(addr, len, prot, (flags & ~MAP_TYPE) | MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	}
+	return real_mmap(addr, len, prot, flags, fd, off);
+}
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return mmap(addr, len, prot, flags, fd, off);
+}
+
+int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *stx)
+{
+	pthread_once(&once, init);
+	enum kind kind;
+	unsigned minor;
+	int fd_only = !path[0] && (flags & AT_EMPTY_PATH);
+	if ((fd_only && fd_kind(dirfd) != NONE) || (path[0] == '/' && is_emulated_path(path, &kind, &minor))) {
+		struct stat st;
+		int r = fd_only ? stat_fd(dirfd, &st) : stat_path(path, &st, flags & AT_SYMLINK_NOFOLLOW);
+		if (r)
+			return r;
+		memset(stx, 0, sizeof *stx);
+		stx->stx_mask = STATX_BASIC_STATS;
+		stx->stx_mode = st.st_mode;
+		stx->stx_uid = st.st_uid;
+		stx->stx_gid = st.st_gid;
+		stx->stx_nlink = 1;
+		stx->stx_blksize = 4096;
+		stx->stx_rdev_major = major(st.st_rdev);
+		stx->stx_rdev_minor = minor(st.st_rdev);
+		return 0;
+	}
+	char mapped[PATH_MAX];
+	const char *p = path[0] == '/' ? redirect(path, mapped, sizeof mapped) : NULL;
+	return (int)syscall(SYS_statx, dirfd, p ? p : path, flags, mask, stx);
+}

@@ -1,0 +1,179 @@
+//! Oracle through the KFD emulator (emulator/kfd_emu.c, run by scripts/emulate): Debian's real,
+//! unmodified `rocminfo` and ROCr 5.2 run on a fixture, and what they report must equal what
+//! `rocm-probe` reads from the same fixture, field by field. The eligible fixtures are listed in
+//! tests/data/emulator-fixtures.txt.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rocm_probe::facts::agent::Agent;
+use rocm_probe::{Inventory, Source};
+use rocm_probe_tests::{fixtures_dir, have};
+
+const ROCMINFO: &str = "/usr/bin/rocminfo";
+const DRM_HEADER: &str = "/usr/include/libdrm/amdgpu_drm.h";
+
+fn emulate(fixture: &Path, override_gfx: Option<&str>) -> String {
+    let script = fixtures_dir().join("../scripts/emulate");
+    let mut cmd = Command::new(script);
+    cmd.arg(fixture).arg("--").arg(ROCMINFO);
+    // The stack must see only the fixture: nothing of the caller's ROCm environment.
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().into_owned();
+        if k.starts_with("HSA_") || k.starts_with("ROCR_") || k.starts_with("KFD_EMU_") {
+            cmd.env_remove(&k);
+        }
+    }
+    if let Some(v) = override_gfx {
+        cmd.env("HSA_OVERRIDE_GFX_VERSION", v);
+    }
+    let out = cmd.output().expect("scripts/emulate runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "rocminfo under the emulator on {}: {}\n{stdout}\n{}",
+        fixture.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// rocminfo's agents: each `Agent N` block's top-level `Key: value` lines (two-space indent), and
+/// its cache lines (`L1:`, `L2:` under `Cache Info:`).
+fn agents(text: &str) -> Vec<BTreeMap<String, String>> {
+    let mut out: Vec<BTreeMap<String, String>> = Vec::new();
+    let mut in_caches = false;
+    for line in text.lines() {
+        if line.starts_with("Agent ") {
+            out.push(BTreeMap::new());
+            in_caches = false;
+            continue;
+        }
+        let Some(agent) = out.last_mut() else { continue };
+        if let Some(rest) = line.strip_prefix("  ").filter(|r| !r.starts_with(' ')) {
+            in_caches = rest.starts_with("Cache Info:");
+            if let Some((k, v)) = rest.split_once(':') {
+                agent.entry(k.trim().to_owned()).or_insert_with(|| v.trim().to_owned());
+            }
+        } else if in_caches {
+            if let Some((k, v)) = line.trim().split_once(':') {
+                agent.insert(format!("cache {}", k.trim()), v.trim().to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// `5567(0x15bf)` → 5567; `32(0x20) KB` → 32; `2700` → 2700.
+fn number(v: &str) -> Option<u64> {
+    v.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+}
+
+/// The fields rocminfo prints that come from the fixture, as (rocminfo key, probe value).
+fn expected(a: &Agent) -> Vec<(&'static str, Option<u64>)> {
+    let n = |v: Option<u32>| v.map(u64::from);
+    vec![
+        ("Node", Some(u64::from(a.node))),
+        ("Chip ID", n(a.chip_id)),
+        ("BDFID", n(a.bdfid)),
+        ("Compute Unit", n(a.compute_units)),
+        ("SIMDs per CU", n(a.simds_per_cu)),
+        // A runtime quirk, not a disagreement: ROCr 5.2 answers NUM_SHADER_ENGINES with the
+        // thunk's NumShaderBanks, KFD's array_count, which kfd_topology.c sets to shader engines
+        // × shader arrays per engine. The probe reports the engines themselves.
+        (
+            "Shader Engines",
+            a.shader_engines
+                .zip(a.shader_arrays_per_engine)
+                .map(|(e, s)| u64::from(e * s)),
+        ),
+        ("Shader Arrs. per Eng.", n(a.shader_arrays_per_engine)),
+        ("Wavefront Size", n(a.wavefront_size)),
+        ("Max Waves Per CU", n(a.max_waves_per_cu)),
+        ("Max Work-item Per CU", n(a.max_work_items_per_cu)),
+        ("Max Clock Freq. (MHz)", n(a.max_clock_mhz)),
+        ("cache L1", a.caches.l1_kib),
+        ("cache L2", a.caches.l2_kib),
+    ]
+}
+
+fn eligible() -> Vec<(String, PathBuf, Option<String>)> {
+    let list = std::fs::read_to_string(fixtures_dir().join("../tests/data/emulator-fixtures.txt"))
+        .expect("tests/data/emulator-fixtures.txt");
+    list.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let mut w = l.split_whitespace();
+            let name = w.next().unwrap().to_owned();
+            (name.clone(), fixtures_dir().join(&name), w.next().map(str::to_owned))
+        })
+        .collect()
+}
+
+fn ready() -> bool {
+    have(ROCMINFO, "rocminfo") && have(DRM_HEADER, "libdrm-dev")
+}
+
+#[test]
+fn rocminfo_under_the_emulator_agrees_with_agents_field_by_field() {
+    if !ready() {
+        return;
+    }
+    let mut compared = 0;
+    for (name, dir, override_gfx) in eligible() {
+        let inv = Inventory::collect(&Source::fixture(&dir).unwrap()).unwrap();
+        let theirs = agents(&emulate(&dir, override_gfx.as_deref()));
+        let gpus: Vec<_> = theirs
+            .iter()
+            .filter(|a| a.get("Device Type").map(String::as_str) == Some("GPU"))
+            .collect();
+        assert_eq!(gpus.len(), inv.gpu_agents().count(), "{name}: GPU agents");
+        for ours in inv.gpu_agents() {
+            let node = ours.node.to_string();
+            let agent = gpus
+                .iter()
+                .find(|a| a.get("Node") == Some(&node))
+                .unwrap_or_else(|| panic!("{name}: rocminfo has no GPU agent for node {node}"));
+            for (key, want) in expected(ours) {
+                let got = agent.get(key).and_then(|v| number(v));
+                assert_eq!(got, want, "{name} node {node}: {key}");
+                compared += 1;
+            }
+            assert_eq!(
+                agent.get("Marketing Name"),
+                ours.marketing_name.as_ref(),
+                "{name} node {node}: Marketing Name"
+            );
+            // Under an override ROCr names the agent after the override's target.
+            let want_name = match &override_gfx {
+                Some(v) => {
+                    let p: Vec<u32> = v.split('.').map(|x| x.parse().unwrap()).collect();
+                    format!("gfx{}{}{:x}", p[0], p[1], p[2])
+                }
+                None => ours.name.clone().unwrap(),
+            };
+            assert_eq!(agent.get("Name"), Some(&want_name), "{name} node {node}: Name");
+            compared += 2;
+        }
+    }
+    assert!(compared > 0, "no field compared");
+}
+
+/// ROCr 5.2's ISA table does not know gfx1103: the real runtime drops the GPU ("The GPU node has
+/// an unrecognized id") and rocminfo lists the CPU alone — what an oracle must reproduce.
+#[test]
+fn rocr_5_2_drops_a_gpu_it_does_not_know() {
+    if !ready() {
+        return;
+    }
+    let dir = fixtures_dir().join("apu-phoenix-780m");
+    let theirs = agents(&emulate(&dir, None));
+    let types: Vec<_> = theirs
+        .iter()
+        .filter_map(|a| a.get("Device Type").cloned())
+        .collect();
+    assert_eq!(types, ["CPU"], "ROCr 5.2 keeps only the CPU agent");
+}
