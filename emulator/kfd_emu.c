@@ -69,6 +69,7 @@ struct node {
 	unsigned simd_count, simd_per_cu, array_count, cu_per_simd_array, simd_arrays_per_engine;
 	unsigned max_engine_clk;
 	unsigned long long local_mem_size;
+	unsigned long long bank_bytes; /* the node's mem_banks, summed */
 };
 
 static struct {
@@ -511,6 +512,14 @@ static void read_topology(void)
 		n->simd_arrays_per_engine = (unsigned)prop(buf, "simd_arrays_per_engine");
 		n->max_engine_clk = (unsigned)prop(buf, "max_engine_clk_fcompute");
 		n->local_mem_size = prop(buf, "local_mem_size");
+		for (unsigned b = 0; b < 64; b++) {
+			char bank[1024];
+			snprintf(path, sizeof path,
+				 "/sys/devices/virtual/kfd/kfd/topology/nodes/%u/mem_banks/%u/properties", i, b);
+			if (read_file(path, bank, sizeof bank))
+				break;
+			n->bank_bytes += prop(bank, "size_in_bytes");
+		}
 		snprintf(path, sizeof path, "/sys/devices/virtual/kfd/kfd/topology/nodes/%u/gpu_id", i);
 		if (!read_file(path, buf, sizeof buf))
 			n->gpu_id = (unsigned)strtoul(buf, NULL, 10);
@@ -646,6 +655,123 @@ static uint64_t now_ns(clockid_t clock)
 	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
 
+/* ---- AQL queues: a packet processor that completes barrier packets, and nothing else ---- */
+
+#define MAX_QUEUES 128
+static struct queue {
+	int used;
+	uint8_t *ring;
+	uint64_t ring_packets;
+	volatile uint64_t *wptr, *rptr;
+} queues[MAX_QUEUES];
+static pthread_mutex_t queues_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t processor_once = PTHREAD_ONCE_INIT;
+
+enum { AQL_INVALID = 1, AQL_BARRIER_AND = 3, AQL_BARRIER_OR = 5 };
+
+/* amd_signal_t (ROCr's amd_hsa_signal.h): kind at 0, value at 8, event mailbox at 16, event id
+ * at 24. A barrier's completion signal is decremented and its event fired, as the CP does. */
+static void complete_signal(uint64_t handle)
+{
+	if (!handle)
+		return;
+	int64_t *value = (int64_t *)(uintptr_t)(handle + 8);
+	uint64_t mailbox = *(volatile uint64_t *)(uintptr_t)(handle + 16);
+	uint32_t event = *(volatile uint32_t *)(uintptr_t)(handle + 24);
+	__atomic_fetch_sub(value, 1, __ATOMIC_SEQ_CST);
+	if (mailbox) {
+		__atomic_store_n((uint64_t *)(uintptr_t)mailbox, (uint64_t)event, __ATOMIC_SEQ_CST);
+		set_event(event, 1);
+	}
+}
+
+static int dependencies_met(const uint8_t *packet, int and)
+{
+	int any = 0, all = 1, deps = 0;
+	for (int i = 0; i < 5; i++) {
+		uint64_t dep = *(const volatile uint64_t *)(packet + 8 + 8 * i);
+		if (!dep)
+			continue;
+		deps++;
+		int done = __atomic_load_n((int64_t *)(uintptr_t)(dep + 8), __ATOMIC_SEQ_CST) == 0;
+		any |= done;
+		all &= done;
+	}
+	return !deps || (and ? all : any);
+}
+
+/* Barrier-AND/OR packets complete; any other packet (a kernel dispatch) is left where it is:
+ * nothing executes kernels here, so its waiter times out rather than be told it ran. */
+static void *processor(void *unused)
+{
+	(void)unused;
+	for (;;) {
+		pthread_mutex_lock(&queues_lock);
+		for (int q = 0; q < MAX_QUEUES; q++) {
+			struct queue *qu = &queues[q];
+			if (!qu->used)
+				continue;
+			uint64_t r = *qu->rptr;
+			if (r >= *qu->wptr)
+				continue;
+			uint8_t *packet = qu->ring + (r % qu->ring_packets) * 64;
+			uint16_t header = __atomic_load_n((uint16_t *)packet, __ATOMIC_ACQUIRE);
+			int type = header & 0xff;
+			if ((type != AQL_BARRIER_AND && type != AQL_BARRIER_OR) ||
+			    !dependencies_met(packet, type == AQL_BARRIER_AND))
+				continue;
+			complete_signal(*(volatile uint64_t *)(packet + 56));
+			__atomic_store_n((uint16_t *)packet, (uint16_t)AQL_INVALID, __ATOMIC_RELEASE);
+			__atomic_store_n(qu->rptr, r + 1, __ATOMIC_SEQ_CST);
+			trace("queue %d: barrier packet %llu completed", q, (unsigned long long)r);
+		}
+		pthread_mutex_unlock(&queues_lock);
+		struct timespec nap = {0, 200000};
+		nanosleep(&nap, NULL);
+	}
+	return NULL;
+}
+
+static void start_processor(void)
+{
+	pthread_t t;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_create(&t, &attr, processor, NULL);
+	pthread_attr_destroy(&attr);
+}
+
+static int create_queue(struct kfd_ioctl_create_queue_args *a)
+{
+	if (a->queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL) {
+		/* SDMA and PM4 queues: accepted, never processed. */
+		a->queue_id = MAX_QUEUES + 1;
+		a->doorbell_offset = 0;
+		return 0;
+	}
+	pthread_once(&processor_once, start_processor);
+	pthread_mutex_lock(&queues_lock);
+	for (int q = 0; q < MAX_QUEUES; q++) {
+		if (queues[q].used)
+			continue;
+		queues[q].ring = (uint8_t *)(uintptr_t)a->ring_base_address;
+		queues[q].ring_packets = a->ring_size / 64;
+		queues[q].wptr = (volatile uint64_t *)(uintptr_t)a->write_pointer_address;
+		queues[q].rptr = (volatile uint64_t *)(uintptr_t)a->read_pointer_address;
+		queues[q].used = queues[q].ring_packets != 0;
+		pthread_mutex_unlock(&queues_lock);
+		a->queue_id = (uint32_t)q;
+		/* KFD_MMAP_TYPE_DOORBELL with the GPU's id, as kfd_ioctl_create_queue encodes it. */
+		a->doorbell_offset = (3ULL << 62) | ((uint64_t)a->gpu_id << 46) | ((uint64_t)q * 8);
+		trace("queue %d created: %llu packets", q, (unsigned long long)queues[q].ring_packets);
+		return 0;
+	}
+	pthread_mutex_unlock(&queues_lock);
+	errno = ENOMEM;
+	return -1;
+}
+
 /* ---- KFD ioctls ---- */
 
 static int kfd_ioctl(unsigned long req, void *arg)
@@ -707,6 +833,42 @@ static int kfd_ioctl(unsigned long req, void *arg)
 		struct kfd_ioctl_set_xnack_mode_args *a = arg;
 		if (a->xnack_enabled < 0)
 			a->xnack_enabled = 0;
+		return 0;
+	}
+	case AMDKFD_IOC_CREATE_QUEUE:
+		return create_queue(arg);
+	case AMDKFD_IOC_DESTROY_QUEUE: {
+		uint32_t id = ((struct kfd_ioctl_destroy_queue_args *)arg)->queue_id;
+		pthread_mutex_lock(&queues_lock);
+		if (id < MAX_QUEUES)
+			queues[id].used = 0;
+		pthread_mutex_unlock(&queues_lock);
+		return 0;
+	}
+	case AMDKFD_IOC_UPDATE_QUEUE:
+	case AMDKFD_IOC_SET_CU_MASK:
+		return 0;
+	case AMDKFD_IOC_AVAILABLE_MEMORY: {
+		/* Nothing allocated on an emulated GPU: all of its captured memory banks. */
+		struct kfd_ioctl_get_available_memory_args *a = arg;
+		for (int i = 0; i < emu.nnodes; i++)
+			if (emu.nodes[i].gpu_id && emu.nodes[i].gpu_id == a->gpu_id) {
+				a->available = emu.nodes[i].bank_bytes;
+				return 0;
+			}
+		errno = EINVAL;
+		return -1;
+	}
+	case AMDKFD_IOC_GET_TILE_CONFIG: {
+		/* No tiling registers in a capture: the counts amdgpu_amdkfd_get_tile_config gives, zeroed. */
+		struct kfd_ioctl_get_tile_config_args *a = arg;
+		if (a->tile_config_ptr && a->num_tile_configs)
+			memset((void *)(uintptr_t)a->tile_config_ptr, 0, a->num_tile_configs * 4);
+		if (a->macro_tile_config_ptr && a->num_macro_tile_configs)
+			memset((void *)(uintptr_t)a->macro_tile_config_ptr, 0, a->num_macro_tile_configs * 4);
+		a->gb_addr_config = 0;
+		a->num_banks = 0;
+		a->num_ranks = 0;
 		return 0;
 	}
 	case AMDKFD_IOC_CREATE_EVENT:

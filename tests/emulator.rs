@@ -51,11 +51,15 @@ fn agents(text: &str) -> Vec<BTreeMap<String, String>> {
             in_caches = false;
             continue;
         }
-        let Some(agent) = out.last_mut() else { continue };
+        let Some(agent) = out.last_mut() else {
+            continue;
+        };
         if let Some(rest) = line.strip_prefix("  ").filter(|r| !r.starts_with(' ')) {
             in_caches = rest.starts_with("Cache Info:");
             if let Some((k, v)) = rest.split_once(':') {
-                agent.entry(k.trim().to_owned()).or_insert_with(|| v.trim().to_owned());
+                agent
+                    .entry(k.trim().to_owned())
+                    .or_insert_with(|| v.trim().to_owned());
             }
         } else if in_caches {
             if let Some((k, v)) = line.trim().split_once(':') {
@@ -108,7 +112,11 @@ fn eligible() -> Vec<(String, PathBuf, Option<String>)> {
         .map(|l| {
             let mut w = l.split_whitespace();
             let name = w.next().unwrap().to_owned();
-            (name.clone(), fixtures_dir().join(&name), w.next().map(str::to_owned))
+            (
+                name.clone(),
+                fixtures_dir().join(&name),
+                w.next().map(str::to_owned),
+            )
         })
         .collect()
 }
@@ -155,7 +163,11 @@ fn rocminfo_under_the_emulator_agrees_with_agents_field_by_field() {
                 }
                 None => ours.name.clone().unwrap(),
             };
-            assert_eq!(agent.get("Name"), Some(&want_name), "{name} node {node}: Name");
+            assert_eq!(
+                agent.get("Name"),
+                Some(&want_name),
+                "{name} node {node}: Name"
+            );
             compared += 2;
         }
     }
@@ -176,4 +188,83 @@ fn rocr_5_2_drops_a_gpu_it_does_not_know() {
         .filter_map(|a| a.get("Device Type").cloned())
         .collect();
     assert_eq!(types, ["CPU"], "ROCr 5.2 keeps only the CPU agent");
+}
+
+/// `rocm-probe --active --dispatch --json`, live, under the emulator: the probe's own thunk, ROCr,
+/// HIP and AQL probes against the real Debian stack. Returns finding id → status.
+fn probe_active(fixture: &Path, override_gfx: Option<&str>) -> BTreeMap<String, String> {
+    let mut cmd = Command::new(fixtures_dir().join("../scripts/emulate"));
+    cmd.arg(fixture)
+        .arg("--")
+        .arg(rocm_probe_tests::probe_binary())
+        .args(["--active", "--dispatch", "--json"]);
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().into_owned();
+        if k.starts_with("HSA_") || k.starts_with("ROCR_") || k.starts_with("KFD_EMU_") {
+            cmd.env_remove(&k);
+        }
+    }
+    if let Some(v) = override_gfx {
+        cmd.env("HSA_OVERRIDE_GFX_VERSION", v);
+    }
+    let out = cmd.output().expect("scripts/emulate runs");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    doc["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap().to_owned(),
+                f["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The success paths of `--active` and `--dispatch`, never run on a GPU here, run on the real
+/// stack: KFD answers, libhsakmt opens it, ROCr creates the GPU agent HIP counts, and a barrier
+/// packet completes — and without the override ROCr 5.2 drops the GPU, which the probe reports
+/// instead of a dispatch "completed on 0 agents".
+#[test]
+fn active_probes_pass_on_the_real_stack_under_the_emulator() {
+    if !ready()
+        || !have(
+            "/usr/lib/x86_64-linux-gnu/libamdhip64.so.5",
+            "libamdhip64-5",
+        )
+    {
+        return;
+    }
+    let dir = fixtures_dir().join("apu-phoenix-780m");
+    let with = probe_active(&dir, Some("10.3.0"));
+    for id in [
+        "driver.kfd-answers",
+        "thunk.hsakmt-answers",
+        "runtime.rocr-answers",
+        "runtime.hip-answers",
+        "runtime.dispatch-ok",
+    ] {
+        assert_eq!(
+            with.get(id).map(String::as_str),
+            Some("pass"),
+            "{id}: {with:?}"
+        );
+    }
+    assert!(!with.contains_key("driver.kfd-ioctl-failed"), "{with:?}");
+    let without = probe_active(&dir, None);
+    assert_eq!(
+        without
+            .get("runtime.rocr-agent-missing")
+            .map(String::as_str),
+        Some("fail"),
+        "{without:?}"
+    );
+    assert!(!without.contains_key("runtime.dispatch-ok"), "{without:?}");
 }

@@ -23,7 +23,7 @@ use rocm_probe::report::expect::Expectations;
 use rocm_probe::{Report, Source};
 
 use rocm_probe_tests::malformed::{self, is_root, unprivileged};
-use rocm_probe_tests::{fixtures, fixtures_dir};
+use rocm_probe_tests::{fixtures, fixtures_dir, probe_binary};
 
 /// Declared ids no committed case produces yet, with why.
 const NOT_YET_COVERED: &[(&str, &str)] = &[
@@ -120,30 +120,6 @@ fn malformed_corpus(cov: &mut Coverage) {
             record(cov, &report, &format!("malformed/{case}"));
         }
     }
-}
-
-/// The `rocm-probe` binary: `ROCM_PROBE_BIN`, else the one cargo built beside this test.
-fn probe_binary() -> PathBuf {
-    if let Some(p) = std::env::var_os("ROCM_PROBE_BIN") {
-        return PathBuf::from(p);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI runs the generated corpus against the release binary (ROCM_PROBE_BIN)"
-    );
-    // target/<profile>/deps/id_coverage-<hash> → target/<profile>/rocm-probe
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("the test runs from target/<profile>/deps")
-        .join("rocm-probe");
-    assert!(
-        bin.is_file(),
-        "{} is missing: build it (cargo build -p rocm-probe-cli) or name one in ROCM_PROBE_BIN",
-        bin.display()
-    );
-    bin
 }
 
 /// Runs `cmd` to its end, killed after a generous bound (a hang fails the test); returns the

@@ -1,7 +1,7 @@
 //! Test kit shared by the workspace-level tests: where the fixtures are and which exist, and the
 //! malformed-input corpus.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub mod malformed;
 
@@ -95,4 +95,28 @@ pub fn have(path: &str, package: &str) -> bool {
     );
     eprintln!("skipped: {path} not installed (Debian package {package})");
     false
+}
+
+/// The `rocm-probe` binary: `ROCM_PROBE_BIN`, else the one cargo built beside this test.
+pub fn probe_binary() -> PathBuf {
+    if let Some(p) = std::env::var_os("ROCM_PROBE_BIN") {
+        return PathBuf::from(p);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI runs the tests that start the binary against the release build (ROCM_PROBE_BIN)"
+    );
+    // target/<profile>/deps/<test>-<hash> → target/<profile>/rocm-probe
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test runs from target/<profile>/deps")
+        .join("rocm-probe");
+    assert!(
+        bin.is_file(),
+        "{} is missing: build it (cargo build -p rocm-probe-cli) or name one in ROCM_PROBE_BIN",
+        bin.display()
+    );
+    bin
 }

@@ -216,6 +216,11 @@ fn result_text(result: &DispatchOutcome) -> String {
 }
 
 fn dispatch(results: &[DispatchResult], out: &mut Vec<Finding>) {
+    // No GPU agent, nothing dispatched: a PASS "completed on 0 GPU agent(s)" would hide it; the
+    // agents ROCr did not create are reported where ROCr's agents are compared with KFD's.
+    if results.is_empty() {
+        return;
+    }
     let evidence = |d: &DispatchResult| {
         Evidence::new(
             format!(
