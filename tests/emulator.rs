@@ -61,10 +61,8 @@ fn agents(text: &str) -> Vec<BTreeMap<String, String>> {
                     .entry(k.trim().to_owned())
                     .or_insert_with(|| v.trim().to_owned());
             }
-        } else if in_caches {
-            if let Some((k, v)) = line.trim().split_once(':') {
-                agent.insert(format!("cache {}", k.trim()), v.trim().to_owned());
-            }
+        } else if in_caches && let Some((k, v)) = line.trim().split_once(':') {
+            agent.insert(format!("cache {}", k.trim()), v.trim().to_owned());
         }
     }
     out
