@@ -70,6 +70,7 @@ struct node {
 	unsigned max_engine_clk;
 	unsigned long long local_mem_size;
 	unsigned long long bank_bytes; /* the node's mem_banks, summed */
+	unsigned pci_rev; /* the render node's device/revision; 0 when not captured */
 };
 
 static struct {
@@ -87,6 +88,9 @@ static struct {
 	struct node nodes[MAX_NODES];
 	int nnodes;
 	unsigned kfd_minor_version;
+	/* Why this fixture cannot be emulated (a file the stack reads that neither the overlay nor
+	 * the fixture holds), reported when /dev/kfd is opened. */
+	char missing[PATH_MAX + 128];
 } emu;
 
 /* fd → what it emulates (0 for a real file). */
@@ -268,8 +272,17 @@ static int exists(const char *p)
 	return syscall(SYS_newfstatat, AT_FDCWD, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* The fixture (or overlay) path for `path`, or NULL when `path` is not redirected. */
+/* The fixture (or overlay) path for `path`, or NULL when `path` is not redirected. A file is
+ * taken from the overlay first; a directory the fixture has is listed from the fixture (the
+ * overlay only adds files inside directories, so the fixture's listing is the complete one). */
+static const char *redirect_as(const char *path, char *out, size_t cap, int directory);
+
 static const char *redirect(const char *path, char *out, size_t cap)
+{
+	return redirect_as(path, out, cap, 0);
+}
+
+static const char *redirect_as(const char *path, char *out, size_t cap, int directory)
 {
 	if (!emu.ready || !path || path[0] != '/')
 		return NULL;
@@ -300,6 +313,13 @@ static const char *redirect(const char *path, char *out, size_t cap)
 		if (strncmp(path, prefixes[i].from, n) || (path[n] != '/' && path[n]))
 			continue;
 		const char *to = prefixes[i].to ? prefixes[i].to : prefixes[i].from;
+		if (directory) {
+			snprintf(out, cap, "%s%s%s", emu.root, to, path + n);
+			if (exists(out)) {
+				trace("dir %s -> %s", path, out);
+				return out;
+			}
+		}
 		if (emu.overlay[0]) {
 			snprintf(out, cap, "%s%s%s", emu.overlay, to, path + n);
 			if (exists(out)) {
@@ -415,6 +435,8 @@ static int permitted(const struct device *d, int flags)
 
 static int emulated_open(const char *path, int flags, enum kind kind, unsigned minor)
 {
+	if (kind == KFD && emu.missing[0])
+		die("%s", emu.missing);
 	const struct device *d = device_for(path);
 	if (!d) {
 		trace("open %s: ENOENT (not in fixture.toml)", path);
@@ -468,6 +490,8 @@ static const struct device *device_of_fd(int fd)
 
 /* ---- topology, read once from the fixture (through the overlay) ---- */
 
+static void require(const char *path);
+
 static int read_file(const char *path, char *buf, size_t cap)
 {
 	char mapped[PATH_MAX];
@@ -512,6 +536,9 @@ static void read_topology(void)
 		n->simd_arrays_per_engine = (unsigned)prop(buf, "simd_arrays_per_engine");
 		n->max_engine_clk = (unsigned)prop(buf, "max_engine_clk_fcompute");
 		n->local_mem_size = prop(buf, "local_mem_size");
+		snprintf(path, sizeof path, "/sys/class/drm/renderD%u/device/revision", n->render_minor);
+		if (n->simd_count && !read_file(path, buf, sizeof buf))
+			n->pci_rev = (unsigned)strtoul(buf, NULL, 16);
 		for (unsigned b = 0; b < 64; b++) {
 			char bank[1024];
 			snprintf(path, sizeof path,
@@ -524,9 +551,47 @@ static void read_topology(void)
 		if (!read_file(path, buf, sizeof buf))
 			n->gpu_id = (unsigned)strtoul(buf, NULL, 10);
 		else if (n->simd_count)
-			die("node %u is a GPU without gpu_id: add sys/class/kfd/kfd/topology/nodes/%u/gpu_id "
-			    "to the overlay (%s)", i, i, emu.overlay[0] ? emu.overlay : "KFD_EMU_OVERLAY unset");
+			require(path);
+		/* libhsakmt reads as many banks, caches and links as the properties count, and fails the
+		 * whole topology on the first one missing. */
+		static const struct {
+			const char *key, *dir;
+		} counted[] = {{"mem_banks_count", "mem_banks"}, {"caches_count", "caches"},
+			       {"io_links_count", "io_links"}};
+		char props[8192];
+		snprintf(path, sizeof path, "/sys/devices/virtual/kfd/kfd/topology/nodes/%u/properties", i);
+		if (read_file(path, props, sizeof props))
+			continue;
+		for (size_t k = 0; k < sizeof counted / sizeof counted[0]; k++) {
+			unsigned long long count = prop(props, counted[k].key);
+			for (unsigned long long j = 0; j < count && j < 4096; j++) {
+				snprintf(path, sizeof path,
+					 "/sys/devices/virtual/kfd/kfd/topology/nodes/%u/%s/%llu/properties", i,
+					 counted[k].dir, j);
+				if (read_file(path, buf, 2)) {
+					require(path);
+					break;
+				}
+			}
+		}
 	}
+	for (const char *const *f = (const char *const[]){"generation_id", "system_properties", NULL}; *f; f++) {
+		snprintf(path, sizeof path, "/sys/devices/virtual/kfd/kfd/topology/%s", *f);
+		if (read_file(path, buf, 2))
+			require(path);
+	}
+}
+
+/* Records the first file the stack needs that neither the overlay nor the fixture holds. */
+static void require(const char *path)
+{
+	if (emu.missing[0])
+		return;
+	const char *tail = strstr(path, "/topology/");
+	snprintf(emu.missing, sizeof emu.missing,
+		 "the fixture lacks sys/class/kfd/kfd%s, which libhsakmt reads: add it to the overlay "
+		 "%s/ and list it in the fixture's README", tail ? tail : path,
+		 emu.overlay[0] ? emu.overlay : "(KFD_EMU_OVERLAY unset) emulate");
 }
 
 static const struct node *node_by_minor(unsigned minor)
@@ -955,6 +1020,8 @@ static int drm_ioctl(unsigned minor, unsigned long req, void *arg)
 			memset(&info, 0, sizeof info);
 			if (n) {
 				info.device_id = n->device_id;
+				/* libdrm names the GPU by (device id, PCI revision) from amdgpu.ids. */
+				info.pci_rev = n->pci_rev;
 				info.num_shader_engines = n->simd_arrays_per_engine
 					? n->array_count / n->simd_arrays_per_engine : n->array_count;
 				info.num_shader_arrays_per_engine = n->simd_arrays_per_engine;
@@ -1075,7 +1142,7 @@ DIR *opendir(const char *path)
 	REAL(opendir);
 	pthread_once(&once, init);
 	char mapped[PATH_MAX];
-	const char *p = redirect(path, mapped, sizeof mapped);
+	const char *p = redirect_as(path, mapped, sizeof mapped, 1);
 	return real_opendir(p ? p : path);
 }
 
