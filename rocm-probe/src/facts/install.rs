@@ -831,15 +831,21 @@ impl Collector<'_> {
                 .iter()
                 .map(|d| ((*d).to_owned(), "default".to_owned())),
         );
-        let mut listed = HashSet::new();
+        let mut listed: HashMap<String, Option<usize>> = HashMap::new();
         for (dir, origin) in dirs {
             // Probed at the path `/opt/rocm` names, not through the link.
             let probe = self.canonical(&dir);
-            if !listed.insert(probe.clone()) {
+            if let Some(install) = listed.get(&probe) {
+                // The same directory spelled again (`/opt/rocm/lib` and the Core SDK's
+                // `/opt/rocm/core-10.0/lib`): searched once, but both references are kept.
+                if let Some(i) = install.filter(|_| origin != "default") {
+                    push_via(&mut self.facts.installs[i], format!("{origin} ({dir})"));
+                }
                 continue;
             }
             let libs = self.libs(&probe);
             let install = libs.runtime().then(|| self.install_of_dir(&probe, &libs));
+            listed.insert(probe.clone(), install);
             if let Some(i) = install {
                 let via = match origin.as_str() {
                     // Kept in English: a fact other code reads (runtime's remedy steps).
@@ -1323,6 +1329,16 @@ mod tests {
         assert_eq!(i.version.unwrap().to_string(), "10.0.0");
         assert_eq!(i.libs.hip.len(), 1);
         assert_eq!(i.libs.hip[0].name, "libamdhip64.so.7");
+        assert_eq!(
+            i.via,
+            [
+                "/opt/rocm",
+                "LD_LIBRARY_PATH (/opt/rocm/core-10/lib)",
+                "LD_LIBRARY_PATH (/opt/rocm/core-10.0/lib)",
+                "/etc/ld.so.conf.d/rocm.conf (/opt/rocm/lib)",
+                "ROCM_PATH"
+            ]
+        );
         let o = f.opt_rocm.as_ref().unwrap();
         assert!(o.chain.is_empty());
         assert_eq!(o.install, Some(0));
