@@ -260,6 +260,10 @@ pub struct Install {
     /// How a process reaches it: `/opt/rocm`, `ROCM_PATH`, `HIP_PATH`, `LD_LIBRARY_PATH`, an
     /// `ld.so.conf` file, `default library path`. Empty: installed but not referenced.
     pub via: Vec<String>,
+    /// The names in `lib_dir` when this collector listed it (to find HIP's sonames), for the
+    /// libraries' collector: a run lists each directory once (ARCHITECTURE.md §9).
+    #[serde(skip)]
+    pub lib_names: Option<Vec<String>>,
 }
 
 impl Install {
@@ -371,6 +375,7 @@ impl Collect for InstallFacts {
             probed: HashMap::new(),
             core_links: HashMap::new(),
             core_root: None,
+            listings: HashMap::new(),
             problems,
         };
         c.opt();
@@ -500,6 +505,9 @@ struct Collector<'a> {
     core_links: HashMap<String, String>,
     /// The Core SDK install `/opt/rocm` stands for.
     core_root: Option<String>,
+    /// Directories listed, and their names (`None`: unreadable, left to the libraries'
+    /// collector to report).
+    listings: HashMap<String, Option<Vec<String>>>,
     problems: &'a mut Vec<Problem>,
 }
 
@@ -663,6 +671,7 @@ impl Collector<'_> {
             kind,
             version,
             version_source,
+            lib_names: self.listings.get(&lib_dir).cloned().flatten(),
             lib_dir,
             libs,
             via: Vec::new(),
@@ -713,7 +722,7 @@ impl Collector<'_> {
         // HIP's sonames come from the directory's listing. A system library directory (thousands
         // of names) is listed only when it holds ROCr: a distribution's HIP sits beside it.
         if set.rocr.is_some() || !is_system_tree(dir) {
-            for name in hip_sonames(&self.listing(dir)) {
+            for name in hip_sonames(&self.listing(dir).unwrap_or_default()) {
                 if let Some(lib) = self.library(dir, &name) {
                     set.hip.push(lib);
                 }
@@ -723,16 +732,19 @@ impl Collector<'_> {
         set
     }
 
-    /// A directory's names (empty when it cannot be listed; an unreadable one is a problem).
-    fn listing(&mut self, dir: &str) -> Vec<String> {
-        match self.root.read_dir(dir) {
-            Ok(names) => names,
-            Err(e) if e.is_not_found() || e.kind == ReadErrorKind::WrongType => Vec::new(),
-            Err(e) => {
-                self.problem(e);
-                Vec::new()
-            }
+    /// A directory's names, listed once (empty when it is missing; `None` when it cannot be
+    /// listed, which the libraries' collector reports for an install's directory).
+    fn listing(&mut self, dir: &str) -> Option<Vec<String>> {
+        if let Some(names) = self.listings.get(dir) {
+            return names.clone();
         }
+        let names = match self.root.read_dir(dir) {
+            Ok(names) => Some(names),
+            Err(e) if e.is_not_found() => Some(Vec::new()),
+            Err(_) => None,
+        };
+        self.listings.insert(dir.to_owned(), names.clone());
+        names
     }
 
     fn library(&mut self, dir: &str, name: &str) -> Option<Library> {
@@ -886,6 +898,7 @@ impl Collector<'_> {
                 lib_dir: dir.to_owned(),
                 libs: libs.clone(),
                 via: Vec::new(),
+                lib_names: self.listings.get(dir).cloned().flatten(),
             });
             return self.facts.installs.len() - 1;
         }
@@ -909,8 +922,10 @@ impl Collector<'_> {
         };
         // A library directory that is not `prefix/lib`: keep what was found in it.
         let i = self.install(&prefix, kind);
+        let names = self.listings.get(&dir).cloned().flatten();
         let install = &mut self.facts.installs[i];
         if install.lib_dir != dir {
+            install.lib_names = names;
             install.lib_dir = dir.clone();
             install.libs = libs.clone();
             if install.version.is_none() {
@@ -1274,10 +1289,7 @@ mod tests {
         };
         let core = LibSet {
             rocr: Some(lib(ROCR_SONAME, "libhsa-runtime64.so.1.21.0")),
-            hip: vec![lib(
-                "libamdhip64.so.7",
-                "libamdhip64.so.7.15.26333-0000000",
-            )],
+            hip: vec![lib("libamdhip64.so.7", "libamdhip64.so.7.15.26333-0000000")],
             ..LibSet::default()
         };
         assert_eq!(version_from_libs(&core), None);
@@ -1299,7 +1311,11 @@ mod tests {
             &format!("{core}/lib/libhsa-runtime64.so.1"),
             "libhsa-runtime64.so.1.21.0",
         );
-        touch(b, &format!("{core}/lib/libamdhip64.so.7.15.26333-0000000"), "");
+        touch(
+            b,
+            &format!("{core}/lib/libamdhip64.so.7.15.26333-0000000"),
+            "",
+        );
         link(
             b,
             &format!("{core}/lib/libamdhip64.so.7"),

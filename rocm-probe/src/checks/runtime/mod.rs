@@ -1753,7 +1753,11 @@ mod tests {
         write(b, "fixture.toml", "");
         write(b, "etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
         write(b, "etc/ld.so.conf.d/rocm.conf", "/opt/rocm/lib\n");
-        write(b, "etc/ld.so.conf.d/zz-core.conf", "/opt/rocm/core-10.0/lib\n");
+        write(
+            b,
+            "etc/ld.so.conf.d/zz-core.conf",
+            "/opt/rocm/core-10.0/lib\n",
+        );
         let core = "opt/rocm/core-10.0";
         write(b, &format!("{core}/.info/version"), "10.0.0\n");
         write(b, &format!("{core}/lib/libhsa-runtime64.so.1.21.0"), "");
@@ -1786,7 +1790,10 @@ mod tests {
         mixed(&facts.installs, &facts.platform.env, &mut out);
         assert_eq!(out.len(), 1, "{out:?}");
         let remedy = out[0].remedy.as_deref().unwrap();
-        assert!(remedy.starts_with("Keep ROCm 10.0.0 at /opt/rocm/core-10.0"), "{remedy}");
+        assert!(
+            remedy.starts_with("Keep ROCm 10.0.0 at /opt/rocm/core-10.0"),
+            "{remedy}"
+        );
         assert!(
             remedy.contains("remove the line /opt/rocm-6.4.0/lib from /etc/ld.so.conf.d/rocm.conf"),
             "{remedy}"
