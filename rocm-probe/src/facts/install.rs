@@ -42,15 +42,17 @@ pub const LD_SO_CONF: &str = "/etc/ld.so.conf";
 pub const ROCR_SONAME: &str = "libhsa-runtime64.so.1";
 /// The shared thunk's soname (distribution builds; AMD's packages until ROCm 4.2).
 pub const HSAKMT_SONAME: &str = "libhsakmt.so.1";
-/// HIP's sonames, one per major version (ROCm 4 → `.so.4`, …, ROCm 7 → `.so.7`).
-pub const HIP_SONAMES: [&str; 6] = [
-    "libamdhip64.so.4",
-    "libamdhip64.so.5",
-    "libamdhip64.so.6",
-    "libamdhip64.so.7",
-    "libamdhip64.so.8",
-    "libamdhip64.so.9",
-];
+/// HIP's sonames are `libamdhip64.so.<major>` for any major: found by listing a library
+/// directory, never from a list of majors (ROCm 4 → `.so.4`, …, ROCm 7 → `.so.7`; ROCm Core SDK
+/// 10.0 still ships HIP 7.15 as `libamdhip64.so.7`, sbates130272/qemu-minimal#153).
+pub const HIP_SONAME_STEM: &str = "libamdhip64.so.";
+/// The ROCm Core SDK's native packages (TheRock, 7.14 and later) install into a versioned
+/// directory inside a real `/opt/rocm` directory, `/opt/rocm/core-<major>.<minor>`
+/// (`build_tools/packaging/linux/build_package.py`: `/opt/rocm/core-7.15`; ASAN builds
+/// `/opt/rocm/core-asan-7.15`), and make `/opt/rocm/core`, `/opt/rocm/core-<major>`,
+/// `/opt/rocm/lib`, `/opt/rocm/bin` … update-alternatives links into it
+/// (`template/scripts/amdrocm-core-postinst.j2`).
+pub const CORE_SDK_DIR: &str = "core-";
 /// The loader's default directories after `ld.so.conf` (Debian multiarch, then Fedora/SUSE
 /// `lib64`, then plain `lib`).
 pub const DEFAULT_LIB_DIRS: [&str; 6] = [
@@ -258,6 +260,10 @@ pub struct Install {
     /// How a process reaches it: `/opt/rocm`, `ROCM_PATH`, `HIP_PATH`, `LD_LIBRARY_PATH`, an
     /// `ld.so.conf` file, `default library path`. Empty: installed but not referenced.
     pub via: Vec<String>,
+    /// The names in `lib_dir` when this collector listed it (to find HIP's sonames), for the
+    /// libraries' collector: a run lists each directory once (ARCHITECTURE.md §9).
+    #[serde(skip)]
+    pub lib_names: Option<Vec<String>>,
 }
 
 impl Install {
@@ -367,6 +373,9 @@ impl Collect for InstallFacts {
                 ..Self::default()
             },
             probed: HashMap::new(),
+            core_links: HashMap::new(),
+            core_root: None,
+            listings: HashMap::new(),
             problems,
         };
         c.opt();
@@ -491,6 +500,14 @@ struct Collector<'a> {
     facts: InstallFacts,
     /// Library directories already probed (each path is read once per run).
     probed: HashMap<String, LibSet>,
+    /// The Core SDK's compatibility links in `/opt/rocm` (`lib`, `core`, `core-10` …) and the
+    /// paths they lead to.
+    core_links: HashMap<String, String>,
+    /// The Core SDK install `/opt/rocm` stands for.
+    core_root: Option<String>,
+    /// Directories listed, and their names (`None`: unreadable, left to the libraries'
+    /// collector to report).
+    listings: HashMap<String, Option<Vec<String>>>,
     problems: &'a mut Vec<Problem>,
 }
 
@@ -511,11 +528,41 @@ impl Collector<'_> {
         if !names.iter().any(|n| n == "rocm") {
             return;
         }
+        let (chain, target) = self.follow(OPT_ROCM);
+        let target_exists =
+            chain.is_empty() || crate::source::problem::exists(self.root, &target, self.problems);
+        let install = if chain.is_empty() {
+            // A real directory: the Core SDK's root, or an install of its own.
+            self.core_sdk()
+                .or_else(|| Some(self.install(OPT_ROCM, InstallKind::Opt)))
+        } else {
+            target_exists.then(|| {
+                let kind = if target.starts_with("/opt/") {
+                    InstallKind::Opt
+                } else {
+                    InstallKind::Other
+                };
+                self.install(&target, kind)
+            })
+        };
+        if let Some(i) = install {
+            push_via(&mut self.facts.installs[i], OPT_ROCM.to_owned());
+        }
+        self.facts.opt_rocm = Some(OptRocm {
+            chain,
+            target,
+            target_exists,
+            install,
+        });
+    }
+
+    /// The links from `at` on, as written, and the path they end at (`at` itself when it is no
+    /// link). Only `at` and `/etc/alternatives` entries are followed: links by convention.
+    fn follow(&mut self, at: &str) -> (Vec<String>, String) {
         let mut chain = Vec::new();
-        let mut target = OPT_ROCM.to_owned();
-        let mut at = OPT_ROCM.to_owned();
+        let mut target = at.to_owned();
+        let mut at = at.to_owned();
         for hop in 0..MAX_LINK_HOPS {
-            // Only /opt/rocm and /etc/alternatives entries are links by convention.
             if hop > 0 && !at.starts_with("/etc/alternatives/") {
                 break;
             }
@@ -533,32 +580,62 @@ impl Collector<'_> {
                 }
             }
         }
-        let target_exists =
-            chain.is_empty() || crate::source::problem::exists(self.root, &target, self.problems);
-        let install = target_exists.then(|| {
-            let kind = if target.starts_with("/opt/") {
-                InstallKind::Opt
-            } else {
-                InstallKind::Other
-            };
-            self.install(&target, kind)
-        });
-        if let Some(i) = install {
-            push_via(&mut self.facts.installs[i], OPT_ROCM.to_owned());
-        }
-        self.facts.opt_rocm = Some(OptRocm {
-            chain,
-            target,
-            target_exists,
-            install,
-        });
+        (chain, target)
     }
 
-    /// Maps `/opt/rocm` and paths below it to the install it names.
+    /// The ROCm Core SDK in a real `/opt/rocm` directory: each `core-X.Y` an install, and the
+    /// compatibility links beside them (`core`, `core-<major>`, `lib`, `bin` …, each through
+    /// `/etc/alternatives`) remembered so that paths through them name the install they lead
+    /// to. The install `/opt/rocm` stands for: the one `/opt/rocm/core` names, else the one
+    /// `/opt/rocm/lib` leads into, else the only one. `None` without a `core-X.Y` directory.
+    fn core_sdk(&mut self) -> Option<usize> {
+        let names = optional(self.root.read_dir(OPT_ROCM), self.problems)?;
+        let cores: Vec<usize> = names
+            .iter()
+            .filter(|n| is_core_sdk_dir(n))
+            .map(|n| self.install(&join(OPT_ROCM, n), InstallKind::Opt))
+            .collect();
+        if cores.is_empty() {
+            return None;
+        }
+        for name in names.iter().filter(|n| !is_core_sdk_dir(n)) {
+            let at = join(OPT_ROCM, name);
+            let (chain, target) = self.follow(&at);
+            if !chain.is_empty() {
+                self.core_links.insert(name.clone(), target);
+            }
+        }
+        let prefix_of = |path: Option<&String>, installs: &[Install]| {
+            let path = path?;
+            installs
+                .iter()
+                .position(|i| i.prefix == *path || i.lib_dir == *path)
+        };
+        let i = prefix_of(self.core_links.get("core"), &self.facts.installs)
+            .or_else(|| prefix_of(self.core_links.get("lib"), &self.facts.installs))
+            .or((cores.len() == 1).then(|| cores[0]))?;
+        self.core_root = Some(self.facts.installs[i].prefix.clone());
+        Some(i)
+    }
+
+    /// Maps `/opt/rocm` and paths below it to the install it names: through `/opt/rocm` when it
+    /// is a link, through the Core SDK's compatibility links when it is its directory.
     fn canonical(&self, path: &str) -> String {
         let path = normalize(path);
         if let Some(o) = &self.facts.opt_rocm {
             if o.chain.is_empty() {
+                let Some(root) = &self.core_root else {
+                    return path;
+                };
+                if path == OPT_ROCM {
+                    return root.clone();
+                }
+                if let Some(rest) = path.strip_prefix("/opt/rocm/") {
+                    let (first, tail) = rest.split_once('/').unwrap_or((rest, ""));
+                    if let Some(target) = self.core_links.get(first) {
+                        return join(target, tail);
+                    }
+                }
                 return path;
             }
             if path == OPT_ROCM {
@@ -594,6 +671,7 @@ impl Collector<'_> {
             kind,
             version,
             version_source,
+            lib_names: self.listings.get(&lib_dir).cloned().flatten(),
             lib_dir,
             libs,
             via: Vec::new(),
@@ -641,13 +719,32 @@ impl Collector<'_> {
             hsakmt: self.library(dir, HSAKMT_SONAME),
             hip: Vec::new(),
         };
-        for name in HIP_SONAMES {
-            if let Some(lib) = self.library(dir, name) {
-                set.hip.push(lib);
+        // HIP's sonames come from the directory's listing. A system library directory (thousands
+        // of names) is listed only when it holds ROCr: a distribution's HIP sits beside it.
+        if set.rocr.is_some() || !is_system_tree(dir) {
+            for name in hip_sonames(&self.listing(dir).unwrap_or_default()) {
+                if let Some(lib) = self.library(dir, &name) {
+                    set.hip.push(lib);
+                }
             }
         }
         self.probed.insert(dir.to_owned(), set.clone());
         set
+    }
+
+    /// A directory's names, listed once (empty when it is missing; `None` when it cannot be
+    /// listed, which the libraries' collector reports for an install's directory).
+    fn listing(&mut self, dir: &str) -> Option<Vec<String>> {
+        if let Some(names) = self.listings.get(dir) {
+            return names.clone();
+        }
+        let names = match self.root.read_dir(dir) {
+            Ok(names) => Some(names),
+            Err(e) if e.is_not_found() => Some(Vec::new()),
+            Err(_) => None,
+        };
+        self.listings.insert(dir.to_owned(), names.clone());
+        names
     }
 
     fn library(&mut self, dir: &str, name: &str) -> Option<Library> {
@@ -746,15 +843,21 @@ impl Collector<'_> {
                 .iter()
                 .map(|d| ((*d).to_owned(), "default".to_owned())),
         );
-        let mut listed = HashSet::new();
+        let mut listed: HashMap<String, Option<usize>> = HashMap::new();
         for (dir, origin) in dirs {
             // Probed at the path `/opt/rocm` names, not through the link.
             let probe = self.canonical(&dir);
-            if !listed.insert(probe.clone()) {
+            if let Some(install) = listed.get(&probe) {
+                // The same directory spelled again (`/opt/rocm/lib` and the Core SDK's
+                // `/opt/rocm/core-10.0/lib`): searched once, but both references are kept.
+                if let Some(i) = install.filter(|_| origin != "default") {
+                    push_via(&mut self.facts.installs[i], format!("{origin} ({dir})"));
+                }
                 continue;
             }
             let libs = self.libs(&probe);
             let install = libs.runtime().then(|| self.install_of_dir(&probe, &libs));
+            listed.insert(probe.clone(), install);
             if let Some(i) = install {
                 let via = match origin.as_str() {
                     // Kept in English: a fact other code reads (runtime's remedy steps).
@@ -795,6 +898,7 @@ impl Collector<'_> {
                 lib_dir: dir.to_owned(),
                 libs: libs.clone(),
                 via: Vec::new(),
+                lib_names: self.listings.get(dir).cloned().flatten(),
             });
             return self.facts.installs.len() - 1;
         }
@@ -818,8 +922,10 @@ impl Collector<'_> {
         };
         // A library directory that is not `prefix/lib`: keep what was found in it.
         let i = self.install(&prefix, kind);
+        let names = self.listings.get(&dir).cloned().flatten();
         let install = &mut self.facts.installs[i];
         if install.lib_dir != dir {
+            install.lib_names = names;
             install.lib_dir = dir.clone();
             install.libs = libs.clone();
             if install.version.is_none() {
@@ -897,6 +1003,41 @@ fn push_via(install: &mut Install, via: String) {
 fn is_versioned_rocm_dir(name: &str) -> bool {
     name.strip_prefix("rocm-")
         .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// HIP's sonames among a directory's names, by major (`libamdhip64.so.7`; not
+/// `libamdhip64.so`, `libamdhip64.so.7.15.26333-0000000` or `libamdhip64.so.7.bak`).
+pub fn hip_sonames(names: &[String]) -> Vec<String> {
+    let mut found: Vec<(u32, String)> = names
+        .iter()
+        .filter_map(|n| {
+            let major = n.strip_prefix(HIP_SONAME_STEM)?;
+            let digits = !major.is_empty() && major.bytes().all(|b| b.is_ascii_digit());
+            Some((major.parse().ok().filter(|_| digits)?, n.clone()))
+        })
+        .collect();
+    found.sort();
+    found.into_iter().map(|(_, n)| n).collect()
+}
+
+/// Under `/usr` or `/lib*`: the system's library trees, which are listed for HIP only when ROCr
+/// is there too (a listing is recorded whole in a snapshot).
+fn is_system_tree(dir: &str) -> bool {
+    dir == "/usr" || dir.starts_with("/usr/") || dir.starts_with("/lib")
+}
+
+/// `core-10.0`, `core-asan-7.15`: the Core SDK's versioned install directories in `/opt/rocm`
+/// (not the links `core`, `core-10`).
+fn is_core_sdk_dir(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix(CORE_SDK_DIR) else {
+        return false;
+    };
+    let rest = rest.strip_prefix("asan-").unwrap_or(rest);
+    rest.split_once('.').is_some_and(|(major, minor)| {
+        [major, minor]
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    })
 }
 
 /// Directories whose ROCm libraries come from the distribution's packages.
@@ -1091,6 +1232,139 @@ mod tests {
         );
         assert_eq!(RocmVersion::from_encoded(21153).unwrap().major, 2);
         assert_eq!(RocmVersion::from_encoded(999), None);
+    }
+
+    /// The ROCm Core SDK's spellings (TheRock): rocm-core writes `MAJOR.MINOR.PATCH` into
+    /// `.info/version` ("cat /opt/rocm/core/.info/version" → `7.14.0`, ROCm/TheRock#5475), or
+    /// `MAJOR.MINOR.PATCH.POINT` when a point release is set (rocm-core `CMakeLists.txt`).
+    #[test]
+    fn core_sdk_version_files() {
+        let v = |s: &str| RocmVersion::parse(s).map(|v| v.to_string());
+        assert_eq!(v("7.14.0\n").as_deref(), Some("7.14.0"));
+        assert_eq!(v("10.0.0\n").as_deref(), Some("10.0.0"));
+        assert_eq!(v("10.1.0.1\n").as_deref(), Some("10.1.0"));
+        assert!(RocmVersion::parse("10.0.0").unwrap() > RocmVersion::parse("7.14.1").unwrap());
+        assert!(is_core_sdk_dir("core-7.14"));
+        assert!(is_core_sdk_dir("core-10.0"));
+        assert!(is_core_sdk_dir("core-asan-7.15"));
+        assert!(!is_core_sdk_dir("core"));
+        assert!(!is_core_sdk_dir("core-10"));
+        assert!(!is_core_sdk_dir("core-10.x"));
+        assert!(!is_core_sdk_dir("extras-10"));
+    }
+
+    /// HIP's sonames are read from the listing, whatever the major: TheRock 10.0's runtime
+    /// package ships `libamdhip64.so.7 -> libamdhip64.so.7.15.26333-0000000`
+    /// (sbates130272/qemu-minimal#153).
+    #[test]
+    fn hip_sonames_are_derived_from_the_listing() {
+        let names: Vec<String> = [
+            "libamdhip64.so",
+            "libamdhip64.so.10",
+            "libamdhip64.so.7",
+            "libamdhip64.so.7.15.26333-0000000",
+            "libamdhip64.so.6",
+            "libamdhip64.so.7.bak",
+            "libamdhip64.so.",
+            "libhsa-runtime64.so.1",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            hip_sonames(&names),
+            ["libamdhip64.so.6", "libamdhip64.so.7", "libamdhip64.so.10"]
+        );
+    }
+
+    /// TheRock's file names carry no release: ROCr `1.21.0` and HIP `7.15.<build>-<hash>` in
+    /// ROCm 10.0 (qemu-minimal#153). HIP's minor counts its API versions there (7.15 in 10.0,
+    /// 7.16 in 10.1, 7.17 for 10.2: ROCm/rocm-systems#9648, #11712), so no release is read
+    /// from it; the version comes from `.info/version`.
+    #[test]
+    fn core_sdk_library_names_name_no_release() {
+        let lib = |name: &str, file: &str| Library {
+            dir: "/opt/rocm/core-10.0/lib".into(),
+            name: name.into(),
+            file: Some(file.into()),
+        };
+        let core = LibSet {
+            rocr: Some(lib(ROCR_SONAME, "libhsa-runtime64.so.1.21.0")),
+            hip: vec![lib("libamdhip64.so.7", "libamdhip64.so.7.15.26333-0000000")],
+            ..LibSet::default()
+        };
+        assert_eq!(version_from_libs(&core), None);
+    }
+
+    /// The Core SDK's native packages: `/opt/rocm` a real directory, `/opt/rocm/core-10.0` the
+    /// install, `core`, `core-10` and `lib` update-alternatives links into it
+    /// (TheRock `amdrocm-core-postinst.j2`; ROCm/TheRock#6716). Every spelling of its library
+    /// directory is one install; `ROCM_PATH=/opt/rocm` names it.
+    #[test]
+    fn core_sdk_layout_is_one_install() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = dir.path();
+        let core = "opt/rocm/core-10.0";
+        touch(b, &format!("{core}/.info/version"), "10.0.0\n");
+        touch(b, &format!("{core}/lib/libhsa-runtime64.so.1.21.0"), "");
+        link(
+            b,
+            &format!("{core}/lib/libhsa-runtime64.so.1"),
+            "libhsa-runtime64.so.1.21.0",
+        );
+        touch(
+            b,
+            &format!("{core}/lib/libamdhip64.so.7.15.26333-0000000"),
+            "",
+        );
+        link(
+            b,
+            &format!("{core}/lib/libamdhip64.so.7"),
+            "libamdhip64.so.7.15.26333-0000000",
+        );
+        link(b, "opt/rocm/core", "/etc/alternatives/core");
+        link(b, "etc/alternatives/core", "/opt/rocm/core-10.0");
+        link(b, "opt/rocm/core-10", "/etc/alternatives/core-10");
+        link(b, "etc/alternatives/core-10", "/opt/rocm/core-10.0");
+        link(b, "opt/rocm/lib", "/etc/alternatives/rocm-lib");
+        link(b, "etc/alternatives/rocm-lib", "/opt/rocm/core-10.0/lib");
+        touch(b, "etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
+        touch(b, "etc/ld.so.conf.d/rocm.conf", "/opt/rocm/lib\n");
+        let env: BTreeMap<String, String> = [
+            (
+                "LD_LIBRARY_PATH".to_owned(),
+                "/opt/rocm/core-10/lib:/opt/rocm/core-10.0/lib".to_owned(),
+            ),
+            ("ROCM_PATH".to_owned(), "/opt/rocm".to_owned()),
+        ]
+        .into();
+        let (f, problems) = installs(b, &env);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(f.installs.len(), 1, "{:?}", f.installs);
+        let i = &f.installs[0];
+        assert_eq!(i.prefix, "/opt/rocm/core-10.0");
+        assert_eq!(i.version.unwrap().to_string(), "10.0.0");
+        assert_eq!(i.libs.hip.len(), 1);
+        assert_eq!(i.libs.hip[0].name, "libamdhip64.so.7");
+        assert_eq!(
+            i.via,
+            [
+                "/opt/rocm",
+                "LD_LIBRARY_PATH (/opt/rocm/core-10/lib)",
+                "LD_LIBRARY_PATH (/opt/rocm/core-10.0/lib)",
+                "/etc/ld.so.conf.d/rocm.conf (/opt/rocm/lib)",
+                "ROCM_PATH"
+            ]
+        );
+        let o = f.opt_rocm.as_ref().unwrap();
+        assert!(o.chain.is_empty());
+        assert_eq!(o.install, Some(0));
+        assert_eq!(f.env[0].install, Some(0));
+        assert_eq!(f.reachable().count(), 1);
+        assert_eq!(f.loaded_rocr().unwrap().install, Some(0));
+        assert_eq!(
+            f.hip_library(None).unwrap(),
+            PathBuf::from("/opt/rocm/core-10/lib/libamdhip64.so.7")
+        );
     }
 
     #[test]

@@ -223,7 +223,11 @@ impl Collect for LibraryFacts {
         }
         for install in &installs.installs {
             let lib_dir = install.lib_dir.clone();
-            let names = list(root, &lib_dir, problems).unwrap_or_default();
+            // Listed once per run: by the installs' collector when it looked for HIP there.
+            let names = match &install.lib_names {
+                Some(names) => names.iter().take(MAX_NAMES).cloned().collect(),
+                None => list(root, &lib_dir, problems).unwrap_or_default(),
+            };
             let present = LIBRARIES
                 .iter()
                 .filter_map(|&stem| {

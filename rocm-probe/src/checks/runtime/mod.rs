@@ -366,8 +366,19 @@ fn mixed(facts: &InstallFacts, env: &BTreeMap<String, String>, out: &mut Vec<Fin
                 // ld.so.conf file (x86_64-linux-gnu.conf) lists for every library: removing
                 // that entry would break the system, so the step is removing the packages.
                 msg!("runtime.step-default-path")
-            } else if let Some((file, _)) = via.split_once(" (") {
-                msg!("runtime.step-ld-so-conf", file)
+            } else if let Some((file, dir)) = via.split_once(" (") {
+                // A file that also lists a directory of the install kept (AMD's multi-version
+                // rocm.conf, legacy-rocm-build#5977): name the line to remove, not the file.
+                let shared = keep
+                    .via
+                    .iter()
+                    .any(|k| k.split_once(" (").is_some_and(|(f, _)| f == file));
+                if shared {
+                    let dir = dir.strip_suffix(')').unwrap_or(dir);
+                    msg!("runtime.step-ld-so-conf-line", dir, file)
+                } else {
+                    msg!("runtime.step-ld-so-conf", file)
+                }
             } else {
                 msg!("runtime.step-drop", via)
             };
@@ -1727,6 +1738,68 @@ mod tests {
         let remedy = out[0].remedy.as_deref().unwrap();
         assert!(remedy.contains("distribution's ROCm packages"), "{remedy}");
         assert!(!remedy.contains("x86_64-linux-gnu.conf"), "{remedy}");
+    }
+
+    /// The Core SDK's `/opt/rocm/core-10.0` reached as `/opt/rocm/lib` (its compatibility link,
+    /// ROCm/TheRock#6716) and as itself is one install: no warning. Beside it a classic
+    /// `/opt/rocm-6.4.0` listed in the same `rocm.conf` (AMD's multi-version advice,
+    /// legacy-rocm-build#5977) is a real mix, whose remedy removes that line only.
+    #[test]
+    fn core_sdk_links_are_one_install_and_a_classic_beside_it_is_a_mix() {
+        use crate::source::Source;
+        use crate::testfs::{link, write};
+        let dir = tempfile::tempdir().unwrap();
+        let b = dir.path();
+        write(b, "fixture.toml", "");
+        write(b, "etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
+        write(b, "etc/ld.so.conf.d/rocm.conf", "/opt/rocm/lib\n");
+        write(
+            b,
+            "etc/ld.so.conf.d/zz-core.conf",
+            "/opt/rocm/core-10.0/lib\n",
+        );
+        let core = "opt/rocm/core-10.0";
+        write(b, &format!("{core}/.info/version"), "10.0.0\n");
+        write(b, &format!("{core}/lib/libhsa-runtime64.so.1.21.0"), "");
+        link(
+            b,
+            &format!("{core}/lib/libhsa-runtime64.so.1"),
+            "libhsa-runtime64.so.1.21.0",
+        );
+        link(b, "opt/rocm/lib", "/etc/alternatives/rocm-lib");
+        link(b, "etc/alternatives/rocm-lib", "/opt/rocm/core-10.0/lib");
+        let facts = Facts::collect(&Source::fixture(b).unwrap());
+        let mut out = Vec::new();
+        mixed(&facts.installs, &facts.platform.env, &mut out);
+        assert!(out.is_empty(), "{out:?}");
+
+        write(
+            b,
+            "etc/ld.so.conf.d/rocm.conf",
+            "/opt/rocm-6.4.0/lib\n/opt/rocm/lib\n",
+        );
+        write(b, "opt/rocm-6.4.0/.info/version", "6.4.0\n");
+        write(b, "opt/rocm-6.4.0/lib/libhsa-runtime64.so.1.15.60400", "");
+        link(
+            b,
+            "opt/rocm-6.4.0/lib/libhsa-runtime64.so.1",
+            "libhsa-runtime64.so.1.15.60400",
+        );
+        let facts = Facts::collect(&Source::fixture(b).unwrap());
+        let mut out = Vec::new();
+        mixed(&facts.installs, &facts.platform.env, &mut out);
+        assert_eq!(out.len(), 1, "{out:?}");
+        let remedy = out[0].remedy.as_deref().unwrap();
+        assert!(
+            remedy.starts_with("Keep ROCm 10.0.0 at /opt/rocm/core-10.0"),
+            "{remedy}"
+        );
+        assert!(
+            remedy.contains("remove the line /opt/rocm-6.4.0/lib from /etc/ld.so.conf.d/rocm.conf"),
+            "{remedy}"
+        );
+        assert!(!remedy.contains("/opt/rocm/lib"), "{remedy}");
+        assert!(!remedy.contains("zz-core.conf"), "{remedy}");
     }
 
     #[test]
