@@ -135,7 +135,18 @@ fn no_rocm_is_a_layer_4_failure_and_the_thunk_is_not_judged() {
 #[test]
 fn debian_packages_use_the_shared_thunk_and_skip_the_support_table() {
     let r = report("debian-rocm-5.2");
-    assert_eq!(r.exit_code(false), 0);
+    // ROCr 5.2 knows no gfx1100: the GPU is dropped, whatever the support table says.
+    assert_eq!(r.exit_code(false), 1);
+    assert_eq!(r.verdict.root_cause, Some("runtime.rocr-unknown-target"));
+    let k = finding(&r, "runtime.rocr-unknown-target");
+    assert!(k.summary.contains("ROCm 5.2's ROCr does not know gfx1100"), "{}", k.summary);
+    assert!(
+        evidence(k, "ROCr ISA registry")
+            .unwrap()
+            .contains("ROCR-Runtime/blob/rocm-5.0.0/src/core/runtime/isa.cpp")
+    );
+    assert!(remedy(k).starts_with("Install ROCm 5.3 or later"), "{}", remedy(k));
+    assert_eq!(finding(&r, "workloads.compute").caused_by, Some(k.id));
     let t = finding(&r, "thunk.libhsakmt-shared");
     assert_eq!(
         evidence(t, "/lib/x86_64-linux-gnu/libhsakmt.so.1").as_deref(),
