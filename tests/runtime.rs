@@ -139,13 +139,21 @@ fn debian_packages_use_the_shared_thunk_and_skip_the_support_table() {
     assert_eq!(r.exit_code(false), 1);
     assert_eq!(r.verdict.root_cause, Some("runtime.rocr-unknown-target"));
     let k = finding(&r, "runtime.rocr-unknown-target");
-    assert!(k.summary.contains("ROCm 5.2's ROCr does not know gfx1100"), "{}", k.summary);
+    assert!(
+        k.summary.contains("ROCm 5.2's ROCr does not know gfx1100"),
+        "{}",
+        k.summary
+    );
     assert!(
         evidence(k, "ROCr ISA registry")
             .unwrap()
             .contains("ROCR-Runtime/blob/rocm-5.0.0/src/core/runtime/isa.cpp")
     );
-    assert!(remedy(k).starts_with("Install ROCm 5.3 or later"), "{}", remedy(k));
+    assert!(
+        remedy(k).starts_with("Install ROCm 5.3 or later"),
+        "{}",
+        remedy(k)
+    );
     assert_eq!(finding(&r, "workloads.compute").caused_by, Some(k.id));
     let t = finding(&r, "thunk.libhsakmt-shared");
     assert_eq!(
@@ -806,18 +814,38 @@ fn a_runtime_too_old_for_the_gpu_is_told_apart_from_libraries_without_its_code()
     assert_eq!(r.verdict.root_cause, Some("runtime.rocr-unknown-target"));
     let k = finding(&r, "runtime.rocr-unknown-target");
     assert_eq!(k.status, Status::Fail);
-    assert!(k.summary.contains("ROCm 5.7's ROCr does not know gfx1150"), "{}", k.summary);
-    assert!(remedy(k).starts_with("Install ROCm 6.1 or later"), "{}", remedy(k));
+    assert!(
+        k.summary.contains("ROCm 5.7's ROCr does not know gfx1150"),
+        "{}",
+        k.summary
+    );
+    assert!(
+        remedy(k).starts_with("Install ROCm 6.1 or later"),
+        "{}",
+        remedy(k)
+    );
     // ROCr 5.7 knows no gfx115x sibling: no override is offered.
-    assert!(!remedy(k).contains("HSA_OVERRIDE_GFX_VERSION"), "{}", remedy(k));
+    assert!(
+        !remedy(k).contains("HSA_OVERRIDE_GFX_VERSION"),
+        "{}",
+        remedy(k)
+    );
     assert_eq!(
         finding(&r, "runtime.rocr-agent-missing").caused_by,
         Some("runtime.rocr-unknown-target")
     );
-    assert!(r.findings.iter().all(|f| f.id != "runtime.target-unsupported"));
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "runtime.target-unsupported")
+    );
     // ROCr 6.3 knows gfx1103: the runtime is fine, rocBLAS lacks the code.
     let r = report("rocblas-no-gfx1103-rocm-6.3");
-    assert!(r.findings.iter().all(|f| f.id != "runtime.rocr-unknown-target"));
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "runtime.rocr-unknown-target")
+    );
     assert_eq!(r.verdict.root_cause, Some("runtime.target-unsupported"));
     assert_eq!(
         finding(&r, "libraries.rocblas-no-kernels-for-target").caused_by,

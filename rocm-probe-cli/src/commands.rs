@@ -409,15 +409,30 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
 fn explain_rocr_isa(out: &mut dyn Write) -> Result<()> {
     use rocm_probe::facts::rocr_isa;
     writeln!(out)?;
-    writeln!(out, "{}", msg!("cli.data-rocr-header", date = rocr_isa::AS_OF))?;
+    writeln!(
+        out,
+        "{}",
+        msg!("cli.data-rocr-header", date = rocr_isa::AS_OF)
+    )?;
     let mut before: &[&str] = &[];
     for r in rocr_isa::ROWS {
-        let added: Vec<&str> = r.processors.iter().copied().filter(|p| !before.contains(p)).collect();
+        let added: Vec<&str> = r
+            .processors
+            .iter()
+            .copied()
+            .filter(|p| !before.contains(p))
+            .collect();
         let dropped: Vec<&str> = before.iter().copied().filter(|p| !r.knows(p)).collect();
         let mut what = if before.is_empty() {
-            msg!("cli.data-rocr-knows", processors = rocm_probe::i18n::list(&added))
+            msg!(
+                "cli.data-rocr-knows",
+                processors = rocm_probe::i18n::list(&added)
+            )
         } else {
-            msg!("cli.data-rocr-adds", processors = rocm_probe::i18n::list(&added))
+            msg!(
+                "cli.data-rocr-adds",
+                processors = rocm_probe::i18n::list(&added)
+            )
         };
         if !dropped.is_empty() {
             what.push_str(&msg!(

@@ -69,7 +69,10 @@ pub fn known_to_any(processor: &str) -> bool {
 
 /// Every processor any row knows, once, in gfx version order.
 pub fn all_processors() -> Vec<&'static str> {
-    let mut all: Vec<&'static str> = ROWS.iter().flat_map(|r| r.processors.iter().copied()).collect();
+    let mut all: Vec<&'static str> = ROWS
+        .iter()
+        .flat_map(|r| r.processors.iter().copied())
+        .collect();
     all.sort_by_key(|p| crate::target::GfxVersion::from_name(p));
     all.dedup();
     all
@@ -93,7 +96,11 @@ mod tests {
     #[test]
     fn every_row_cites_its_file_and_names_real_processors() {
         for r in ROWS {
-            assert!(r.source.starts_with("https://github.com/ROCm/"), "{}", r.source);
+            assert!(
+                r.source.starts_with("https://github.com/ROCm/"),
+                "{}",
+                r.source
+            );
             assert!(r.source.ends_with("/isa.cpp"), "{}", r.source);
             for p in r.processors {
                 let g = GfxVersion::from_name(p).unwrap_or_else(|| panic!("{p}"));
@@ -214,7 +221,10 @@ mod tests {
             .filter(|p| !knows.contains(p))
             .collect();
         let both: Vec<_> = later.intersection(&anywhere).collect();
-        assert!(both.is_empty(), "ROCm {version} names {both:?}, the data says later releases add them");
+        assert!(
+            both.is_empty(),
+            "ROCm {version} names {both:?}, the data says later releases add them"
+        );
         let unknown = b"The GPU node has an unrecognized id";
         assert!(bytes.windows(unknown.len()).any(|w| w == unknown));
     }

@@ -21,8 +21,8 @@ use crate::finding::{
     HSA_OVERRIDE_SAME_FAMILY, HSA_OVERRIDE_UNKNOWN_TARGET, HSA_OVERRIDE_WRONG_FAMILY,
     IGPU_BESIDE_DGPU, INSTALL_FILES_MALFORMED, INSTALL_FILES_UNREADABLE, INSTALLS_FOUND,
     MIXED_INSTALLS, NO_ROCM, NOT_CAPTURED, OPT_ROCM_DANGLING, RELEASE_UNKNOWN, ROCM_PATH_INVALID,
-    ROCR_NOT_ON_SEARCH_PATH, ROCR_UNKNOWN_TARGET, RemedyStep, Status, TARGET_DEPRECATED, TARGET_SUPPORTED,
-    TARGET_UNSUPPORTED, VISIBLE_DEVICES_MASK, VISIBLE_DEVICES_OUT_OF_RANGE,
+    ROCR_NOT_ON_SEARCH_PATH, ROCR_UNKNOWN_TARGET, RemedyStep, Status, TARGET_DEPRECATED,
+    TARGET_SUPPORTED, TARGET_UNSUPPORTED, VISIBLE_DEVICES_MASK, VISIBLE_DEVICES_OUT_OF_RANGE,
 };
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
@@ -1545,11 +1545,7 @@ fn runtime_isa(
                 RemedyStep::say(
                     Action::Upgrade,
                     "rocm",
-                    msg!(
-                        "runtime.step-upgrade-rocr",
-                        first = first.name(),
-                        target
-                    ),
+                    msg!("runtime.step-upgrade-rocr", first = first.name(), target),
                 )
             })
             .into_iter()

@@ -71,7 +71,9 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
     }
     let source = text("source").map_err(|_| at("no `source`: every row cites its file"))?;
     if !source.starts_with("https://github.com/ROCm/") {
-        return Err(at(&format!("source {source:?} is not a ROCm repository URL")));
+        return Err(at(&format!(
+            "source {source:?} is not a ROCm repository URL"
+        )));
     }
     let list = t
         .get("processors")
@@ -172,7 +174,11 @@ mod tests {
             ("[\"gfx1151\"]", "[]", "no processors"),
             ("last = \"6.1\"", "last = \"6.0\"", "after"),
             ("last = \"6.1\"", "last = \"six\"", "major.minor"),
-            ("https://github.com/ROCm/", "https://example.org/", "ROCm repository"),
+            (
+                "https://github.com/ROCm/",
+                "https://example.org/",
+                "ROCm repository",
+            ),
             ("first", "notes = \"x\"\nfirst", "unknown key"),
         ] {
             let e = parse(&ok.replace(from, to)).unwrap_err();
