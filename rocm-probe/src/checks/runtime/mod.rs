@@ -1822,6 +1822,28 @@ mod tests {
         GfxVersion::from_name(s).unwrap()
     }
 
+    /// Overrides are judged against the release's ROCr ISA row; past the data, a processor LLVM
+    /// names that is newer than the newest row's is accepted (gfx1250), an older one or a name
+    /// no ROCr ever had is not.
+    #[test]
+    fn override_targets_follow_the_release_row() {
+        let r = |s: &str| crate::facts::install::RocmVersion::parse(s).unwrap();
+        assert!(rocr_knows(Some(&r("5.7.1")), "gfx1100"));
+        assert!(!rocr_knows(Some(&r("5.2.3")), "gfx1100"));
+        assert!(!rocr_knows(Some(&r("7.0.2")), "gfx940"));
+        assert!(!rocr_knows(Some(&r("7.0.2")), "gfx1250"));
+        assert!(rocr_knows(Some(&r("7.2.0")), "gfx1250"));
+        assert!(rocr_knows(None, "gfx1250"));
+        assert!(rocr_knows(None, "gfx1151"));
+        for release in [None, Some(r("7.2.0")), Some(r("6.4.1"))] {
+            assert!(!rocr_knows(release.as_ref(), "gfx1000"), "{release:?}");
+            assert!(!rocr_knows(release.as_ref(), "gfx600"), "{release:?}");
+        }
+        // Between rows (6.4 was not read): what some row knows.
+        assert!(rocr_knows(Some(&r("6.4.1")), "gfx1201"));
+        assert!(!rocr_knows(Some(&r("6.4.1")), "gfx1250"));
+    }
+
     /// A distribution's ROCr in /usr/lib/x86_64-linux-gnu (listed by Debian's and Ubuntu's
     /// x86_64-linux-gnu.conf) beside AMD's /opt install: the remedy removes the distribution's
     /// packages, never the entry of the system library directory
