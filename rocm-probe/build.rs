@@ -15,6 +15,10 @@ mod catalogue;
 #[allow(dead_code)]
 mod support_data;
 
+#[path = "src/facts/rocr_isa/data.rs"]
+#[allow(dead_code)]
+mod rocr_isa_data;
+
 fn read(path: &Path) -> String {
     println!("cargo::rerun-if-changed={}", path.display());
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -144,6 +148,36 @@ fn main() {
     std::fs::write(Path::new(&out_dir).join("messages.rs"), out).expect("OUT_DIR is writable");
     std::fs::write(Path::new(&out_dir).join("support.rs"), support_table())
         .expect("OUT_DIR is writable");
+    std::fs::write(Path::new(&out_dir).join("rocr_isa.rs"), rocr_isa_table())
+        .expect("OUT_DIR is writable");
+}
+
+/// ROCr's ISA registry per release, `data/rocr_isa.toml`, as Rust: `AS_OF` and `ROWS`, in terms
+/// of `facts::rocr_isa`'s types. A row without a source, a name that is no gfx processor, or
+/// rows out of order stop the build.
+fn rocr_isa_table() -> String {
+    let path = Path::new("data/rocr_isa.toml");
+    let data =
+        rocr_isa_data::parse(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out = String::new();
+    writeln!(
+        out,
+        "/// When the rows were last checked against their sources.\n\
+         pub const AS_OF: &str = {:?};",
+        data.as_of
+    )
+    .unwrap();
+    out.push_str("/// The rows, oldest first.\npub static ROWS: &[Row] = &[\n");
+    for r in &data.rows {
+        writeln!(
+            out,
+            "    Row {{ first: ({}, {}), last: ({}, {}), source: {:?}, processors: &{:?} }},",
+            r.first.0, r.first.1, r.last.0, r.last.1, r.source, r.processors
+        )
+        .unwrap();
+    }
+    out.push_str("];\n");
+    out
 }
 
 /// The release × GPU table of `data/support.toml` as Rust: `AS_OF` and `RELEASES`, in terms of

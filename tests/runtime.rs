@@ -135,7 +135,26 @@ fn no_rocm_is_a_layer_4_failure_and_the_thunk_is_not_judged() {
 #[test]
 fn debian_packages_use_the_shared_thunk_and_skip_the_support_table() {
     let r = report("debian-rocm-5.2");
-    assert_eq!(r.exit_code(false), 0);
+    // ROCr 5.2 knows no gfx1100: the GPU is dropped, whatever the support table says.
+    assert_eq!(r.exit_code(false), 1);
+    assert_eq!(r.verdict.root_cause, Some("runtime.rocr-unknown-target"));
+    let k = finding(&r, "runtime.rocr-unknown-target");
+    assert!(
+        k.summary.contains("ROCm 5.2's ROCr does not know gfx1100"),
+        "{}",
+        k.summary
+    );
+    assert!(
+        evidence(k, "ROCr ISA registry")
+            .unwrap()
+            .contains("ROCR-Runtime/blob/rocm-5.0.0/src/core/runtime/isa.cpp")
+    );
+    assert!(
+        remedy(k).starts_with("Install ROCm 5.3 or later"),
+        "{}",
+        remedy(k)
+    );
+    assert_eq!(finding(&r, "workloads.compute").caused_by, Some(k.id));
     let t = finding(&r, "thunk.libhsakmt-shared");
     assert_eq!(
         evidence(t, "/lib/x86_64-linux-gnu/libhsakmt.so.1").as_deref(),
@@ -785,5 +804,51 @@ fn previews_are_named_and_releases_past_the_data_are_skipped() {
         remedy(f).contains("a preview is not a production release"),
         "{}",
         remedy(f)
+    );
+}
+
+#[test]
+fn a_runtime_too_old_for_the_gpu_is_told_apart_from_libraries_without_its_code() {
+    // ROCr 5.7 has no gfx1150: the GPU is dropped, whatever the release's libraries carry.
+    let r = report("rocr-5.7-too-old-gfx1150");
+    assert_eq!(r.verdict.root_cause, Some("runtime.rocr-unknown-target"));
+    let k = finding(&r, "runtime.rocr-unknown-target");
+    assert_eq!(k.status, Status::Fail);
+    assert!(
+        k.summary.contains("ROCm 5.7's ROCr does not know gfx1150"),
+        "{}",
+        k.summary
+    );
+    assert!(
+        remedy(k).starts_with("Install ROCm 6.1 or later"),
+        "{}",
+        remedy(k)
+    );
+    // ROCr 5.7 knows no gfx115x sibling: no override is offered.
+    assert!(
+        !remedy(k).contains("HSA_OVERRIDE_GFX_VERSION"),
+        "{}",
+        remedy(k)
+    );
+    assert_eq!(
+        finding(&r, "runtime.rocr-agent-missing").caused_by,
+        Some("runtime.rocr-unknown-target")
+    );
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "runtime.target-unsupported")
+    );
+    // ROCr 6.3 knows gfx1103: the runtime is fine, rocBLAS lacks the code.
+    let r = report("rocblas-no-gfx1103-rocm-6.3");
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "runtime.rocr-unknown-target")
+    );
+    assert_eq!(r.verdict.root_cause, Some("runtime.target-unsupported"));
+    assert_eq!(
+        finding(&r, "libraries.rocblas-no-kernels-for-target").caused_by,
+        Some("runtime.target-unsupported")
     );
 }

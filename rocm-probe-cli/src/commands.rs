@@ -400,7 +400,62 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
         date = n.released.unwrap_or(support::AS_OF)
     );
     writeln!(out, "{}", render::wrap(&newest, 96))?;
+    explain_rocr_isa(out)?;
     Ok(OK)
+}
+
+/// `explain --data`, second part: the processors ROCr's ISA registry knows per release, each row
+/// as what it adds to (and drops from) the one before.
+fn explain_rocr_isa(out: &mut dyn Write) -> Result<()> {
+    use rocm_probe::facts::rocr_isa;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        msg!("cli.data-rocr-header", date = rocr_isa::AS_OF)
+    )?;
+    let mut before: &[&str] = &[];
+    for r in rocr_isa::ROWS {
+        let added: Vec<&str> = r
+            .processors
+            .iter()
+            .copied()
+            .filter(|p| !before.contains(p))
+            .collect();
+        let dropped: Vec<&str> = before.iter().copied().filter(|p| !r.knows(p)).collect();
+        let mut what = if before.is_empty() {
+            msg!(
+                "cli.data-rocr-knows",
+                processors = rocm_probe::i18n::list(&added)
+            )
+        } else {
+            msg!(
+                "cli.data-rocr-adds",
+                processors = rocm_probe::i18n::list(&added)
+            )
+        };
+        if !dropped.is_empty() {
+            what.push_str(&msg!(
+                "cli.data-rocr-drops",
+                processors = rocm_probe::i18n::list(&dropped)
+            ));
+        }
+        writeln!(out)?;
+        writeln!(out, "ROCm {}", r.lines())?;
+        writeln!(out, "  {}", render::wrap(&what, 92).replace('\n', "\n  "))?;
+        writeln!(out, "  {}", r.source)?;
+        before = r.processors;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        render::wrap(
+            &msg!("cli.data-rocr-outside", newest = rocr_isa::newest().lines()),
+            96
+        )
+    )?;
+    Ok(())
 }
 
 fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write) -> Result<u8> {

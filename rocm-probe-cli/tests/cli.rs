@@ -1073,6 +1073,21 @@ fn explain_data_lists_the_release_rows() {
         "{}",
         en.stdout
     );
+    // The ROCr ISA rows: each with its source, what it adds, and 7.0's removals.
+    for r in rocm_probe::facts::rocr_isa::ROWS {
+        assert!(
+            en.stdout.contains(&format!("\nROCm {}\n", r.lines())),
+            "{}",
+            r.lines()
+        );
+        assert!(en.stdout.contains(r.source), "{}", r.source);
+    }
+    assert!(
+        en.stdout
+            .contains("ROCm 7.0\n  adds gfx950, gfx1153; drops gfx940, gfx941"),
+        "{}",
+        en.stdout
+    );
     let zh = run(probe().args(["--lang", "zh", "explain", "--data"]));
     assert_eq!(zh.code, 0);
     assert!(
@@ -1085,7 +1100,12 @@ fn explain_data_lists_the_release_rows() {
         .stdout
         .split(|c: char| !c.is_ascii_alphabetic())
         .filter(|w| w.len() > 2)
-        .filter(|w| !["ROCm", "TheRock", "Core", "SDK", "GPU", "https", "gfx"].contains(w))
+        .filter(|w| {
+            ![
+                "ROCm", "ROCr", "ISA", "TheRock", "Core", "SDK", "GPU", "https", "gfx",
+            ]
+            .contains(w)
+        })
         .filter(|w| {
             !zh.stdout
                 .lines()

@@ -17,6 +17,7 @@ pub mod pci;
 pub mod platform;
 pub mod process;
 pub mod properties;
+pub mod rocr_isa;
 pub mod support;
 pub mod tools;
 pub mod topo;

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::facts::Facts;
 use crate::facts::agent::{Agent, Inventory};
 use crate::facts::install::{Install, InstallFacts, InstallKind, OPT_ROCM};
+use crate::facts::rocr_isa;
 use crate::facts::support::{self, Support};
 use crate::finding::{
     Action, Evidence, Finding, GPU_CHECKS_SKIPPED, HSA_OVERRIDE_IGPU, HSA_OVERRIDE_MALFORMED,
@@ -20,8 +21,8 @@ use crate::finding::{
     HSA_OVERRIDE_SAME_FAMILY, HSA_OVERRIDE_UNKNOWN_TARGET, HSA_OVERRIDE_WRONG_FAMILY,
     IGPU_BESIDE_DGPU, INSTALL_FILES_MALFORMED, INSTALL_FILES_UNREADABLE, INSTALLS_FOUND,
     MIXED_INSTALLS, NO_ROCM, NOT_CAPTURED, OPT_ROCM_DANGLING, RELEASE_UNKNOWN, ROCM_PATH_INVALID,
-    ROCR_NOT_ON_SEARCH_PATH, RemedyStep, Status, TARGET_DEPRECATED, TARGET_SUPPORTED,
-    TARGET_UNSUPPORTED, VISIBLE_DEVICES_MASK, VISIBLE_DEVICES_OUT_OF_RANGE,
+    ROCR_NOT_ON_SEARCH_PATH, ROCR_UNKNOWN_TARGET, RemedyStep, Status, TARGET_DEPRECATED,
+    TARGET_SUPPORTED, TARGET_UNSUPPORTED, VISIBLE_DEVICES_MASK, VISIBLE_DEVICES_OUT_OF_RANGE,
 };
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
@@ -438,15 +439,28 @@ fn library_path_step(env: &BTreeMap<String, String>, drop: &[&str]) -> Option<Re
 // ----------------------------------------------------------------------------------------------
 // HSA_OVERRIDE_GFX_VERSION
 
-/// Processors in ROCr's ISA table (`isa.cpp`: ROCR-Runtime at ROCm 6.3, plus gfx950 and gfx1153
-/// from rocm-systems).
-const ROCR_PROCESSORS: &[&str] = &[
-    "gfx700", "gfx701", "gfx702", "gfx801", "gfx802", "gfx803", "gfx805", "gfx810", "gfx900",
-    "gfx902", "gfx904", "gfx906", "gfx908", "gfx909", "gfx90a", "gfx90c", "gfx940", "gfx941",
-    "gfx942", "gfx950", "gfx1010", "gfx1011", "gfx1012", "gfx1013", "gfx1030", "gfx1031",
-    "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036", "gfx1100", "gfx1101", "gfx1102",
-    "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153", "gfx1200", "gfx1201",
-];
+/// Whether the ROCr of `release` knows `processor`, so that an override naming it leaves the GPU
+/// an agent. Where ROCr's ISA data (`facts::rocr_isa`) covers the release, its row decides. Where
+/// it does not (release unknown, not read, or newer than the data), a processor any row knows is
+/// accepted, and so is one LLVM names (`EF_AMDGPU_MACH`) that is newer than every processor of the
+/// newest row: a release past the data may know it (gfx1250, which TheRock 7.14 builds for).
+fn rocr_knows(release: Option<&crate::facts::install::RocmVersion>, processor: &str) -> bool {
+    if let Some(row) = release.and_then(rocr_isa::release) {
+        return row.knows(processor);
+    }
+    if rocr_isa::known_to_any(processor) {
+        return true;
+    }
+    let newest = rocr_isa::newest()
+        .processors
+        .iter()
+        .filter_map(|p| GfxVersion::from_name(p))
+        .max();
+    let past_data = release.is_none_or(|v| (v.major, v.minor) > rocr_isa::newest().last);
+    past_data
+        && (0..=0xff).any(|m| crate::codeobject::elf::mach_name(m) == Some(processor))
+        && GfxVersion::from_name(processor).is_some_and(|g| newest.is_none_or(|n| g > n))
+}
 
 /// The family whose members can share code objects through an override: from GFX10 on, one
 /// major.minor (gfx103x, gfx110x, gfx115x, gfx120x); on GFX9 the LLVM generic groups, with gfx908
@@ -561,7 +575,7 @@ fn override_format(
                 );
                 result = Err(());
             }
-            Ok(g) if !ROCR_PROCESSORS.contains(&g.name().as_str()) => {
+            Ok(g) if !rocr_knows(ov.release.as_ref(), &g.name()) => {
                 out.push(
                     HSA_OVERRIDE_UNKNOWN_TARGET
                         .finding(msg!(
@@ -810,9 +824,8 @@ fn family_hint(real: &str) -> String {
     let Some(g) = GfxVersion::from_name(real) else {
         return msg!("runtime.family-none-known");
     };
-    let siblings: Vec<&str> = ROCR_PROCESSORS
-        .iter()
-        .copied()
+    let siblings: Vec<&str> = rocr_isa::all_processors()
+        .into_iter()
         .filter(|p| *p != real)
         .filter(|p| GfxVersion::from_name(p).is_some_and(|x| family(x) == family(g)))
         .collect();
@@ -1333,6 +1346,7 @@ fn release_support(
         );
         return;
     };
+    let dropped = runtime_isa(install, &version, visible, ov, out);
     let Some(release) = support::release(&version) else {
         let newest = support::newest();
         let summary = if support::newer_than_data(&version) {
@@ -1379,7 +1393,8 @@ fn release_support(
         targets = i18n::list(release.supported(version.patch))
     );
     let mut supported = Vec::new();
-    for t in &targets {
+    // A GPU ROCr drops has its finding above; what the release lists for it changes nothing.
+    for t in targets.iter().filter(|t| !dropped.contains(*t)) {
         match release.status(t, version.patch) {
             Some(Support::Supported) => supported.push(t.clone()),
             Some(Support::Deprecated) => out.push(
@@ -1487,6 +1502,125 @@ fn release_support(
         };
         out.push(TARGET_SUPPORTED.finding(summary).with(source));
     }
+}
+
+/// GPUs whose processor (after the overrides) the install's ROCr does not know, from
+/// `facts::rocr_isa`: ROCr builds no agent for them, so no ROCm program sees them. One finding per
+/// processor; returns the GPUs' own processor names, whose release-support findings it replaces.
+/// Nothing when the data does not cover the release.
+fn runtime_isa(
+    install: &Install,
+    version: &crate::facts::install::RocmVersion,
+    visible: &[&Agent],
+    ov: &Overrides,
+    out: &mut Vec<Finding>,
+) -> BTreeSet<String> {
+    let mut dropped = BTreeSet::new();
+    let Some(row) = rocr_isa::release(version) else {
+        return dropped;
+    };
+    // Each GPU's processor as ROCr sees it, with the GPUs of each.
+    let mut by_processor: BTreeMap<String, Vec<&Agent>> = BTreeMap::new();
+    for a in visible {
+        let Some(real) = a.name.as_deref() else {
+            continue;
+        };
+        let seen = ov.of(a).map_or_else(|| real.to_owned(), |(_, o)| o.name());
+        if !row.knows(&seen) {
+            by_processor.entry(seen).or_default().push(a);
+            dropped.insert(real.to_owned());
+        }
+    }
+    for (processor, agents) in by_processor {
+        let target = processor.as_str();
+        let mut remedy = match rocr_isa::first_knowing(target) {
+            Some(first) => {
+                let supported = first_supported(target).map_or_else(String::new, |r| {
+                    msg!("runtime.rocr-unknown-target-supported", release = r)
+                });
+                msg!(
+                    "runtime.rocr-unknown-target-remedy",
+                    first = first.name(),
+                    target,
+                    supported
+                )
+            }
+            None => msg!(
+                "runtime.rocr-unknown-target-none-remedy",
+                target,
+                newest = rocr_isa::newest().lines()
+            ),
+        };
+        let mut steps: Vec<RemedyStep> = rocr_isa::first_knowing(target)
+            .map(|first| {
+                RemedyStep::say(
+                    Action::Upgrade,
+                    "rocm",
+                    msg!("runtime.step-upgrade-rocr", first = first.name(), target),
+                )
+            })
+            .into_iter()
+            .collect();
+        // Not supported by AMD, but what users do: run the GPU as a sibling this ROCr knows.
+        let sibling = sibling_override(
+            target,
+            row.processors.iter().filter(|_| ov.by_node.is_empty()),
+        )
+        .filter(|(value, _)| one_override_fits(visible, value));
+        if let Some((value, sibling)) = sibling {
+            remedy.push(' ');
+            remedy.push_str(&msg!(
+                "runtime.rocr-unknown-target-override",
+                value,
+                sibling,
+                version
+            ));
+            steps.extend(set_env_step(HSA_OVERRIDE_GFX_VERSION, &value));
+        }
+        out.push(
+            ROCR_UNKNOWN_TARGET
+                .finding(msg!(
+                    "runtime.rocr-unknown-target",
+                    version,
+                    target,
+                    nodes = node_list(&agents),
+                    lines = row.lines()
+                ))
+                .with(Evidence::new(
+                    msg!("runtime.rocr-isa-table"),
+                    format!("ROCm {}: {}", row.lines(), row.source),
+                ))
+                .with(Evidence::new(
+                    install
+                        .version_source
+                        .clone()
+                        .unwrap_or_else(|| install.prefix.clone()),
+                    version.to_string(),
+                ))
+                .remedy(remedy)
+                .with_steps(steps),
+        );
+    }
+    dropped
+}
+
+/// The first production release whose support row lists `target` as supported: `6.4.1` when
+/// the row lists it from a patch release on.
+fn first_supported(target: &str) -> Option<String> {
+    support::RELEASES
+        .iter()
+        .filter(|r| r.stream != support::Stream::Preview)
+        .find_map(|r| {
+            let e = r
+                .entries
+                .iter()
+                .find(|e| e.target == target && e.support == Support::Supported)?;
+            Some(if e.since_patch > 0 {
+                format!("{}.{}", r.name(), e.since_patch)
+            } else {
+                r.name()
+            })
+        })
 }
 
 /// Parsers for the variables ROCr, HIP and libhsakmt read, each following its reader's code.
@@ -1697,6 +1831,28 @@ mod tests {
 
     fn v(s: &str) -> GfxVersion {
         GfxVersion::from_name(s).unwrap()
+    }
+
+    /// Overrides are judged against the release's ROCr ISA row; past the data, a processor LLVM
+    /// names that is newer than the newest row's is accepted (gfx1250), an older one or a name
+    /// no ROCr ever had is not.
+    #[test]
+    fn override_targets_follow_the_release_row() {
+        let r = |s: &str| crate::facts::install::RocmVersion::parse(s).unwrap();
+        assert!(rocr_knows(Some(&r("5.7.1")), "gfx1100"));
+        assert!(!rocr_knows(Some(&r("5.2.3")), "gfx1100"));
+        assert!(!rocr_knows(Some(&r("7.0.2")), "gfx940"));
+        assert!(!rocr_knows(Some(&r("7.0.2")), "gfx1250"));
+        assert!(rocr_knows(Some(&r("7.2.0")), "gfx1250"));
+        assert!(rocr_knows(None, "gfx1250"));
+        assert!(rocr_knows(None, "gfx1151"));
+        for release in [None, Some(r("7.2.0")), Some(r("6.4.1"))] {
+            assert!(!rocr_knows(release.as_ref(), "gfx1000"), "{release:?}");
+            assert!(!rocr_knows(release.as_ref(), "gfx600"), "{release:?}");
+        }
+        // Between rows (6.4 was not read): what some row knows.
+        assert!(rocr_knows(Some(&r("6.4.1")), "gfx1201"));
+        assert!(!rocr_knows(Some(&r("6.4.1")), "gfx1250"));
     }
 
     /// A distribution's ROCr in /usr/lib/x86_64-linux-gnu (listed by Debian's and Ubuntu's

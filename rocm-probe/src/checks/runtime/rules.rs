@@ -57,6 +57,21 @@ declare_rules! {
         frameworks::rules::FRAMEWORK_NO_CODE_OBJECT_FOR_TARGET,
         compiler::rules::NO_DEVICE_LIBS_FOR_TARGET,
     ];
+    // The installed ROCr's ISA registry lacks the GPU's processor: ROCr drops the GPU, so the
+    // missing agent, an hsa_init left without GPU agents, and every missing-code finding for
+    // it follow from that. HIP's failure is reached through ROCr's (a HIP that fails to load for
+    // its own reason must not be blamed on the registry).
+    ROCR_UNKNOWN_TARGET = "runtime.rocr-unknown-target", Runtime, Fail => [
+        ROCR_AGENT_MISSING,
+        ROCR_INIT_FAILED,
+        libraries::rules::ROCBLAS_NO_KERNELS_FOR_TARGET,
+        libraries::rules::HIPBLASLT_NO_KERNELS_FOR_TARGET,
+        libraries::rules::MIOPEN_NO_KDB_FOR_TARGET,
+        libraries::rules::NO_CODE_OBJECT_FOR_TARGET,
+        frameworks::rules::BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET,
+        frameworks::rules::FRAMEWORK_NO_CODE_OBJECT_FOR_TARGET,
+        compiler::rules::NO_DEVICE_LIBS_FOR_TARGET,
+    ];
     RELEASE_UNKNOWN = "runtime.release-unknown", Runtime, Skip;
     GPU_CHECKS_SKIPPED = "runtime.gpu-checks-skipped", Runtime, Skip;
     WSL_RUNTIME_OUTSIDE_WSL = "runtime.wsl-runtime-outside-wsl", Runtime, Fail => [
