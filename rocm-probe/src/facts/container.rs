@@ -145,9 +145,7 @@ impl ContainerFacts {
 
     /// Whether SELinux is among the active modules; `None` when the list was not captured.
     pub fn selinux_active(&self) -> Option<bool> {
-        self.lsm
-            .as_ref()
-            .map(|l| l.iter().any(|m| m == "selinux"))
+        self.lsm.as_ref().map(|l| l.iter().any(|m| m == "selinux"))
     }
 }
 
@@ -188,7 +186,10 @@ impl Collect for ContainerFacts {
         if platform.container_markers.contains_key("/.dockerenv") {
             kinds.push(ContainerKind::Docker);
         }
-        if platform.container_markers.contains_key("/run/.containerenv") {
+        if platform
+            .container_markers
+            .contains_key("/run/.containerenv")
+        {
             kinds.push(ContainerKind::Podman);
         }
         if let Some(text) = optional(root.read_text(SELF_CGROUP), problems) {
@@ -210,7 +211,18 @@ impl Collect for ContainerFacts {
             .cloned();
 
         let uid_map = optional(root.read_text(UID_MAP), problems);
-        let user_namespace = uid_map.as_deref().and_then(is_user_namespace);
+        let user_namespace = uid_map.as_deref().and_then(|m| {
+            let verdict = is_user_namespace(m);
+            if verdict.is_none() {
+                let first = m.lines().next().unwrap_or_default();
+                let shown: String = first.chars().take(80).collect();
+                problems.push(Problem::new(
+                    UID_MAP,
+                    crate::text!("facts.uid-map-line", text = format!("{shown:?}")),
+                ));
+            }
+            verdict
+        });
         let uid_map = uid_map.map(|m| {
             m.lines()
                 .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
@@ -227,7 +239,10 @@ impl Collect for ContainerFacts {
         let mut mounts = Vec::new();
         if !present.is_empty() {
             if let Some(text) = optional(root.read_text(MOUNTINFO), problems) {
-                let table = parse_mountinfo(&text);
+                let (table, bad) = parse_mountinfo(&text);
+                problems.extend(bad.into_iter().take(PROBLEMS_PER_FILE).map(|line| {
+                    Problem::new(MOUNTINFO, crate::text!("facts.mountinfo-line", line))
+                }));
                 for path in &present {
                     if let Some(m) = mount_holding(&table, path) {
                         mounts.push(DeviceMount {
@@ -248,8 +263,8 @@ impl Collect for ContainerFacts {
                 .map(str::to_owned)
                 .collect::<Vec<_>>()
         });
-        let selinux_enforcing = optional(root.read_value(SELINUX_ENFORCE), problems)
-            .and_then(|v| match v.as_str() {
+        let selinux_enforcing =
+            optional(root.read_value(SELINUX_ENFORCE), problems).and_then(|v| match v.as_str() {
                 "1" => Some(true),
                 "0" => Some(false),
                 _ => None,
@@ -351,23 +366,41 @@ struct Mount {
     fstype: String,
 }
 
-/// The mounts in order; malformed lines are skipped (the kernel writes this file).
-fn parse_mountinfo(text: &str) -> Vec<Mount> {
-    text.lines()
-        .filter_map(|line| {
-            let fields: Vec<&str> = line.split(' ').collect();
-            // id parent major:minor root mount-point options [optional…] - fstype source super
-            let dash = fields.iter().position(|f| *f == "-")?;
-            if dash < 6 {
-                return None;
+/// At most this many malformed lines of one file become problems (the rest are counted in none:
+/// a file that bad is reported by its first ones).
+const PROBLEMS_PER_FILE: usize = 20;
+
+/// The mounts in order, and the 1-based numbers of the lines that are not mountinfo lines
+/// (blank lines are neither).
+fn parse_mountinfo(text: &str) -> (Vec<Mount>, Vec<usize>) {
+    let mut bad = Vec::new();
+    let mounts = text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .filter_map(|(i, line)| {
+            let mount = parse_mount(line);
+            if mount.is_none() {
+                bad.push(i + 1);
             }
-            Some(Mount {
-                mount_point: unescape(fields[4]),
-                options: fields[5].split(',').map(str::to_owned).collect(),
-                fstype: (*fields.get(dash + 1)?).to_owned(),
-            })
+            mount
         })
-        .collect()
+        .collect();
+    (mounts, bad)
+}
+
+fn parse_mount(line: &str) -> Option<Mount> {
+    let fields: Vec<&str> = line.split(' ').collect();
+    // id parent major:minor root mount-point options [optional…] - fstype source super
+    let dash = fields.iter().position(|f| *f == "-")?;
+    if dash < 6 || !fields[4].starts_with('/') {
+        return None;
+    }
+    Some(Mount {
+        mount_point: unescape(fields[4]),
+        options: fields[5].split(',').map(str::to_owned).collect(),
+        fstype: (*fields.get(dash + 1)?).to_owned(),
+    })
 }
 
 /// mountinfo escapes space, tab, newline and backslash as `\ooo`.
@@ -421,16 +454,20 @@ mod tests {
 
     #[test]
     fn the_mount_holding_a_node_is_the_longest_latest_prefix() {
-        let t = parse_mountinfo(MOUNTINFO_LXC);
-        assert_eq!(t.len(), 4);
+        let (t, bad) = parse_mountinfo(MOUNTINFO_LXC);
+        assert_eq!((t.len(), bad.len()), (4, 0));
         assert_eq!(mount_holding(&t, "/dev/kfd").unwrap().fstype, "devtmpfs");
-        assert_eq!(mount_holding(&t, "/dev/dri/renderD129").unwrap().mount_point, "/dev");
+        assert_eq!(
+            mount_holding(&t, "/dev/dri/renderD129")
+                .unwrap()
+                .mount_point,
+            "/dev"
+        );
         assert_eq!(mount_holding(&t, "/devx").unwrap().mount_point, "/");
         // A later mount on the same point covers the earlier one.
-        let over = format!(
-            "{MOUNTINFO_LXC}1040 1022 0:60 / /dev rw,nosuid,noexec - tmpfs tmpfs rw\n"
-        );
-        let t = parse_mountinfo(&over);
+        let over =
+            format!("{MOUNTINFO_LXC}1040 1022 0:60 / /dev rw,nosuid,noexec - tmpfs tmpfs rw\n");
+        let (t, _) = parse_mountinfo(&over);
         let m = mount_holding(&t, "/dev/dri/renderD129").unwrap();
         assert!(m.options.iter().any(|o| o == "noexec"), "{m:?}");
     }
@@ -441,12 +478,18 @@ mod tests {
         assert_eq!(unescape("/mnt/a\\04"), "/mnt/a\\04");
         assert_eq!(unescape("\\"), "\\");
         assert_eq!(unescape("a\\999"), "a\\999");
-        assert!(parse_mountinfo("garbage\n1 2 3 - x\n\n").is_empty());
+        let (t, bad) =
+            parse_mountinfo("garbage\n1 2 3 - x\n\n36 35 98:0 / /mnt rw - ext3 /dev/root rw\n");
+        assert_eq!(t.len(), 1);
+        assert_eq!(bad, [1, 2]);
     }
 
     #[test]
     fn uid_maps() {
-        assert_eq!(is_user_namespace("         0          0 4294967295\n"), Some(false));
+        assert_eq!(
+            is_user_namespace("         0          0 4294967295\n"),
+            Some(false)
+        );
         assert_eq!(is_user_namespace("0 100000 65536\n"), Some(true));
         assert_eq!(is_user_namespace("0 1000 1\n1 100000 65536\n"), Some(true));
         assert_eq!(is_user_namespace(""), None);
@@ -470,7 +513,10 @@ mod tests {
             Some(ContainerKind::Kubernetes)
         );
         assert_eq!(cgroup_kind("0::/\n"), None);
-        assert_eq!(selinux_type("system_u:object_r:dri_device_t:s0"), Some("dri_device_t"));
+        assert_eq!(
+            selinux_type("system_u:object_r:dri_device_t:s0"),
+            Some("dri_device_t")
+        );
         assert_eq!(selinux_type("unconfined"), None);
     }
 }

@@ -133,15 +133,17 @@ impl FixtureConfig {
                 message: err.message().trim().to_owned(),
             }
         })?;
-        config.check_xattr().map_err(|(key, message)| FixtureError {
-            file: file.to_owned(),
-            line: text
-                .lines()
-                .position(|l| l.contains(&key.0) && l.trim_start().starts_with("[xattr"))
-                .map(|i| i + 1),
-            key: Some(format!("xattr.{:?}.{:?}", key.0, key.1)),
-            message,
-        })?;
+        config
+            .check_xattr()
+            .map_err(|(key, message)| FixtureError {
+                file: file.to_owned(),
+                line: text
+                    .lines()
+                    .position(|l| l.contains(&key.0) && l.trim_start().starts_with("[xattr"))
+                    .map(|i| i + 1),
+                key: Some(format!("xattr.{:?}.{:?}", key.0, key.1)),
+                message,
+            })?;
         Ok(config)
     }
 
@@ -154,13 +156,19 @@ impl FixtureConfig {
             for (name, value) in attrs {
                 let key = || (path.clone(), name.clone());
                 if !path.starts_with('/') || path.split('/').any(|c| c == "..") {
-                    return Err((key(), format!("{path:?} is not an absolute path without `..`")));
+                    return Err((
+                        key(),
+                        format!("{path:?} is not an absolute path without `..`"),
+                    ));
                 }
                 let namespaced = name
                     .split_once('.')
                     .is_some_and(|(ns, rest)| !ns.is_empty() && !rest.is_empty());
                 if !namespaced || name.len() > XATTR_NAME_MAX || name.contains('\0') {
-                    return Err((key(), format!("{name:?} is not an attribute name such as \"security.selinux\"")));
+                    return Err((
+                        key(),
+                        format!("{name:?} is not an attribute name such as \"security.selinux\""),
+                    ));
                 }
                 if value.len() > XATTR_VALUE_MAX || value.contains('\0') {
                     return Err((

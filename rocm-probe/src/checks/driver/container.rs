@@ -51,13 +51,16 @@ fn unprivileged(f: &Facts, out: &mut Vec<Finding>) {
     if c.user_namespace != Some(true) || !kfd_present(f) {
         return;
     }
-    let kind = c
-        .kind
-        .as_ref()
-        .map_or_else(|| msg!("driver.container-kind-unknown"), |k| k.name().to_owned());
+    let kind = c.kind.as_ref().map_or_else(
+        || msg!("driver.container-kind-unknown"),
+        |k| k.name().to_owned(),
+    );
     let mut finding = CONTAINER_UNPRIVILEGED
         .finding(msg!("driver.container-unprivileged", kind))
-        .with(Evidence::new(UID_MAP, c.uid_map.clone().unwrap_or_default()))
+        .with(Evidence::new(
+            UID_MAP,
+            c.uid_map.clone().unwrap_or_default(),
+        ))
         .with_all(c.markers.iter().map(super::super::marker_evidence))
         .with_all(
             f.platform
@@ -107,7 +110,10 @@ fn noexec(f: &Facts, out: &mut Vec<Finding>) {
             ))
             .with_all(ats.iter().map(|(id, cap)| {
                 Evidence::new(
-                    format!("{}/nodes/{id}/properties", crate::facts::topology::TOPOLOGY_DIR),
+                    format!(
+                        "{}/nodes/{id}/properties",
+                        crate::facts::topology::TOPOLOGY_DIR
+                    ),
                     msg!("driver.dev-noexec-ats", capability = format!("{cap:#x}")),
                 )
             }))
@@ -118,29 +124,37 @@ fn noexec(f: &Facts, out: &mut Vec<Finding>) {
 
 fn selinux(f: &Facts, out: &mut Vec<Finding>) {
     let c = &f.container;
-    if c.selinux_enforcing != Some(true) || c.selinux_active() == Some(false) {
+    // A permissive SELinux denies nothing; inside a container selinuxfs is usually masked,
+    // and a confined process label is proof enough that SELinux is on.
+    if c.selinux_enforcing == Some(false) || c.selinux_active() == Some(false) {
         return;
     }
-    let Some(label) = &c.process_label else { return };
+    let Some(label) = &c.process_label else {
+        return;
+    };
     if !selinux_type(label).is_some_and(|t| CONFINED.contains(&t)) {
         return;
     }
-    let denied: Vec<(&String, &String)> = c
+    let denied: Vec<&String> = c
         .labels
         .iter()
         .filter(|(_, l)| selinux_type(l) == Some(DRI_DEVICE))
+        .map(|(p, _)| p)
         .collect();
     if denied.is_empty() {
         return;
     }
-    let nodes: Vec<String> = denied.iter().map(|(p, _)| (*p).clone()).collect();
     let boolean_path = format!("{SELINUX_BOOLEANS}/{DRI_BOOLEAN}");
+    let known = c.selinux_enforcing == Some(true);
     let (status, boolean, remedy, step) = match c.selinux_booleans.get(DRI_BOOLEAN) {
         Some(Some(true)) => return,
         Some(Some(false)) => (
             Status::Fail,
             Evidence::new(boolean_path, msg!("driver.selinux-boolean-off")),
-            msg!("driver.selinux-device-denied-remedy-boolean", boolean = DRI_BOOLEAN),
+            msg!(
+                "driver.selinux-device-denied-remedy-boolean",
+                boolean = DRI_BOOLEAN
+            ),
             Some(RemedyStep::run(
                 Action::Sysctl,
                 DRI_BOOLEAN,
@@ -151,35 +165,53 @@ fn selinux(f: &Facts, out: &mut Vec<Finding>) {
         Some(None) => (
             Status::Fail,
             Evidence::absent(boolean_path),
-            msg!("driver.selinux-device-denied-remedy-policy", boolean = DRI_BOOLEAN),
+            msg!(
+                "driver.selinux-device-denied-remedy-policy",
+                boolean = DRI_BOOLEAN
+            ),
             Some(RemedyStep::say(
                 Action::Upgrade,
                 "container-selinux",
-                msg!("driver.step-upgrade-container-selinux", boolean = DRI_BOOLEAN),
+                msg!(
+                    "driver.step-upgrade-container-selinux",
+                    boolean = DRI_BOOLEAN
+                ),
             )),
         ),
         None => (
             Status::Warn,
             Evidence::new(boolean_path, msg!("driver.selinux-boolean-unknown")),
-            msg!("driver.selinux-device-denied-remedy-unknown", boolean = DRI_BOOLEAN),
+            msg!(
+                "driver.selinux-device-denied-remedy-unknown",
+                boolean = DRI_BOOLEAN
+            ),
             None,
         ),
     };
+    // Only a known enforcing mode and a known policy make it a failure.
+    let status = if known { status } else { Status::Warn };
+    let nodes = crate::i18n::list(&denied);
     let summary = if status == Status::Fail {
-        msg!("driver.selinux-device-denied", nodes = crate::i18n::list(&nodes))
+        msg!("driver.selinux-device-denied", nodes)
     } else {
-        msg!("driver.selinux-device-denied-maybe", nodes = crate::i18n::list(&nodes))
+        msg!("driver.selinux-device-denied-maybe", nodes)
     };
-    let mut finding = SELINUX_DEVICE_DENIED
-        .finding_with(status, summary)
-        .with(Evidence::new(SELINUX_ENFORCE, msg!("driver.selinux-enforcing")))
-        .with(Evidence::new(ATTR_CURRENT, label.clone()))
-        .with_all(c.labels.iter().map(|(path, l)| {
-            Evidence::new(format!("device:{path} {SELINUX_XATTR}"), l.clone())
-        }))
-        .with(boolean)
-        .remedy(remedy);
-    if let Some(step) = step {
+    let enforce = if known {
+        Evidence::new(SELINUX_ENFORCE, msg!("driver.selinux-enforcing"))
+    } else {
+        Evidence::new(SELINUX_ENFORCE, msg!("driver.selinux-mode-unknown"))
+    };
+    let mut finding =
+        SELINUX_DEVICE_DENIED
+            .finding_with(status, summary)
+            .with(enforce)
+            .with(Evidence::new(ATTR_CURRENT, label.clone()))
+            .with_all(c.labels.iter().map(|(path, l)| {
+                Evidence::new(format!("device:{path} {SELINUX_XATTR}"), l.clone())
+            }))
+            .with(boolean)
+            .remedy(remedy);
+    if let Some(step) = step.filter(|_| status == Status::Fail) {
         finding = finding.step(step);
     }
     out.push(finding);
