@@ -118,7 +118,7 @@ fn noexec(f: &Facts, out: &mut Vec<Finding>) {
                 )
             }))
             .remedy(msg!("driver.dev-noexec-remedy", mount = mount.mount_point))
-            .step(super::read_log("\"tba address\"")),
+            .step(super::read_log("tba")),
     );
 }
 
