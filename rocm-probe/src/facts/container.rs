@@ -21,9 +21,6 @@ use crate::source::problem::{Problem, optional};
 /// systemd's record of the container manager (`lxc`, `docker`, `podman`, `systemd-nspawn`…),
 /// written by the manager or by systemd as PID 1 (systemd's CONTAINER_INTERFACE).
 pub const SYSTEMD_CONTAINER: &str = "/run/systemd/container";
-/// PID 1's environment: container managers set `container=` there (LXC: `lxc`). Readable only
-/// by PID 1's owner; refused is not a problem, only unknown.
-pub const PID1_ENVIRON: &str = "/proc/1/environ";
 /// The probe's cgroups; v1 paths name the runtime (`/docker/…`, `/kubepods/…`, `/lxc/…`).
 pub const SELF_CGROUP: &str = "/proc/self/cgroup";
 /// The probe's user-namespace uid map: `0 0 4294967295` in the initial namespace.
@@ -38,6 +35,8 @@ pub const SELINUX_ENFORCE: &str = "/sys/fs/selinux/enforce";
 pub const SELINUX_BOOLEANS: &str = "/sys/fs/selinux/booleans";
 /// The probe's own security context (SELinux) or AppArmor profile.
 pub const ATTR_CURRENT: &str = "/proc/self/attr/current";
+/// The security modules that give a process a label in `/proc/self/attr/current`.
+const PROCESS_LABEL_LSMS: [&str; 3] = ["selinux", "apparmor", "smack"];
 /// The extended attribute holding a file's SELinux label.
 pub const SELINUX_XATTR: &str = "security.selinux";
 /// The SELinux booleans that decide whether a container may use GPU device nodes
@@ -173,13 +172,9 @@ impl Collect for ContainerFacts {
                 markers.insert(SYSTEMD_CONTAINER.to_owned(), text);
             }
         }
-        // PID 1's environment is its owner's alone: refused says nothing, and is no problem.
-        if let Ok(bytes) = root.read(PID1_ENVIRON) {
-            if let Some(name) = pid1_container(&bytes) {
-                kinds.push(ContainerKind::from_name(&name));
-                markers.insert(format!("{PID1_ENVIRON}:container"), name);
-            }
-        }
+        // PID 1's environment (`container=` there) is not read: it is mode 0400 and guarded by
+        // ptrace rules, refused even to root in many sandboxes, and under systemd the same name
+        // is in /run/systemd/container.
         if let Some(engine) = platform.container_markers.get("env:container") {
             kinds.push(ContainerKind::from_name(engine));
         }
@@ -287,11 +282,20 @@ impl Collect for ContainerFacts {
                 };
             }
         }
-        let process_label = optional(root.read(ATTR_CURRENT), problems).and_then(|b| {
-            let text = String::from_utf8_lossy(&b);
-            let label = text.trim_end_matches(['\0', '\n']).trim();
-            (!label.is_empty()).then(|| label.to_owned())
-        });
+        // Without a module that provides it the read answers EINVAL: no label, and no problem
+        // either. When the active modules are known and none of them labels processes, it is
+        // not read at all.
+        let labels_processes = lsm
+            .as_ref()
+            .is_none_or(|l| l.iter().any(|m| PROCESS_LABEL_LSMS.contains(&m.as_str())));
+        let process_label = labels_processes
+            .then(|| root.read(ATTR_CURRENT).ok())
+            .flatten()
+            .and_then(|b| {
+                let text = String::from_utf8_lossy(&b);
+                let label = text.trim_end_matches(['\0', '\n']).trim();
+                (!label.is_empty()).then(|| label.to_owned())
+            });
         let labels = present
             .iter()
             .filter_map(|p| {
@@ -313,15 +317,6 @@ impl Collect for ContainerFacts {
             labels,
         }
     }
-}
-
-/// `container=` from a NUL-separated environment block.
-fn pid1_container(bytes: &[u8]) -> Option<String> {
-    bytes
-        .split(|b| *b == 0)
-        .filter_map(|e| e.strip_prefix(b"container="))
-        .map(|v| String::from_utf8_lossy(v).trim().to_owned())
-        .find(|v| !v.is_empty())
 }
 
 /// The runtime a cgroup v1 path names, with the line that names it (v2 inside a cgroup
@@ -498,11 +493,6 @@ mod tests {
 
     #[test]
     fn markers_name_the_runtime() {
-        assert_eq!(
-            pid1_container(b"PATH=/bin\0container=lxc\0TERM=linux\0"),
-            Some("lxc".into())
-        );
-        assert_eq!(pid1_container(b"PATH=/bin\0"), None);
         assert_eq!(ContainerKind::from_name("lxc\n"), ContainerKind::Lxc);
         assert_eq!(
             cgroup_kind("12:devices:/docker/0123abcd\n").map(|k| k.0),
