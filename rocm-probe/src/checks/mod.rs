@@ -30,6 +30,7 @@ pub mod rules {
         driver::rules::DRIVER_RULES,
         driver::rules::DRIVER_PLATFORM_RULES,
         driver::rules::DRIVER_ACTIVE_RULES,
+        driver::rules::DRIVER_CONTAINER_RULES,
         thunk::rules::THUNK_RULES,
         thunk::rules::THUNK_ACTIVE_RULES,
         runtime::rules::RUNTIME_RULES,

@@ -275,6 +275,18 @@ fn write_with(records: &[Record], dir: &Path, redactor: Option<&Redactor>) -> io
                 }
             }
             Record::Device { node: None, .. } => {}
+            Record::Xattr {
+                path,
+                name,
+                value: Some(v),
+            } => {
+                config
+                    .xattr
+                    .entry(path.clone())
+                    .or_default()
+                    .insert(name.clone(), v.clone());
+            }
+            Record::Xattr { value: None, .. } => {}
         }
     }
     // Links after the files (so no write goes through one), placeholders last and never below

@@ -4,6 +4,7 @@ pub mod access;
 pub mod agent;
 pub mod compiler;
 pub mod config;
+pub mod container;
 pub mod drm;
 pub mod fatbin;
 pub mod frameworks;
@@ -72,6 +73,9 @@ pub struct Facts {
     pub identity: Option<Identity>,
     /// `/dev/kfd`, then the render node of each GPU node.
     pub devices: Vec<DeviceFacts>,
+    /// The container around the probe: runtime, user namespace, the mounts holding the device
+    /// nodes, the security modules and the nodes' labels.
+    pub container: crate::facts::container::ContainerFacts,
     /// ROCm installs on disk and what a process would load.
     pub installs: InstallFacts,
     /// The ROCm libraries of each install and the targets their kernel files carry.
@@ -231,6 +235,11 @@ impl Facts {
             root.record(|| crate::source::record::Record::Active(Box::new(a.clone())));
         }
         let devices = DeviceFacts::collect(source, inventory.as_ref(), &mut problems.system);
+        let container = crate::facts::container::ContainerFacts::collect(
+            source,
+            (&platform, &devices),
+            &mut problems.system,
+        );
         let mut facts = Self {
             source: source.kind(),
             kfd,
@@ -243,6 +252,7 @@ impl Facts {
             os_release,
             identity,
             devices,
+            container,
             installs,
             libraries,
             compiler,

@@ -9,6 +9,12 @@ use serde::{Deserialize, Serialize};
 /// The name of the optional description file at the top of a fixture.
 pub const FIXTURE_FILE: &str = "fixture.toml";
 
+/// The longest extended-attribute value the probe reads or a fixture may state (an SELinux
+/// context is far shorter; the kernel's own limit is 64 KiB).
+pub const XATTR_VALUE_MAX: usize = 4096;
+/// The longest attribute name (the kernel's `XATTR_NAME_MAX`).
+pub const XATTR_NAME_MAX: usize = 255;
+
 /// A parsed `fixture.toml`. Unknown tables and keys are errors, so a typo cannot silently turn
 /// a check off.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
@@ -24,6 +30,11 @@ pub struct FixtureConfig {
     /// Device nodes; a node without an entry does not exist.
     #[serde(default, rename = "device")]
     pub devices: Vec<DeviceNode>,
+    /// Extended attributes of device nodes, `path → name → value` (`[xattr."/dev/kfd"]
+    /// "security.selinux" = "…"`): what a directory cannot hold. A path or name without an
+    /// entry has no such attribute (or it was not recorded).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub xattr: BTreeMap<String, BTreeMap<String, String>>,
     /// Results of active probes, for fixtures that model them.
     pub active: Option<crate::source::active_results::ActiveFacts>,
     /// What the report must say; checked by the fixture sweep test.
@@ -110,7 +121,7 @@ impl std::error::Error for FixtureError {}
 impl FixtureConfig {
     /// Parses `fixture.toml` text; `file` only names the file in errors.
     pub fn parse(text: &str, file: &Path) -> Result<Self, FixtureError> {
-        toml::from_str(text).map_err(|err| {
+        let config: Self = toml::from_str(text).map_err(|err| {
             let line = err
                 .span()
                 .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
@@ -121,7 +132,53 @@ impl FixtureConfig {
                 key,
                 message: err.message().trim().to_owned(),
             }
-        })
+        })?;
+        config
+            .check_xattr()
+            .map_err(|(key, message)| FixtureError {
+                file: file.to_owned(),
+                line: text
+                    .lines()
+                    .position(|l| l.contains(&key.0) && l.trim_start().starts_with("[xattr"))
+                    .map(|i| i + 1),
+                key: Some(format!("xattr.{:?}.{:?}", key.0, key.1)),
+                message,
+            })?;
+        Ok(config)
+    }
+
+    /// `[xattr]` holds what a live read could give: absolute paths without `..`, attribute
+    /// names of a namespace (`security.selinux`), values of at most [`XATTR_VALUE_MAX`] bytes
+    /// without NUL. Anything else is malformed (the run stops with exit 2, like any other
+    /// malformed `fixture.toml`).
+    fn check_xattr(&self) -> Result<(), ((String, String), String)> {
+        for (path, attrs) in &self.xattr {
+            for (name, value) in attrs {
+                let key = || (path.clone(), name.clone());
+                if !path.starts_with('/') || path.split('/').any(|c| c == "..") {
+                    return Err((
+                        key(),
+                        format!("{path:?} is not an absolute path without `..`"),
+                    ));
+                }
+                let namespaced = name
+                    .split_once('.')
+                    .is_some_and(|(ns, rest)| !ns.is_empty() && !rest.is_empty());
+                if !namespaced || name.len() > XATTR_NAME_MAX || name.contains('\0') {
+                    return Err((
+                        key(),
+                        format!("{name:?} is not an attribute name such as \"security.selinux\""),
+                    ));
+                }
+                if value.len() > XATTR_VALUE_MAX || value.contains('\0') {
+                    return Err((
+                        key(),
+                        format!("the value is longer than {XATTR_VALUE_MAX} bytes or holds a NUL"),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Reads `fixture.toml` at the top of a fixture, through the fixture's own reader: a link
@@ -259,5 +316,37 @@ targets = ["gfx942"]
 
         let err = FixtureConfig::parse("[identity\nuid = 1", Path::new("f")).unwrap_err();
         assert_eq!(err.line, Some(1), "{err}");
+    }
+
+    #[test]
+    fn xattr_table_holds_device_labels() {
+        let text = "[xattr.\"/dev/dri/renderD128\"]\n\"security.selinux\" = \"system_u:object_r:dri_device_t:s0\"\n";
+        let c = FixtureConfig::parse(text, Path::new("f")).unwrap();
+        assert_eq!(
+            c.xattr["/dev/dri/renderD128"]["security.selinux"],
+            "system_u:object_r:dri_device_t:s0"
+        );
+        // Written back the same way a snapshot writes it.
+        let again = FixtureConfig::parse(&toml::to_string(&c).unwrap(), Path::new("f")).unwrap();
+        assert_eq!(again, c);
+    }
+
+    #[test]
+    fn malformed_xattr_entries_are_errors_naming_the_key() {
+        for (path, name, value) in [
+            ("dev/kfd", "security.selinux", "x"),
+            ("/dev/../etc/kfd", "security.selinux", "x"),
+            ("/dev/kfd", "selinux", "x"),
+            ("/dev/kfd", "security.", "x"),
+            ("/dev/kfd", "security.selinux", "a\\u0000b"),
+        ] {
+            let text = format!("[xattr.\"{path}\"]\n\"{name}\" = \"{value}\"\n");
+            let err = FixtureConfig::parse(&text, Path::new("f")).unwrap_err();
+            assert!(err.key.as_deref().unwrap().starts_with("xattr."), "{err}");
+            assert_eq!(err.line, Some(1), "{err}");
+        }
+        let long = "x".repeat(XATTR_VALUE_MAX + 1);
+        let text = format!("[xattr.\"/dev/kfd\"]\n\"security.selinux\" = \"{long}\"\n");
+        assert!(FixtureConfig::parse(&text, Path::new("f")).is_err());
     }
 }

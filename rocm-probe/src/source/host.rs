@@ -7,7 +7,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 
 use std::sync::Arc;
 
-use crate::source::fixture::{DeviceNode, FixtureConfig, Identity};
+use crate::source::fixture::{DeviceNode, FixtureConfig, Identity, XATTR_VALUE_MAX};
 use crate::source::record::{Record, Recorder};
 
 /// The non-file facts about the probing process.
@@ -23,6 +23,12 @@ pub trait Host: Debug + Send + Sync {
     fn identity(&self) -> Option<Identity>;
     /// A device node's metadata; `None` when it does not exist.
     fn device(&self, path: &str) -> Option<DeviceNode>;
+    /// An extended attribute of a path (`security.selinux`), the path itself never followed
+    /// when it is a symlink; `None` when the path or the attribute is absent, unreadable, not
+    /// UTF-8 or longer than [`XATTR_VALUE_MAX`]. A trailing NUL (SELinux stores one) is dropped.
+    fn xattr(&self, _path: &str, _name: &str) -> Option<String> {
+        None
+    }
 }
 
 /// The real process and machine.
@@ -66,6 +72,25 @@ impl Host for LiveHost {
             gid: meta.gid(),
         })
     }
+
+    fn xattr(&self, path: &str, name: &str) -> Option<String> {
+        // lgetxattr(2): a symlink's own attributes, never its target's. The kernel caps a
+        // value at 64 KiB; a longer one than the probe keeps is refused, not cut.
+        let bytes = xattr::get(path, name).ok()??;
+        xattr_text(bytes)
+    }
+}
+
+/// An attribute value as text: without the trailing NUL SELinux stores, UTF-8, within
+/// [`XATTR_VALUE_MAX`], no NUL inside.
+fn xattr_text(mut bytes: Vec<u8>) -> Option<String> {
+    if bytes.last() == Some(&0) {
+        bytes.pop();
+    }
+    if bytes.len() > XATTR_VALUE_MAX || bytes.contains(&0) {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
 }
 
 /// Answers from a fixture's `fixture.toml`.
@@ -92,6 +117,10 @@ impl Host for FixtureHost {
 
     fn device(&self, path: &str) -> Option<DeviceNode> {
         self.config.devices.iter().find(|d| d.path == path).cloned()
+    }
+
+    fn xattr(&self, path: &str, name: &str) -> Option<String> {
+        self.config.xattr.get(path)?.get(name).cloned()
     }
 }
 
@@ -142,6 +171,16 @@ impl Host for RecordingHost {
         });
         node
     }
+
+    fn xattr(&self, path: &str, name: &str) -> Option<String> {
+        let value = self.inner.xattr(path, name);
+        self.recorder.push(Record::Xattr {
+            path: path.to_owned(),
+            name: name.to_owned(),
+            value: value.clone(),
+        });
+        value
+    }
 }
 
 #[cfg(test)]
@@ -167,5 +206,34 @@ mod tests {
         let null = host.device("/dev/null").unwrap();
         assert_eq!(null.mode, 0o666);
         assert_eq!(host.device("/etc/hostname"), None);
+        assert_eq!(host.xattr("/nonexistent/kfd", "security.selinux"), None);
+    }
+
+    #[test]
+    fn xattr_values_are_bounded_text() {
+        assert_eq!(
+            xattr_text(b"system_u:object_r:dri_device_t:s0\0".to_vec()).as_deref(),
+            Some("system_u:object_r:dri_device_t:s0")
+        );
+        assert_eq!(xattr_text(b"a\0b".to_vec()), None);
+        assert_eq!(xattr_text(vec![0xff, 0xfe]), None);
+        assert_eq!(xattr_text(vec![b'x'; XATTR_VALUE_MAX + 1]), None);
+        assert!(xattr_text(vec![b'x'; XATTR_VALUE_MAX]).is_some());
+    }
+
+    #[test]
+    fn fixture_host_answers_xattr_from_its_table() {
+        let mut config = FixtureConfig::default();
+        config.xattr.entry("/dev/kfd".into()).or_default().insert(
+            "security.selinux".into(),
+            "system_u:object_r:hsa_device_t:s0".into(),
+        );
+        let host = FixtureHost::new(config);
+        assert_eq!(
+            host.xattr("/dev/kfd", "security.selinux").as_deref(),
+            Some("system_u:object_r:hsa_device_t:s0")
+        );
+        assert_eq!(host.xattr("/dev/kfd", "security.ima"), None);
+        assert_eq!(host.xattr("/dev/dri/renderD128", "security.selinux"), None);
     }
 }

@@ -1,6 +1,6 @@
 //! A log of everything a run read, for `snapshot`: the files with their bytes (so nothing is
 //! read twice), directory listings, symlink targets, existence probes, and the non-file facts
-//! (environment variables, identity, device nodes).
+//! (environment variables, identity, device nodes and their extended attributes).
 
 use std::sync::Mutex;
 
@@ -69,6 +69,15 @@ pub enum Record {
     Identity(Option<Identity>),
     /// The results of the active probes (a fixture's `[active]`, or a live `--active` run).
     Active(Box<crate::source::active_results::ActiveFacts>),
+    /// An extended attribute looked up (a device node's SELinux label).
+    Xattr {
+        /// The path.
+        path: String,
+        /// The attribute name (`security.selinux`).
+        name: String,
+        /// Its value, when there is one.
+        value: Option<String>,
+    },
     /// A device node looked up.
     Device {
         /// Its path.

@@ -1,6 +1,7 @@
 //! Layer 2: amdgpu, KFD and the device nodes ROCm opens.
 
 pub mod active;
+pub mod container;
 pub mod rules;
 pub mod wsl;
 
@@ -76,6 +77,7 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
     }
     not_in_kfd(f, &mut out);
     devices(f, &mut out);
+    container::check(f, &mut out);
     tuning(f, profile, &mut out);
     out
 }

@@ -98,3 +98,21 @@ declare_rules! {
     EXPECT_AMDGPU = "driver.expect-amdgpu", Driver, Fail;
     EXPECT_KERNEL = "driver.expect-kernel", Driver, Fail;
 }
+
+declare_rules! {
+    DRIVER_CONTAINER_RULES;
+    CONTAINER_UNPRIVILEGED = "driver.container-unprivileged", Driver, Warn => [
+        KFD_OPEN_FAILED,
+    ];
+    DEV_NOEXEC = "driver.dev-noexec", Driver, Fail => [
+        KFD_OPEN_FAILED,
+        thunk::rules::HSAKMT_FAILED,
+        runtime::rules::ROCR_INIT_FAILED,
+        runtime::rules::HIP_FAILED,
+    ];
+    SELINUX_DEVICE_DENIED = "driver.selinux-device-denied", Driver, Fail => [
+        thunk::rules::HSAKMT_FAILED,
+        runtime::rules::ROCR_INIT_FAILED,
+        runtime::rules::HIP_FAILED,
+    ];
+}

@@ -1,0 +1,512 @@
+//! The container around the probe and what it does to KFD's device nodes: which runtime made
+//! it (from the files each leaves), whether it runs in a user namespace (unprivileged), how the
+//! filesystem holding `/dev/kfd` and the render nodes is mounted (`noexec`, `nodev`), and the
+//! Linux security modules: which are active, SELinux's mode and booleans, the probe's own
+//! label, and the labels on the device nodes.
+//!
+//! `facts/platform.rs` keeps the engine markers it always had (`/.dockerenv`,
+//! `/run/.containerenv`, the `container` variable); the kind here is decided from those and
+//! the files below, never by reading them twice.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::facts::Collect;
+use crate::facts::access::DeviceFacts;
+use crate::facts::platform::PlatformFacts;
+use crate::source::Source;
+use crate::source::problem::{Problem, optional};
+
+/// systemd's record of the container manager (`lxc`, `docker`, `podman`, `systemd-nspawn`…),
+/// written by the manager or by systemd as PID 1 (systemd's CONTAINER_INTERFACE).
+pub const SYSTEMD_CONTAINER: &str = "/run/systemd/container";
+/// The probe's cgroups; v1 paths name the runtime (`/docker/…`, `/kubepods/…`, `/lxc/…`).
+pub const SELF_CGROUP: &str = "/proc/self/cgroup";
+/// The probe's user-namespace uid map: `0 0 4294967295` in the initial namespace.
+pub const UID_MAP: &str = "/proc/self/uid_map";
+/// The probe's mounts, with per-mount options (proc(5)).
+pub const MOUNTINFO: &str = "/proc/self/mountinfo";
+/// The active Linux security modules, comma-separated.
+pub const LSM: &str = "/sys/kernel/security/lsm";
+/// SELinux: `1` enforcing, `0` permissive.
+pub const SELINUX_ENFORCE: &str = "/sys/fs/selinux/enforce";
+/// SELinux booleans, one file each: `<current> <pending>`.
+pub const SELINUX_BOOLEANS: &str = "/sys/fs/selinux/booleans";
+/// The probe's own security context (SELinux) or AppArmor profile.
+pub const ATTR_CURRENT: &str = "/proc/self/attr/current";
+/// The security modules that give a process a label in `/proc/self/attr/current`.
+const PROCESS_LABEL_LSMS: [&str; 3] = ["selinux", "apparmor", "smack"];
+/// The extended attribute holding a file's SELinux label.
+pub const SELINUX_XATTR: &str = "security.selinux";
+/// The SELinux booleans that decide whether a container may use GPU device nodes
+/// (containers/container-selinux#278: `container_use_dri_devices`; `container_use_devices` for
+/// nodes labelled `device_t`).
+pub const CONTAINER_BOOLEANS: [&str; 2] = ["container_use_dri_devices", "container_use_devices"];
+/// Environment variable Kubernetes sets in every container of a pod.
+pub const KUBERNETES_ENV: &str = "KUBERNETES_SERVICE_HOST";
+
+/// Which runtime made the container.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ContainerKind {
+    /// Docker (`/.dockerenv`).
+    Docker,
+    /// Podman or another libpod engine (`/run/.containerenv`).
+    Podman,
+    /// LXC, LXD, Incus, Proxmox containers (`container=lxc`).
+    Lxc,
+    /// systemd-nspawn.
+    SystemdNspawn,
+    /// A Kubernetes pod (its service variable, or a `kubepods` cgroup).
+    Kubernetes,
+    /// A manager that names itself otherwise (`container=oci`, …).
+    Other(String),
+}
+
+impl ContainerKind {
+    /// From a manager's own name (`container=`, `/run/systemd/container`).
+    fn from_name(name: &str) -> Self {
+        match name.trim() {
+            "docker" => Self::Docker,
+            "podman" => Self::Podman,
+            "lxc" | "lxc-libvirt" | "lxd" | "incus" => Self::Lxc,
+            "systemd-nspawn" => Self::SystemdNspawn,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+
+    /// A short name for prose (`LXC`, `Docker`).
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Docker => "Docker",
+            Self::Podman => "Podman",
+            Self::Lxc => "LXC/LXD/Incus",
+            Self::SystemdNspawn => "systemd-nspawn",
+            Self::Kubernetes => "Kubernetes",
+            Self::Other(name) => name,
+        }
+    }
+}
+
+/// How the filesystem holding a device node is mounted (`/proc/self/mountinfo`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeviceMount {
+    /// The device node.
+    pub path: String,
+    /// The mount point holding it.
+    pub mount_point: String,
+    /// The filesystem type (`devtmpfs`, `tmpfs`).
+    pub fstype: String,
+    /// The per-mount options (`rw,nosuid,noexec`).
+    pub options: Vec<String>,
+}
+
+impl DeviceMount {
+    /// Whether the mount has this per-mount option.
+    pub fn has(&self, option: &str) -> bool {
+        self.options.iter().any(|o| o == option)
+    }
+}
+
+/// The container facts. Every field is `None` (or empty) when its source was not captured.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ContainerFacts {
+    /// The runtime, when a marker names one.
+    pub kind: Option<ContainerKind>,
+    /// The markers that name it, source → value (besides the platform's engine markers).
+    pub markers: BTreeMap<String, String>,
+    /// `Some(true)` in a user namespace (the uid map is not the identity map: an unprivileged
+    /// container), `Some(false)` in the initial one.
+    pub user_namespace: Option<bool>,
+    /// The uid map as read, its lines joined by `; `.
+    pub uid_map: Option<String>,
+    /// How the filesystems holding `/dev/kfd` and the render nodes are mounted.
+    pub mounts: Vec<DeviceMount>,
+    /// The active security modules.
+    pub lsm: Option<Vec<String>>,
+    /// SELinux enforcing (`true`) or permissive.
+    pub selinux_enforcing: Option<bool>,
+    /// The container booleans, name → current value; `None` when SELinux lists its booleans
+    /// but the loaded policy has no such one. Empty when the booleans were not captured.
+    pub selinux_booleans: BTreeMap<String, Option<bool>>,
+    /// The probe's own security context or AppArmor profile.
+    pub process_label: Option<String>,
+    /// The SELinux label of each device node that has one, path → label.
+    pub labels: BTreeMap<String, String>,
+}
+
+impl ContainerFacts {
+    /// The mount holding a device node.
+    pub fn mount_of(&self, path: &str) -> Option<&DeviceMount> {
+        self.mounts.iter().find(|m| m.path == path)
+    }
+
+    /// Whether SELinux is among the active modules; `None` when the list was not captured.
+    pub fn selinux_active(&self) -> Option<bool> {
+        self.lsm.as_ref().map(|l| l.iter().any(|m| m == "selinux"))
+    }
+}
+
+/// The type of an SELinux context (`system_u:object_r:dri_device_t:s0` → `dri_device_t`).
+pub fn selinux_type(context: &str) -> Option<&str> {
+    context.split(':').nth(2).filter(|t| !t.is_empty())
+}
+
+impl Collect for ContainerFacts {
+    type Needs<'a> = (&'a PlatformFacts, &'a [DeviceFacts]);
+    type Output = Self;
+
+    fn collect(
+        source: &Source,
+        (platform, devices): Self::Needs<'_>,
+        problems: &mut Vec<Problem>,
+    ) -> Self {
+        let root = source.root();
+        let host = source.host();
+        let mut markers = BTreeMap::new();
+        let mut kinds: Vec<ContainerKind> = Vec::new();
+        if let Some(text) = optional(root.read_value(SYSTEMD_CONTAINER), problems) {
+            if !text.is_empty() {
+                kinds.push(ContainerKind::from_name(&text));
+                markers.insert(SYSTEMD_CONTAINER.to_owned(), text);
+            }
+        }
+        // PID 1's environment (`container=` there) is not read: it is mode 0400 and guarded by
+        // ptrace rules, refused even to root in many sandboxes, and under systemd the same name
+        // is in /run/systemd/container.
+        if let Some(engine) = platform.container_markers.get("env:container") {
+            kinds.push(ContainerKind::from_name(engine));
+        }
+        if platform.container_markers.contains_key("/.dockerenv") {
+            kinds.push(ContainerKind::Docker);
+        }
+        if platform
+            .container_markers
+            .contains_key("/run/.containerenv")
+        {
+            kinds.push(ContainerKind::Podman);
+        }
+        if let Some(text) = optional(root.read_text(SELF_CGROUP), problems) {
+            if let Some((kind, line)) = cgroup_kind(&text) {
+                kinds.push(kind);
+                markers.insert(SELF_CGROUP.to_owned(), line);
+            }
+        }
+        if let Some(v) = host.env(KUBERNETES_ENV) {
+            markers.insert(format!("env:{KUBERNETES_ENV}"), v);
+            kinds.push(ContainerKind::Kubernetes);
+        }
+        // The most specific first: a pod's engine is Kubernetes' business, a named manager
+        // beats a guess from a cgroup path.
+        let kind = kinds
+            .iter()
+            .find(|k| **k == ContainerKind::Kubernetes)
+            .or_else(|| kinds.first())
+            .cloned();
+
+        let uid_map = optional(root.read_text(UID_MAP), problems);
+        let user_namespace = uid_map.as_deref().and_then(|m| {
+            let verdict = is_user_namespace(m);
+            if verdict.is_none() {
+                let first = m.lines().next().unwrap_or_default();
+                let shown: String = first.chars().take(80).collect();
+                problems.push(Problem::new(
+                    UID_MAP,
+                    crate::text!("facts.uid-map-line", text = format!("{shown:?}")),
+                ));
+            }
+            verdict
+        });
+        let uid_map = uid_map.map(|m| {
+            m.lines()
+                .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join("; ")
+        });
+
+        let present: Vec<&str> = devices
+            .iter()
+            .filter(|d| d.node.is_some())
+            .map(|d| d.path.as_str())
+            .collect();
+        let mut mounts = Vec::new();
+        if !present.is_empty() {
+            if let Some(text) = optional(root.read_text(MOUNTINFO), problems) {
+                let (table, bad) = parse_mountinfo(&text);
+                problems.extend(bad.into_iter().take(PROBLEMS_PER_FILE).map(|line| {
+                    Problem::new(MOUNTINFO, crate::text!("facts.mountinfo-line", line))
+                }));
+                for path in &present {
+                    if let Some(m) = mount_holding(&table, path) {
+                        mounts.push(DeviceMount {
+                            path: (*path).to_owned(),
+                            mount_point: m.mount_point.clone(),
+                            fstype: m.fstype.clone(),
+                            options: m.options.clone(),
+                        });
+                    }
+                }
+            }
+        }
+
+        let lsm = optional(root.read_value(LSM), problems).map(|v| {
+            v.split(',')
+                .map(str::trim)
+                .filter(|m| !m.is_empty())
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        });
+        let selinux_enforcing =
+            optional(root.read_value(SELINUX_ENFORCE), problems).and_then(|v| match v.as_str() {
+                "1" => Some(true),
+                "0" => Some(false),
+                _ => None,
+            });
+        let mut selinux_booleans = BTreeMap::new();
+        if root.exists(SELINUX_BOOLEANS) {
+            for name in CONTAINER_BOOLEANS {
+                let path = format!("{SELINUX_BOOLEANS}/{name}");
+                match root.read_value(&path) {
+                    Ok(v) => match v.split_whitespace().next() {
+                        Some("1") => selinux_booleans.insert(name.to_owned(), Some(true)),
+                        Some("0") => selinux_booleans.insert(name.to_owned(), Some(false)),
+                        _ => None,
+                    },
+                    Err(e) if e.is_not_found() => selinux_booleans.insert(name.to_owned(), None),
+                    Err(e) => {
+                        problems.push(e.into());
+                        None
+                    }
+                };
+            }
+        }
+        // Without a module that provides it the read answers EINVAL: no label, and no problem
+        // either. When the active modules are known and none of them labels processes, it is
+        // not read at all.
+        let labels_processes = lsm
+            .as_ref()
+            .is_none_or(|l| l.iter().any(|m| PROCESS_LABEL_LSMS.contains(&m.as_str())));
+        let process_label = labels_processes
+            .then(|| root.read(ATTR_CURRENT).ok())
+            .flatten()
+            .and_then(|b| {
+                let text = String::from_utf8_lossy(&b);
+                let label = text.trim_end_matches(['\0', '\n']).trim();
+                (!label.is_empty()).then(|| label.to_owned())
+            });
+        let labels = present
+            .iter()
+            .filter_map(|p| {
+                host.xattr(p, SELINUX_XATTR)
+                    .map(|label| ((*p).to_owned(), label))
+            })
+            .collect();
+
+        Self {
+            kind,
+            markers,
+            user_namespace,
+            uid_map,
+            mounts,
+            lsm,
+            selinux_enforcing,
+            selinux_booleans,
+            process_label,
+            labels,
+        }
+    }
+}
+
+/// The runtime a cgroup v1 path names, with the line that names it (v2 inside a cgroup
+/// namespace is `0::/` and names nothing).
+fn cgroup_kind(text: &str) -> Option<(ContainerKind, String)> {
+    text.lines().find_map(|line| {
+        let path = line.splitn(3, ':').nth(2)?;
+        let kind = if path.contains("/kubepods") {
+            ContainerKind::Kubernetes
+        } else if path.contains("/docker/") || path.contains("/docker-") {
+            ContainerKind::Docker
+        } else if path.contains("/libpod-") || path.contains("/machine.slice/libpod") {
+            ContainerKind::Podman
+        } else if path.starts_with("/lxc/") || path.starts_with("/lxc.payload") {
+            ContainerKind::Lxc
+        } else {
+            return None;
+        };
+        Some((kind, line.trim().to_owned()))
+    })
+}
+
+/// `Some(false)` for the initial namespace's identity map (`0 0 4294967295`), `Some(true)` for
+/// any other, `None` when the text has no mapping line.
+fn is_user_namespace(text: &str) -> Option<bool> {
+    let lines: Vec<Vec<&str>> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| !w.is_empty())
+        .collect();
+    if lines.is_empty() || lines.iter().any(|w| w.len() != 3) {
+        return None;
+    }
+    Some(!(lines.len() == 1 && lines[0] == ["0", "0", "4294967295"]))
+}
+
+/// One line of `/proc/self/mountinfo`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Mount {
+    mount_point: String,
+    options: Vec<String>,
+    fstype: String,
+}
+
+/// At most this many malformed lines of one file become problems (the rest are counted in none:
+/// a file that bad is reported by its first ones).
+const PROBLEMS_PER_FILE: usize = 20;
+
+/// The mounts in order, and the 1-based numbers of the lines that are not mountinfo lines
+/// (blank lines are neither).
+fn parse_mountinfo(text: &str) -> (Vec<Mount>, Vec<usize>) {
+    let mut bad = Vec::new();
+    let mounts = text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .filter_map(|(i, line)| {
+            let mount = parse_mount(line);
+            if mount.is_none() {
+                bad.push(i + 1);
+            }
+            mount
+        })
+        .collect();
+    (mounts, bad)
+}
+
+fn parse_mount(line: &str) -> Option<Mount> {
+    let fields: Vec<&str> = line.split(' ').collect();
+    // id parent major:minor root mount-point options [optional…] - fstype source super
+    let dash = fields.iter().position(|f| *f == "-")?;
+    if dash < 6 || !fields[4].starts_with('/') {
+        return None;
+    }
+    Some(Mount {
+        mount_point: unescape(fields[4]),
+        options: fields[5].split(',').map(str::to_owned).collect(),
+        fstype: (*fields.get(dash + 1)?).to_owned(),
+    })
+}
+
+/// mountinfo escapes space, tab, newline and backslash as `\ooo`.
+fn unescape(field: &str) -> String {
+    let bytes = field.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\' && i + 4 <= bytes.len() {
+            let digits = &bytes[i + 1..i + 4];
+            if digits.iter().all(|d| (b'0'..=b'7').contains(d)) {
+                let value = digits.iter().fold(0u32, |v, d| v * 8 + u32::from(d - b'0'));
+                if let Ok(b) = u8::try_from(value) {
+                    out.push(b);
+                    i += 4;
+                    continue;
+                }
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The mount holding `path`: the last mounted (it covers the earlier ones) whose mount point is
+/// `path` or one of its parent directories, the longest such.
+fn mount_holding<'a>(table: &'a [Mount], path: &str) -> Option<&'a Mount> {
+    let holds = |m: &Mount| {
+        let mp = m.mount_point.trim_end_matches('/');
+        mp.is_empty() || path == mp || path.starts_with(&format!("{mp}/"))
+    };
+    table
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| holds(m))
+        .max_by_key(|(i, m)| (m.mount_point.trim_end_matches('/').len(), *i))
+        .map(|(_, m)| m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MOUNTINFO_LXC: &str = "\
+1021 1020 0:52 / / rw,relatime master:1 - zfs rpool/data/subvol-101-disk-0 rw,xattr,posixacl
+1022 1021 0:56 / /dev rw,relatime - tmpfs none rw,size=492k,mode=755,uid=100000,gid=100000
+1030 1022 0:5 /kfd /dev/kfd rw,nosuid,relatime - devtmpfs udev rw,size=32803320k,nr_inodes=8200830,mode=755
+1031 1022 0:5 /dri/renderD128 /dev/dri/renderD128 rw,nosuid,relatime - devtmpfs udev rw,size=32803320k
+";
+
+    #[test]
+    fn the_mount_holding_a_node_is_the_longest_latest_prefix() {
+        let (t, bad) = parse_mountinfo(MOUNTINFO_LXC);
+        assert_eq!((t.len(), bad.len()), (4, 0));
+        assert_eq!(mount_holding(&t, "/dev/kfd").unwrap().fstype, "devtmpfs");
+        assert_eq!(
+            mount_holding(&t, "/dev/dri/renderD129")
+                .unwrap()
+                .mount_point,
+            "/dev"
+        );
+        assert_eq!(mount_holding(&t, "/devx").unwrap().mount_point, "/");
+        // A later mount on the same point covers the earlier one.
+        let over =
+            format!("{MOUNTINFO_LXC}1040 1022 0:60 / /dev rw,nosuid,noexec - tmpfs tmpfs rw\n");
+        let (t, _) = parse_mountinfo(&over);
+        let m = mount_holding(&t, "/dev/dri/renderD129").unwrap();
+        assert!(m.options.iter().any(|o| o == "noexec"), "{m:?}");
+    }
+
+    #[test]
+    fn mountinfo_escapes_and_garbage() {
+        assert_eq!(unescape("/mnt/a\\040b"), "/mnt/a b");
+        assert_eq!(unescape("/mnt/a\\04"), "/mnt/a\\04");
+        assert_eq!(unescape("\\"), "\\");
+        assert_eq!(unescape("a\\999"), "a\\999");
+        let (t, bad) =
+            parse_mountinfo("garbage\n1 2 3 - x\n\n36 35 98:0 / /mnt rw - ext3 /dev/root rw\n");
+        assert_eq!(t.len(), 1);
+        assert_eq!(bad, [1, 2]);
+    }
+
+    #[test]
+    fn uid_maps() {
+        assert_eq!(
+            is_user_namespace("         0          0 4294967295\n"),
+            Some(false)
+        );
+        assert_eq!(is_user_namespace("0 100000 65536\n"), Some(true));
+        assert_eq!(is_user_namespace("0 1000 1\n1 100000 65536\n"), Some(true));
+        assert_eq!(is_user_namespace(""), None);
+        assert_eq!(is_user_namespace("0 0\n"), None);
+    }
+
+    #[test]
+    fn markers_name_the_runtime() {
+        assert_eq!(ContainerKind::from_name("lxc\n"), ContainerKind::Lxc);
+        assert_eq!(
+            cgroup_kind("12:devices:/docker/0123abcd\n").map(|k| k.0),
+            Some(ContainerKind::Docker)
+        );
+        assert_eq!(
+            cgroup_kind("0::/kubepods/besteffort/pod1/abc\n").map(|k| k.0),
+            Some(ContainerKind::Kubernetes)
+        );
+        assert_eq!(cgroup_kind("0::/\n"), None);
+        assert_eq!(
+            selinux_type("system_u:object_r:dri_device_t:s0"),
+            Some("dri_device_t")
+        );
+        assert_eq!(selinux_type("unconfined"), None);
+    }
+}

@@ -1,0 +1,211 @@
+//! The container findings of layer 2 (`checks/driver/container.rs`) beyond what the committed
+//! fixtures show: each state the fixtures cannot hold at once, derived from them — the failing
+//! SELinux cases (selinuxfs visible), the silent ones (permissive, boolean on, no confinement),
+//! `noexec` without an IOMMUv2 GPU, and an unprivileged container whose active open failed.
+
+use std::fs;
+use std::path::Path;
+
+use rocm_probe::report::Options;
+use rocm_probe::{Report, Source, Status};
+use rocm_probe_tests::{copy_fixture, evidence, finding};
+
+fn report(dir: &Path) -> Report {
+    Report::collect(
+        &Source::fixture(dir).expect("fixture.toml parses"),
+        Options::default(),
+    )
+}
+
+fn write(dir: &Path, rel: &str, bytes: &[u8]) {
+    let path = dir.join(rel);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, bytes).unwrap();
+}
+
+fn has(r: &Report, id: &str) -> bool {
+    r.findings.iter().any(|f| f.id == id)
+}
+
+const SELINUX: &str = "driver.selinux-device-denied";
+
+#[test]
+fn selinux_boolean_off_is_a_failure_with_the_setsebool_step() {
+    let fx = copy_fixture("selinux-container-dri-denied");
+    write(fx.path(), "sys/fs/selinux/enforce", b"1");
+    write(
+        fx.path(),
+        "sys/fs/selinux/booleans/container_use_dri_devices",
+        b"0 0",
+    );
+    let r = report(fx.path());
+    let f = finding(&r, SELINUX);
+    assert_eq!(f.status, Status::Fail, "{f:#?}");
+    assert_eq!(r.exit_code(false), 1);
+    assert_eq!(r.verdict.root_cause, Some(SELINUX));
+    assert_eq!(
+        evidence(f, "container_use_dri_devices").as_deref(),
+        Some("off")
+    );
+    let commands: Vec<_> = f
+        .remedy_steps
+        .iter()
+        .filter_map(|s| s.command.clone())
+        .collect();
+    assert_eq!(commands, ["sudo setsebool -P container_use_dri_devices 1"]);
+}
+
+#[test]
+fn selinux_policy_without_the_boolean_is_a_failure_asking_for_a_newer_policy() {
+    let fx = copy_fixture("selinux-container-dri-denied");
+    write(fx.path(), "sys/fs/selinux/enforce", b"1");
+    // The policy lists its booleans, and this one is not among them (container-selinux#269's era).
+    write(
+        fx.path(),
+        "sys/fs/selinux/booleans/container_use_devices",
+        b"0 0",
+    );
+    let r = report(fx.path());
+    let f = finding(&r, SELINUX);
+    assert_eq!(f.status, Status::Fail, "{f:#?}");
+    assert_eq!(
+        evidence(f, "container_use_dri_devices").as_deref(),
+        Some("(absent)")
+    );
+    assert!(
+        f.remedy_steps
+            .iter()
+            .any(|s| s.object == "container-selinux"),
+        "{f:#?}"
+    );
+}
+
+#[test]
+fn selinux_says_nothing_when_permissive_allowed_or_unconfined() {
+    let permissive = copy_fixture("selinux-container-dri-denied");
+    write(permissive.path(), "sys/fs/selinux/enforce", b"0");
+    assert!(!has(&report(permissive.path()), SELINUX));
+
+    let allowed = copy_fixture("selinux-container-dri-denied");
+    write(allowed.path(), "sys/fs/selinux/enforce", b"1");
+    write(
+        allowed.path(),
+        "sys/fs/selinux/booleans/container_use_dri_devices",
+        b"1 1",
+    );
+    assert!(!has(&report(allowed.path()), SELINUX));
+
+    // The same node seen by an unconfined process (on the host, or a privileged container).
+    let host = copy_fixture("selinux-container-dri-denied");
+    write(
+        host.path(),
+        "proc/self/attr/current",
+        b"unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023\0",
+    );
+    let r = report(host.path());
+    assert!(!has(&r, SELINUX));
+    assert_eq!(r.exit_code(false), 0);
+
+    // SELinux not among the active modules: the label is stale, nothing is enforced.
+    let off = copy_fixture("selinux-container-dri-denied");
+    write(
+        off.path(),
+        "sys/kernel/security/lsm",
+        b"lockdown,capability,landlock,yama,apparmor",
+    );
+    assert!(!has(&report(off.path()), SELINUX));
+}
+
+#[test]
+fn noexec_matters_only_beside_an_iommu_v2_gpu() {
+    let fx = copy_fixture("dev-noexec-raven");
+    let r = report(fx.path());
+    assert_eq!(finding(&r, "driver.dev-noexec").status, Status::Fail);
+
+    // Remounted with exec: nothing.
+    let exec = copy_fixture("dev-noexec-raven");
+    let mounts = fs::read_to_string(exec.path().join("proc/self/mountinfo")).unwrap();
+    write(
+        exec.path(),
+        "proc/self/mountinfo",
+        mounts
+            .replace("rw,nosuid,noexec,relatime", "rw,nosuid,relatime")
+            .as_bytes(),
+    );
+    let r = report(exec.path());
+    assert!(!has(&r, "driver.dev-noexec"));
+    assert_eq!(r.exit_code(false), 0);
+
+    // The capture it came from (no HSA_CAP_ATS_PRESENT: the trap handler lives in GPU memory)
+    // on the same noexec /dev: nothing.
+    let phoenix = copy_fixture("apu-phoenix-780m");
+    write(phoenix.path(), "proc/self/mountinfo", mounts.as_bytes());
+    assert!(!has(&report(phoenix.path()), "driver.dev-noexec"));
+
+    // A mount on /dev/kfd itself covers /dev's.
+    let bind = copy_fixture("dev-noexec-raven");
+    let over = format!("{mounts}40 24 0:5 /kfd /dev/kfd rw,nosuid - devtmpfs udev rw\n");
+    write(bind.path(), "proc/self/mountinfo", over.as_bytes());
+    assert!(!has(&report(bind.path()), "driver.dev-noexec"));
+}
+
+#[test]
+fn unprivileged_container_explains_a_failed_open_and_privileged_says_nothing() {
+    let fx = copy_fixture("lxc-unprivileged-kfd-einval");
+    let toml = fs::read_to_string(fx.path().join("fixture.toml")).unwrap();
+    fs::write(
+        fx.path().join("fixture.toml"),
+        format!("{toml}\n[active]\nkfd_open = \"EINVAL\"\n"),
+    )
+    .unwrap();
+    let r = report(fx.path());
+    let open = finding(&r, "driver.kfd-open-failed");
+    assert_eq!(
+        open.caused_by,
+        Some("driver.container-unprivileged"),
+        "{open:#?}"
+    );
+    assert_eq!(r.verdict.root_cause, Some("driver.container-unprivileged"));
+    assert_eq!(r.exit_code(false), 1);
+
+    // The same container with the identity map (privileged): nothing.
+    let privileged = copy_fixture("lxc-unprivileged-kfd-einval");
+    write(
+        privileged.path(),
+        "proc/self/uid_map",
+        b"         0          0 4294967295\n",
+    );
+    assert!(!has(
+        &report(privileged.path()),
+        "driver.container-unprivileged"
+    ));
+
+    // Unprivileged but without /dev/kfd: the missing node is the finding, not the namespace.
+    let no_kfd = copy_fixture("lxc-unprivileged-kfd-einval");
+    let toml = fs::read_to_string(no_kfd.path().join("fixture.toml")).unwrap();
+    let cut = toml.replace("path = \"/dev/kfd\"", "path = \"/dev/kfd-not-here\"");
+    fs::write(no_kfd.path().join("fixture.toml"), cut).unwrap();
+    assert!(!has(
+        &report(no_kfd.path()),
+        "driver.container-unprivileged"
+    ));
+}
+
+#[test]
+fn snapshot_records_the_container_files_and_device_labels() {
+    let dir = rocm_probe_tests::fixtures_dir().join("selinux-container-dri-denied");
+    let out = tempfile::tempdir().unwrap();
+    let snap = out.path().join("snap");
+    rocm_probe::export::snapshot::snapshot(Source::fixture(&dir).unwrap(), &snap, false).unwrap();
+    let toml = fs::read_to_string(snap.join("fixture.toml")).unwrap();
+    let config: toml::Value = toml::from_str(&toml).unwrap();
+    assert_eq!(
+        config["xattr"]["/dev/dri/renderD128"]["security.selinux"].as_str(),
+        Some("system_u:object_r:dri_device_t:s0"),
+        "{toml}"
+    );
+    assert_eq!(
+        fs::read(snap.join("proc/self/attr/current")).unwrap(),
+        b"system_u:system_r:container_t:s0:c17,c28\0"
+    );
+}
