@@ -8,17 +8,47 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use rocm_probe::facts::agent::Agent;
-use rocm_probe::{Inventory, Source};
+use rocm_probe::facts::install::RocmVersion;
+use rocm_probe::facts::rocr_isa;
+use rocm_probe::report::Options;
+use rocm_probe::{Inventory, Report, Source};
 use rocm_probe_tests::{fixtures_dir, have};
 
 const ROCMINFO: &str = "/usr/bin/rocminfo";
 const DRM_HEADER: &str = "/usr/include/libdrm/amdgpu_drm.h";
 
+/// rocminfo's standard output, or why it failed.
+fn rocminfo(
+    fixture: &Path,
+    overlay: Option<&Path>,
+    override_gfx: Option<&str>,
+) -> Result<String, String> {
+    let mut cmd = emulated(fixture, override_gfx);
+    if let Some(o) = overlay {
+        cmd.env("KFD_EMU_OVERLAY", o);
+    }
+    cmd.arg(ROCMINFO);
+    let out = cmd.output().expect("scripts/emulate runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if out.status.success() {
+        return Ok(stdout);
+    }
+    Err(format!(
+        "{}: {stdout}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    ))
+}
+
 fn emulate(fixture: &Path, override_gfx: Option<&str>) -> String {
-    let script = fixtures_dir().join("../scripts/emulate");
-    let mut cmd = Command::new(script);
-    cmd.arg(fixture).arg("--").arg(ROCMINFO);
-    // The stack must see only the fixture: nothing of the caller's ROCm environment.
+    rocminfo(fixture, None, override_gfx).unwrap_or_else(|e| panic!("{}: {e}", fixture.display()))
+}
+
+/// `scripts/emulate FIXTURE --` with nothing of the caller's ROCm environment, ready for the
+/// command's arguments.
+fn emulated(fixture: &Path, override_gfx: Option<&str>) -> Command {
+    let mut cmd = Command::new(fixtures_dir().join("../scripts/emulate"));
+    cmd.arg(fixture).arg("--");
     for (k, _) in std::env::vars_os() {
         let k = k.to_string_lossy().into_owned();
         if k.starts_with("HSA_") || k.starts_with("ROCR_") || k.starts_with("KFD_EMU_") {
@@ -28,16 +58,25 @@ fn emulate(fixture: &Path, override_gfx: Option<&str>) -> String {
     if let Some(v) = override_gfx {
         cmd.env("HSA_OVERRIDE_GFX_VERSION", v);
     }
-    let out = cmd.output().expect("scripts/emulate runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "rocminfo under the emulator on {}: {}\n{stdout}\n{}",
-        fixture.display(),
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    cmd
+}
+
+/// The overlay for `dir`: its own `emulate/` (None here: scripts/emulate finds it), else one
+/// `emulator/make-overlay --invent-topology` writes into a temporary directory.
+fn invented_overlay(dir: &Path) -> Option<tempfile::TempDir> {
+    if dir.join("emulate").is_dir() {
+        return None;
+    }
+    let overlay = tempfile::tempdir().expect("temporary directory");
+    let status = Command::new(fixtures_dir().join("../emulator/make-overlay"))
+        .arg("--invent-topology")
+        .arg(dir)
+        .arg(overlay.path())
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("emulator/make-overlay runs");
+    assert!(status.success(), "make-overlay on {}", dir.display());
+    Some(overlay)
 }
 
 /// rocminfo's agents: each `Agent N` block's top-level `Key: value` lines (two-space indent), and
@@ -101,7 +140,16 @@ fn expected(a: &Agent) -> Vec<(&'static str, Option<u64>)> {
     ]
 }
 
-fn eligible() -> Vec<(String, PathBuf, Option<String>)> {
+/// One line of tests/data/emulator-fixtures.txt: `FIXTURE [override=X.Y.Z] [kfd-unopenable]`.
+struct Eligible {
+    name: String,
+    dir: PathBuf,
+    override_gfx: Option<String>,
+    /// The fixture's identity cannot open /dev/kfd (denied, or absent): rocminfo must fail to.
+    kfd_unopenable: bool,
+}
+
+fn eligible() -> Vec<Eligible> {
     let list = std::fs::read_to_string(fixtures_dir().join("../tests/data/emulator-fixtures.txt"))
         .expect("tests/data/emulator-fixtures.txt");
     list.lines()
@@ -110,11 +158,38 @@ fn eligible() -> Vec<(String, PathBuf, Option<String>)> {
         .map(|l| {
             let mut w = l.split_whitespace();
             let name = w.next().unwrap().to_owned();
-            (
-                name.clone(),
-                fixtures_dir().join(&name),
-                w.next().map(str::to_owned),
-            )
+            let mut e = Eligible {
+                dir: fixtures_dir().join(&name),
+                name,
+                override_gfx: None,
+                kfd_unopenable: false,
+            };
+            for word in w {
+                match word.split_once('=') {
+                    Some(("override", v)) => e.override_gfx = Some(v.to_owned()),
+                    None if word == "kfd-unopenable" => e.kfd_unopenable = true,
+                    _ => panic!("emulator-fixtures.txt: {l}: unknown word {word}"),
+                }
+            }
+            e
+        })
+        .collect()
+}
+
+/// The render nodes the fixture's `[[device]]` table declares.
+fn render_nodes(dir: &Path) -> Vec<u32> {
+    let text = std::fs::read_to_string(dir.join("fixture.toml")).unwrap_or_default();
+    let doc: toml::Value = toml::from_str(&text).expect("fixture.toml parses");
+    doc.get("device")
+        .and_then(toml::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|d| {
+            d.get("path")?
+                .as_str()?
+                .strip_prefix("/dev/dri/renderD")?
+                .parse()
+                .ok()
         })
         .collect()
 }
@@ -123,21 +198,94 @@ fn ready() -> bool {
     have(ROCMINFO, "rocminfo") && have(DRM_HEADER, "libdrm-dev")
 }
 
+/// The processor ROCr builds an agent for: the override's, else the GPU's own.
+fn processor(agent: &Agent, override_gfx: Option<&str>) -> String {
+    match override_gfx {
+        Some(v) => {
+            let p: Vec<u32> = v.split('.').map(|x| x.parse().unwrap()).collect();
+            format!("gfx{}{}{:x}", p[0], p[1], p[2])
+        }
+        None => agent
+            .name
+            .clone()
+            .expect("a GPU agent with gfx_target_version has a name"),
+    }
+}
+
 #[test]
 fn rocminfo_under_the_emulator_agrees_with_agents_field_by_field() {
     if !ready() {
         return;
     }
-    let mut compared = 0;
-    for (name, dir, override_gfx) in eligible() {
+    // What the probe knows of Debian's ROCr 5.2 decides which GPUs the real runtime keeps.
+    let rocr = rocr_isa::release(&RocmVersion {
+        major: 5,
+        minor: 2,
+        patch: Some(3),
+    })
+    .expect("the ISA table has a row for ROCm 5.2");
+    let (mut compared, mut dropped, mut denied) = (0, 0, 0);
+    let mut problems = Vec::new();
+    for Eligible {
+        name,
+        dir,
+        override_gfx,
+        kfd_unopenable,
+    } in eligible()
+    {
         let inv = Inventory::collect(&Source::fixture(&dir).unwrap()).unwrap();
-        let theirs = agents(&emulate(&dir, override_gfx.as_deref()));
+        let overlay = invented_overlay(&dir);
+        let theirs = match rocminfo(
+            &dir,
+            overlay.as_ref().map(|o| o.path()),
+            override_gfx.as_deref(),
+        ) {
+            Ok(text) if !kfd_unopenable => agents(&text),
+            Ok(_) => {
+                problems.push(format!(
+                    "{name}: rocminfo opened /dev/kfd the identity may not"
+                ));
+                continue;
+            }
+            Err(e) if kfd_unopenable => {
+                // The real stack cannot open /dev/kfd as the fixture's user (denied, or no node),
+                // and the probe's passive verdict already put the root cause in the driver layer.
+                let report = Report::collect(&Source::fixture(&dir).unwrap(), Options::default());
+                if !e.contains("Unable to open /dev/kfd") || report.verdict.root_layer != 2 {
+                    problems.push(format!(
+                        "{name}: rocminfo {e}; the probe's root cause: {:?} (layer {})",
+                        report.verdict.root_cause, report.verdict.root_layer
+                    ));
+                }
+                denied += 1;
+                continue;
+            }
+            Err(e) => {
+                problems.push(format!("{name}: rocminfo {}", e.trim_end()));
+                continue;
+            }
+        };
         let gpus: Vec<_> = theirs
             .iter()
             .filter(|a| a.get("Device Type").map(String::as_str) == Some("GPU"))
             .collect();
-        assert_eq!(gpus.len(), inv.gpu_agents().count(), "{name}: GPU agents");
-        for ours in inv.gpu_agents() {
+        // ROCr keeps a GPU it knows whose render node it can open.
+        let renders = render_nodes(&dir);
+        let kept: Vec<&Agent> = inv
+            .gpu_agents()
+            .filter(|a| rocr.knows(&processor(a, override_gfx.as_deref())))
+            .filter(|a| a.drm_render_minor.is_some_and(|m| renders.contains(&m)))
+            .collect();
+        dropped += inv.gpu_agents().count() - kept.len();
+        if gpus.len() != kept.len() {
+            problems.push(format!(
+                "{name}: ROCr 5.2 made {} GPU agent(s); the probe's ISA table predicts {}",
+                gpus.len(),
+                kept.len()
+            ));
+            continue;
+        }
+        for ours in kept {
             let node = ours.node.to_string();
             let agent = gpus
                 .iter()
@@ -165,23 +313,20 @@ fn rocminfo_under_the_emulator_agrees_with_agents_field_by_field() {
                 );
                 compared += 1;
             }
-            // Under an override ROCr names the agent after the override's target.
-            let want_name = match &override_gfx {
-                Some(v) => {
-                    let p: Vec<u32> = v.split('.').map(|x| x.parse().unwrap()).collect();
-                    format!("gfx{}{}{:x}", p[0], p[1], p[2])
-                }
-                None => ours.name.clone().unwrap(),
-            };
+            let want_name = processor(ours, override_gfx.as_deref());
             assert_eq!(
                 agent.get("Name"),
                 Some(&want_name),
                 "{name} node {node}: Name"
             );
-            compared += 2;
+            compared += 1;
         }
     }
-    assert!(compared > 0, "no field compared");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(
+        compared > 100 && dropped > 0 && denied > 0,
+        "{compared} fields, {dropped} GPUs dropped, {denied} fixtures denied /dev/kfd"
+    );
 }
 
 /// ROCr 5.2's ISA table does not know gfx1103: the real runtime drops the GPU ("The GPU node has
@@ -203,20 +348,9 @@ fn rocr_5_2_drops_a_gpu_it_does_not_know() {
 /// `rocm-probe --active --dispatch --json`, live, under the emulator: the probe's own thunk, ROCr,
 /// HIP and AQL probes against the real Debian stack. Returns finding id → (status, evidence count).
 fn probe_active(fixture: &Path, override_gfx: Option<&str>) -> BTreeMap<String, (String, usize)> {
-    let mut cmd = Command::new(fixtures_dir().join("../scripts/emulate"));
-    cmd.arg(fixture)
-        .arg("--")
-        .arg(rocm_probe_tests::probe_binary())
+    let mut cmd = emulated(fixture, override_gfx);
+    cmd.arg(rocm_probe_tests::probe_binary())
         .args(["--active", "--dispatch", "--json"]);
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy().into_owned();
-        if k.starts_with("HSA_") || k.starts_with("ROCR_") || k.starts_with("KFD_EMU_") {
-            cmd.env_remove(&k);
-        }
-    }
-    if let Some(v) = override_gfx {
-        cmd.env("HSA_OVERRIDE_GFX_VERSION", v);
-    }
     let out = cmd.output().expect("scripts/emulate runs");
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
