@@ -15,6 +15,10 @@ mod catalogue;
 #[allow(dead_code)]
 mod support_data;
 
+#[path = "src/facts/min_kernel/data.rs"]
+#[allow(dead_code)]
+mod min_kernel_data;
+
 fn read(path: &Path) -> String {
     println!("cargo::rerun-if-changed={}", path.display());
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -144,6 +148,8 @@ fn main() {
     std::fs::write(Path::new(&out_dir).join("messages.rs"), out).expect("OUT_DIR is writable");
     std::fs::write(Path::new(&out_dir).join("support.rs"), support_table())
         .expect("OUT_DIR is writable");
+    std::fs::write(Path::new(&out_dir).join("min_kernel.rs"), min_kernel_table())
+        .expect("OUT_DIR is writable");
 }
 
 /// The release × GPU table of `data/support.toml` as Rust: `AS_OF` and `RELEASES`, in terms of
@@ -184,6 +190,39 @@ fn support_table() -> String {
             .unwrap();
         }
         out.push_str("    ] },\n");
+    }
+    out.push_str("];\n");
+    out
+}
+
+/// The GPU × first-kernel table of `data/min_kernel.toml` as Rust: `AS_OF` and `GPUS`, in terms
+/// of `facts::min_kernel`'s types. A row without a source stops the build.
+fn min_kernel_table() -> String {
+    let path = Path::new("data/min_kernel.toml");
+    let data =
+        min_kernel_data::parse(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out = String::new();
+    writeln!(
+        out,
+        "/// When the rows were last checked against their sources.\n\
+         pub const AS_OF: &str = {:?};",
+        data.as_of
+    )
+    .unwrap();
+    out.push_str("/// The rows, in the file's order.\npub static GPUS: &[MinKernel] = &[\n");
+    for r in &data.rows {
+        let devices: Vec<String> = r.devices.iter().map(|d| format!("0x{d:04x}")).collect();
+        writeln!(
+            out,
+            "    MinKernel {{ target: {:?}, gc: {:?}, kernel: ({}, {}), devices: &[{}], source: {:?} }},",
+            r.target,
+            r.gc,
+            r.kernel.0,
+            r.kernel.1,
+            devices.join(", "),
+            r.source
+        )
+        .unwrap();
     }
     out.push_str("];\n");
     out

@@ -10,6 +10,7 @@ pub mod frameworks;
 pub mod install;
 pub mod libraries;
 pub mod marketing;
+pub mod min_kernel;
 pub mod module;
 pub mod os_release;
 pub mod overrides;

@@ -1,6 +1,7 @@
 //! Layer 2: amdgpu, KFD and the device nodes ROCm opens.
 
 pub mod active;
+pub mod platform;
 pub mod rules;
 pub mod wsl;
 
@@ -18,7 +19,7 @@ use crate::finding::{
     AMDGPU_BLACKLISTED, AMDGPU_NOT_LOADED, Action, CONTAINER, DKMS_NOT_BUILT, Evidence, Finding,
     GPU_NOT_BOUND, GPU_NOT_IN_KFD, IDENTITY_NOT_RECORDED, INPUT_MALFORMED, INPUT_UNREADABLE,
     IOMMU_NOT_PASSTHROUGH, KFD_DEVICE_MISSING, KFD_MISSING, KFD_PERMISSION_DENIED, KFD_READY,
-    KFD_UNREADABLE, NO_AMD_GPU, NOMODESET, NUMA_BALANCING, OUT_OF_TREE_DRIVER, RENDER_NODE_MISSING,
+    KERNEL_TOO_OLD, KFD_UNREADABLE, NO_AMD_GPU, NOMODESET, NUMA_BALANCING, OUT_OF_TREE_DRIVER, RENDER_NODE_MISSING,
     RENDER_PERMISSION_DENIED, RemedyStep, Rule, SECURE_BOOT, Status, WSL,
 };
 use crate::target;
@@ -303,6 +304,7 @@ fn bindings(f: &Facts, out: &mut Vec<Finding>) -> bool {
     for g in &pci.gpus {
         let path = format!("{PCI_DEVICES}/{}", g.address);
         let generation = g.device.and_then(target::gcn_generation);
+        let too_new = platform::kernel_too_old(f, g);
         match g.driver.as_deref() {
             Some("amdgpu") => continue,
             Some("vfio-pci") => out.push(
@@ -319,6 +321,18 @@ fn bindings(f: &Facts, out: &mut Vec<Finding>) -> bool {
                     GPU_NOT_BOUND
                         .finding(msg!("driver.gpu-unbound", address = g.address))
                         .with(Evidence::absent(format!("{path}/driver"))),
+                );
+            }
+            None if too_new.is_some() => {
+                // amdgpu is loaded but this kernel's amdgpu does not know the GPU.
+                if let Some(row) = too_new {
+                    out.push(platform::kernel_too_old_finding(f, g, row));
+                }
+                out.push(
+                    GPU_NOT_BOUND
+                        .finding(msg!("driver.gpu-unbound", address = g.address))
+                        .with(Evidence::absent(format!("{path}/driver")))
+                        .caused_by(&KERNEL_TOO_OLD),
                 );
             }
             other => {

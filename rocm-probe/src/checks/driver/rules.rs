@@ -70,6 +70,9 @@ declare_rules! {
         runtime::rules::HIP_FAILED,
     ];
     WSL_READY = "driver.wsl-ready", Driver, Info;
+    KERNEL_TOO_OLD = "driver.kernel-too-old", Driver, Fail => [
+        GPU_NOT_BOUND,
+    ];
 }
 
 declare_rules! {

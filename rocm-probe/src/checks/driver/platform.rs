@@ -1,0 +1,111 @@
+//! Platform causes of a GPU that did not come up, knowable without the kernel log: a GPU newer
+//! than the running kernel's amdgpu (issue 16, item 5).
+
+use crate::facts::Facts;
+use crate::facts::min_kernel::{self, MinKernel};
+use crate::facts::module::OSRELEASE;
+use crate::facts::os_release::Distro;
+use crate::facts::pci::{PCI_DEVICES, PciGpu};
+use crate::finding::{Action, Evidence, Finding, KERNEL_TOO_OLD, RemedyStep};
+use crate::msg;
+
+/// The row saying this unbound GPU needs a newer kernel than the running one: only with the
+/// in-tree amdgpu loaded (an amdgpu-dkms build brings its own driver, whatever the kernel's
+/// number), a mainline-numbered release, and a distribution that does not backport amdgpu.
+pub fn kernel_too_old(f: &Facts, g: &PciGpu) -> Option<&'static MinKernel> {
+    let m = f.module.as_ref().filter(|m| m.present && m.version.is_none())?;
+    let release = m.kernel_release.as_deref()?;
+    let os_id = f.os_release.as_ref().and_then(|o| o.id.as_deref());
+    min_kernel::too_old(g.device?, release, os_id)
+}
+
+/// The finding for a GPU [`kernel_too_old`] matched.
+pub fn kernel_too_old_finding(f: &Facts, g: &PciGpu, row: &MinKernel) -> Finding {
+    let release = f
+        .module
+        .as_ref()
+        .and_then(|m| m.kernel_release.clone())
+        .unwrap_or_default();
+    let minimum = format!("{}.{}", row.kernel.0, row.kernel.1);
+    let path = format!("{PCI_DEVICES}/{}", g.address);
+    let device = g.device.unwrap_or_default();
+    KERNEL_TOO_OLD
+        .finding(msg!(
+            "driver.kernel-too-old",
+            address = g.address,
+            target = row.target,
+            release = release.clone(),
+            minimum = minimum.clone()
+        ))
+        .with(Evidence::new(format!("{path}/device"), format!("0x{device:04x}")))
+        .with(Evidence::absent(format!("{path}/driver")))
+        .with(Evidence::new(OSRELEASE, release))
+        .with(Evidence::new(
+            "rocm-probe/data/min_kernel.toml",
+            msg!(
+                "driver.kernel-too-old-row",
+                target = row.target,
+                gc = row.gc,
+                minimum = minimum.clone(),
+                source = row.source
+            ),
+        ))
+        .remedy(msg!("driver.kernel-too-old-remedy", minimum = minimum.clone()))
+        .with_steps(upgrade_steps(f, &minimum))
+        .step(RemedyStep::run(
+            Action::Reboot,
+            "kernel",
+            "sudo reboot",
+            msg!("driver.step-reboot-new-kernel"),
+        ))
+}
+
+/// Installing a kernel at least `minimum`, per family: Ubuntu's hardware-enablement kernel of its
+/// release (wiki.ubuntu.com/Kernel/LTSEnablementStack: `linux-generic-hwe-<release>`), Debian's
+/// from backports, Fedora's and openSUSE's updates, Arch's `linux`.
+fn upgrade_steps(f: &Facts, minimum: &str) -> Vec<RemedyStep> {
+    let os = f.os_release.as_ref();
+    let ubuntu = os
+        .filter(|o| o.id.as_deref() == Some("ubuntu"))
+        .and_then(|o| o.version_id.as_deref())
+        .filter(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'));
+    crate::facts::os_release::families(os)
+        .into_iter()
+        .map(|d| {
+            let step = match d {
+                Distro::Debian => match ubuntu {
+                    Some(version) => RemedyStep::run(
+                        Action::Upgrade,
+                        "kernel",
+                        format!("sudo apt install --install-recommends linux-generic-hwe-{version}"),
+                        msg!("driver.step-kernel-hwe", release = version, minimum),
+                    ),
+                    None => RemedyStep::say(
+                        Action::Upgrade,
+                        "kernel",
+                        msg!("driver.step-kernel-debian", minimum),
+                    ),
+                },
+                Distro::Fedora => RemedyStep::run(
+                    Action::Upgrade,
+                    "kernel",
+                    "sudo dnf upgrade --refresh kernel",
+                    msg!("driver.step-kernel-update", minimum),
+                ),
+                Distro::Suse => RemedyStep::run(
+                    Action::Upgrade,
+                    "kernel",
+                    "sudo zypper update kernel-default",
+                    msg!("driver.step-kernel-update", minimum),
+                ),
+                Distro::Arch => RemedyStep::run(
+                    Action::Upgrade,
+                    "kernel",
+                    "sudo pacman -Syu linux",
+                    msg!("driver.step-kernel-update", minimum),
+                ),
+            };
+            step.on(d)
+        })
+        .collect()
+}
