@@ -400,6 +400,26 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
         date = n.released.unwrap_or(support::AS_OF)
     );
     writeln!(out, "{}", render::wrap(&newest, 96))?;
+    // The first kernel per GPU family (driver.kernel-too-old).
+    use rocm_probe::facts::min_kernel;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        msg!("cli.data-min-kernel-header", date = min_kernel::AS_OF)
+    )?;
+    for g in min_kernel::GPUS {
+        let devices = rocm_probe::i18n::list(g.devices.iter().map(|d| format!("1002:{d:04x}")));
+        let row = msg!(
+            "cli.data-min-kernel-row",
+            target = g.target,
+            gc = g.gc,
+            devices,
+            kernel = format!("{}.{}", g.kernel.0, g.kernel.1)
+        );
+        writeln!(out, "  {row}")?;
+        writeln!(out, "    {}", g.source)?;
+    }
     Ok(OK)
 }
 
