@@ -118,15 +118,25 @@ fn tuning(f: &Facts, profile: Profile, out: &mut Vec<Finding>) {
         .iter()
         .any(|w| *w == "iommu=pt" || *w == "amd_iommu=pt");
     if f.platform.iommu == Some(true) && f.platform.cmdline.is_some() && !passthrough {
+        // Two or more discrete GPUs talk peer to peer (RCCL): a warning on any profile.
+        let dgpus = platform::discrete_gpus(f);
+        let (iommu_status, summary) = if dgpus >= 2 && status == Status::Info {
+            (
+                Status::Warn,
+                msg!("driver.iommu-not-passthrough-p2p", gpus = dgpus),
+            )
+        } else {
+            (
+                status,
+                msg!(
+                    "driver.iommu-not-passthrough",
+                    profile = profile_name(profile)
+                ),
+            )
+        };
         out.push(
             IOMMU_NOT_PASSTHROUGH
-                .finding_with(
-                    status,
-                    msg!(
-                        "driver.iommu-not-passthrough",
-                        profile = profile_name(profile)
-                    ),
-                )
+                .finding_with(iommu_status, summary)
                 .with(Evidence::new(IOMMU_CLASS, msg!("driver.iommu-units")))
                 .with(Evidence::new(
                     CMDLINE,

@@ -109,3 +109,18 @@ fn upgrade_steps(f: &Facts, minimum: &str) -> Vec<RemedyStep> {
         })
         .collect()
 }
+
+/// Physical GPUs in KFD that are not integrated with the CPU: the ones that reach each other
+/// peer to peer over PCIe (RCCL's P2P transport), which the IOMMU translates unless `iommu=pt`
+/// (issue 16, item 8; ROCm/vllm#390).
+pub fn discrete_gpus(f: &Facts) -> usize {
+    f.inventory.as_ref().map_or(0, |inv| {
+        inv.gpus
+            .iter()
+            .filter(|g| {
+                g.gfx
+                    .is_some_and(|gfx| !crate::target::is_integrated(gfx, g.device_id))
+            })
+            .count()
+    })
+}
