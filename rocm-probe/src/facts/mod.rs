@@ -7,6 +7,7 @@ pub mod config;
 pub mod drm;
 pub mod fatbin;
 pub mod frameworks;
+pub mod gtt;
 pub mod install;
 pub mod libraries;
 pub mod marketing;
@@ -64,6 +65,8 @@ pub struct Facts {
     pub pci: Option<PciFacts>,
     /// The amdgpu module; `None` when `/sys/module` was not captured.
     pub module: Option<ModuleFacts>,
+    /// TTM's and amdgpu's limits on the system memory GPUs may use (APU memory ceilings).
+    pub gtt: crate::facts::gtt::GttFacts,
     /// Command line, blacklists, Secure Boot, containers, environment.
     pub platform: PlatformFacts,
     /// The operating system (`/etc/os-release`); `None` when not captured.
@@ -208,6 +211,7 @@ impl Facts {
             ps.map(|ps| Processes { problems: p, ..ps })
         });
         let pci = PciFacts::collect(source, (), &mut problems.system);
+        let gtt = crate::facts::gtt::GttFacts::collect(source, (), &mut problems.system);
         let platform = PlatformFacts::collect(source, (), &mut problems.system);
         let os_release = OsRelease::collect(source, (), &mut problems.system);
         let identity = source.host().identity();
@@ -239,6 +243,7 @@ impl Facts {
             inventory,
             pci,
             module,
+            gtt,
             platform,
             os_release,
             identity,

@@ -516,7 +516,7 @@ fn plain_path(path: &str) -> bool {
 
 /// Adding (`add`) or removing kernel command-line `words` for good, per family. `words` are
 /// the probe's own constants or words it matched exactly; the caller adds the reboot.
-fn kernel_parameter_steps(f: &Facts, add: bool, words: &[&str]) -> Vec<RemedyStep> {
+pub(crate) fn kernel_parameter_steps(f: &Facts, add: bool, words: &[&str]) -> Vec<RemedyStep> {
     let object = words.join(" ");
     // One shell word: quoted when it holds several parameters.
     let arg = if words.len() > 1 {
@@ -595,7 +595,7 @@ fn kernel_parameter_steps(f: &Facts, add: bool, words: &[&str]) -> Vec<RemedySte
 }
 
 /// Rebooting into what the steps before changed (`object`).
-fn reboot(object: &str) -> RemedyStep {
+pub(crate) fn reboot(object: &str) -> RemedyStep {
     RemedyStep::run(
         Action::Reboot,
         object,

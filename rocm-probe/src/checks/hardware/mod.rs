@@ -1,5 +1,6 @@
 //! Layer 1: is there an AMD GPU, and is what KFD says about it sound?
 
+pub mod platform;
 pub mod rules;
 
 use std::collections::BTreeMap;
@@ -92,6 +93,7 @@ pub fn check(f: &Facts) -> Vec<Finding> {
         if let Some(kfd) = &f.kfd {
             out.extend(devices(inv, kfd));
         }
+        out.extend(platform::memory_capped(f, inv));
     }
     out
 }

@@ -27,6 +27,7 @@ declare_rules! {
     RETIRED_PAGES = "hardware.retired-pages", Hardware, Warn;
     RUNTIME_SUSPENDED = "hardware.runtime-suspended", Hardware, Info;
     PARTITION_MODE_MISMATCH = "hardware.partition-mode-mismatch", Hardware, Warn;
+    APU_MEMORY_CAPPED = "hardware.apu-memory-capped", Hardware, Info;
 }
 
 declare_rules! {
