@@ -1095,7 +1095,9 @@ fn explain_data_lists_the_release_rows() {
         .stdout
         .split(|c: char| !c.is_ascii_alphabetic())
         .filter(|w| w.len() > 2)
-        .filter(|w| !["ROCm", "TheRock", "Core", "SDK", "GPU", "https", "gfx"].contains(w))
+        .filter(|w| {
+            !["ROCm", "TheRock", "Core", "SDK", "GPU", "https", "gfx", "PCI", "Linux"].contains(w)
+        })
         .filter(|w| {
             !zh.stdout
                 .lines()
