@@ -16,6 +16,7 @@ pub mod module;
 pub mod os_release;
 pub mod overrides;
 pub mod pci;
+pub mod pcie;
 pub mod platform;
 pub mod process;
 pub mod properties;
@@ -63,6 +64,8 @@ pub struct Facts {
     pub inventory: Option<Inventory>,
     /// The PCI bus; `None` when not captured.
     pub pci: Option<PciFacts>,
+    /// AMD GPUs' BARs and the ACS of the bridges between them.
+    pub pcie: crate::facts::pcie::PcieFacts,
     /// The amdgpu module; `None` when `/sys/module` was not captured.
     pub module: Option<ModuleFacts>,
     /// TTM's and amdgpu's limits on the system memory GPUs may use (APU memory ceilings).
@@ -212,6 +215,7 @@ impl Facts {
         });
         let pci = PciFacts::collect(source, (), &mut problems.system);
         let gtt = crate::facts::gtt::GttFacts::collect(source, (), &mut problems.system);
+        let pcie = crate::facts::pcie::PcieFacts::collect(source, pci.as_ref(), &mut problems.system);
         let platform = PlatformFacts::collect(source, (), &mut problems.system);
         let os_release = OsRelease::collect(source, (), &mut problems.system);
         let identity = source.host().identity();
@@ -242,6 +246,7 @@ impl Facts {
             kfd_unreadable,
             inventory,
             pci,
+            pcie,
             module,
             gtt,
             platform,

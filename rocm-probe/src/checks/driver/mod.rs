@@ -147,6 +147,7 @@ fn tuning(f: &Facts, profile: Profile, out: &mut Vec<Finding>) {
                 .step(reboot("iommu=pt")),
         );
     }
+    platform::acs(f, out);
     if f.platform.numa_balancing == Some(1) {
         out.push(
             NUMA_BALANCING

@@ -124,3 +124,91 @@ pub fn discrete_gpus(f: &Facts) -> usize {
             .count()
     })
 }
+
+/// The bridges between two GPUs: those on either path below the last bridge both share (a
+/// request from one GPU to the other enters the fabric through them, and ACS redirect on any of
+/// them sends it up to the root complex instead of across).
+fn between<'a>(a: &'a [String], b: &'a [String]) -> Vec<&'a String> {
+    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    a[common..].iter().chain(&b[common..]).collect()
+}
+
+/// ACS on the bridges between discrete AMD GPUs (issue 16, item 8): P2P redirected upstream
+/// (`driver.acs-p2p-redirect`, warn), or ACS unreadable without root (the same id, skip).
+pub fn acs(f: &Facts, out: &mut Vec<Finding>) {
+    use crate::facts::pcie::Acs;
+    use crate::finding::{ACS_P2P_REDIRECT, Status};
+    if discrete_gpus(f) < 2 {
+        return;
+    }
+    let paths: Vec<&crate::facts::pcie::GpuPcie> = f
+        .pcie
+        .gpus
+        .iter()
+        .filter(|g| !g.bridges.is_empty())
+        .collect();
+    let mut redirecting: Vec<(&String, u16)> = Vec::new();
+    let mut unreadable: Vec<(&String, usize)> = Vec::new();
+    let mut pairs = 0;
+    for (i, a) in paths.iter().enumerate() {
+        for b in &paths[i + 1..] {
+            let mut redirected = false;
+            for bridge in between(&a.bridges, &b.bridges) {
+                match f.pcie.acs.get(bridge) {
+                    Some(Acs::Control { control }) if Acs::Control { control: *control }.redirects() => {
+                        redirected = true;
+                        if !redirecting.iter().any(|(x, _)| *x == bridge) {
+                            redirecting.push((bridge, *control));
+                        }
+                    }
+                    Some(Acs::Unreadable { bytes }) => {
+                        if !unreadable.iter().any(|(x, _)| *x == bridge) {
+                            unreadable.push((bridge, *bytes));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            pairs += usize::from(redirected);
+        }
+    }
+    let config = |b: &str| format!("{PCI_DEVICES}/{b}/config");
+    if !redirecting.is_empty() {
+        let bridges: Vec<&str> = redirecting.iter().map(|(b, _)| b.as_str()).collect();
+        out.push(
+            ACS_P2P_REDIRECT
+                .finding(msg!(
+                    "driver.acs-p2p-redirect",
+                    pairs,
+                    bridges = crate::i18n::list(&bridges)
+                ))
+                .with_all(redirecting.iter().map(|(b, control)| {
+                    Evidence::new(
+                        config(b),
+                        msg!("driver.acs-control", control = format!("0x{control:04x}")),
+                    )
+                }))
+                .remedy(msg!("driver.acs-p2p-redirect-remedy"))
+                .step(RemedyStep::say(
+                    Action::FirmwareSetting,
+                    "ACS",
+                    msg!("driver.step-acs-firmware"),
+                )),
+        );
+    } else if !unreadable.is_empty() {
+        let bridges: Vec<&str> = unreadable.iter().map(|(b, _)| b.as_str()).collect();
+        out.push(
+            ACS_P2P_REDIRECT
+                .finding_with(
+                    Status::Skip,
+                    msg!(
+                        "driver.acs-unreadable",
+                        bridges = crate::i18n::list(&bridges)
+                    ),
+                )
+                .with_all(unreadable.iter().map(|(b, bytes)| {
+                    Evidence::new(config(b), msg!("driver.acs-bytes", bytes = *bytes))
+                })),
+        );
+    }
+}

@@ -79,6 +79,7 @@ declare_rules! {
     DRIVER_PLATFORM_RULES;
     IOMMU_NOT_PASSTHROUGH = "driver.iommu-not-passthrough", Driver, Info;
     NUMA_BALANCING = "driver.numa-balancing", Driver, Info;
+    ACS_P2P_REDIRECT = "driver.acs-p2p-redirect", Driver, Warn;
 }
 
 declare_rules! {

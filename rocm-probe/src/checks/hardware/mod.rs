@@ -75,6 +75,7 @@ pub fn check(f: &Facts) -> Vec<Finding> {
     if f.pci.is_none() {
         out.push(PCI_NOT_CAPTURED.finding(msg!("hardware.pci-not-captured")));
     }
+    out.extend(platform::bars_unassigned(f));
     // The inventory's problems include the topology's and the drm/amdgpu.ids ones.
     let mut sysfs: Vec<&Problem> = f.inventory.iter().flat_map(|i| &i.problems).collect();
     sysfs.extend(

@@ -177,3 +177,70 @@ pub fn memory_capped(f: &Facts, inv: &Inventory) -> Vec<Finding> {
     }
     out
 }
+
+/// BARs whose lines in `resource` are all zero: the kernel could not place them (`BAR 0: no
+/// space for [mem size … 64bit pref]`, `failed to assign`) and reset them. BAR 0 is the VRAM
+/// aperture and BAR 2 the doorbells of every amdgpu GPU since GCN; BAR 1 and 3 are the upper
+/// halves of those 64-bit BARs and are always zero.
+const VRAM_BAR: usize = 0;
+/// The doorbell BAR.
+const DOORBELL_BAR: usize = 2;
+
+/// A GPU that no driver bound whose VRAM or doorbell BAR is unassigned: amdgpu's probe fails
+/// (`probe of … failed with error -12`) when it cannot map them.
+pub fn bars_unassigned(f: &Facts) -> Vec<Finding> {
+    use crate::facts::pci::PCI_DEVICES;
+    use crate::finding::{Action, BAR_UNASSIGNED, RemedyStep};
+    let Some(pci) = &f.pci else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for g in pci.gpus.iter().filter(|g| g.driver.is_none()) {
+        let Some(resources) = f
+            .pcie
+            .gpus
+            .iter()
+            .find(|p| p.address == g.address)
+            .and_then(|p| p.resources.as_ref())
+        else {
+            continue;
+        };
+        let zero = |i: usize| resources.get(i).is_some_and(|r| *r == [0, 0, 0]);
+        let unassigned: Vec<usize> = [VRAM_BAR, DOORBELL_BAR]
+            .into_iter()
+            .filter(|i| zero(*i))
+            .collect();
+        if unassigned.is_empty() {
+            continue;
+        }
+        let path = format!("{PCI_DEVICES}/{}/resource", g.address);
+        let bars: Vec<String> = unassigned.iter().map(|i| format!("BAR {i}")).collect();
+        out.push(
+            BAR_UNASSIGNED
+                .finding(msg!(
+                    "hardware.bar-unassigned",
+                    address = g.address,
+                    bars = crate::i18n::list(&bars)
+                ))
+                .with_all(resources.iter().take(6).enumerate().map(|(i, r)| {
+                    Evidence::new(
+                        format!("{path} (BAR {i})"),
+                        format!("0x{:016x} 0x{:016x} 0x{:016x}", r[0], r[1], r[2]),
+                    )
+                }))
+                .remedy(msg!("hardware.bar-unassigned-remedy"))
+                .step(RemedyStep::say(
+                    Action::FirmwareSetting,
+                    g.address.clone(),
+                    msg!("hardware.step-above-4g"),
+                ))
+                .step(RemedyStep::run(
+                    Action::ReadLog,
+                    "BAR",
+                    "sudo dmesg | grep -i 'BAR'",
+                    msg!("hardware.step-read-bar-log"),
+                )),
+        );
+    }
+    out
+}

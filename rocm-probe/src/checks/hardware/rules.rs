@@ -15,6 +15,9 @@ declare_rules! {
     SYSFS_MALFORMED = "hardware.sysfs-malformed", Hardware, Warn;
     SYSFS_UNREADABLE = "hardware.sysfs-unreadable", Hardware, Skip;
     PARTITION_MISSING = "hardware.partition-missing", Hardware, Warn;
+    BAR_UNASSIGNED = "hardware.bar-unassigned", Hardware, Fail => [
+        driver::rules::GPU_NOT_BOUND,
+    ];
 }
 
 declare_rules! {
