@@ -15,6 +15,10 @@ mod catalogue;
 #[allow(dead_code)]
 mod support_data;
 
+#[path = "src/facts/firmware/data.rs"]
+#[allow(dead_code)]
+mod firmware_data;
+
 #[path = "src/facts/min_kernel/data.rs"]
 #[allow(dead_code)]
 mod min_kernel_data;
@@ -150,6 +154,8 @@ fn main() {
         .expect("OUT_DIR is writable");
     std::fs::write(Path::new(&out_dir).join("min_kernel.rs"), min_kernel_table())
         .expect("OUT_DIR is writable");
+    std::fs::write(Path::new(&out_dir).join("firmware.rs"), firmware_table())
+        .expect("OUT_DIR is writable");
 }
 
 /// The release × GPU table of `data/support.toml` as Rust: `AS_OF` and `RELEASES`, in terms of
@@ -220,6 +226,37 @@ fn min_kernel_table() -> String {
             r.kernel.0,
             r.kernel.1,
             devices.join(", "),
+            r.source
+        )
+        .unwrap();
+    }
+    out.push_str("];\n");
+    out
+}
+
+/// The GPU × firmware table of `data/firmware.toml` as Rust: `AS_OF` and `GPUS`, in terms of
+/// `facts::firmware`'s types. A row without a source stops the build.
+fn firmware_table() -> String {
+    let path = Path::new("data/firmware.toml");
+    let data =
+        firmware_data::parse(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out = String::new();
+    writeln!(
+        out,
+        "/// When the rows were last checked against their sources.\n\
+         pub const AS_OF: &str = {:?};",
+        data.as_of
+    )
+    .unwrap();
+    out.push_str("/// The rows, in the file's order.\npub static GPUS: &[Firmware] = &[\n");
+    for r in &data.rows {
+        let devices: Vec<String> = r.devices.iter().map(|d| format!("0x{d:04x}")).collect();
+        writeln!(
+            out,
+            "    Firmware {{ target: {:?}, devices: &[{}], files: &{:?}, source: {:?} }},",
+            r.target,
+            devices.join(", "),
+            r.files,
             r.source
         )
         .unwrap();

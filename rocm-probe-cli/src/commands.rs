@@ -420,6 +420,27 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
         writeln!(out, "  {row}")?;
         writeln!(out, "    {}", g.source)?;
     }
+    // The firmware files per GPU family (driver.firmware-missing).
+    use rocm_probe::facts::firmware;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        msg!("cli.data-firmware-header", date = firmware::AS_OF)
+    )?;
+    for g in firmware::GPUS {
+        let files = rocm_probe::i18n::list(g.files.iter().map(|f| format!("{f}.bin")));
+        writeln!(
+            out,
+            "  {}",
+            render::wrap(
+                &msg!("cli.data-firmware-row", target = g.target, files),
+                92
+            )
+            .replace('\n', "\n    ")
+        )?;
+        writeln!(out, "    {}", g.source)?;
+    }
     Ok(OK)
 }
 

@@ -1076,6 +1076,15 @@ fn explain_data_lists_the_release_rows() {
         "{}",
         en.stdout
     );
+    // The firmware files per GPU family, with each row's source.
+    for g in rocm_probe::facts::firmware::GPUS {
+        assert!(en.stdout.contains(g.source), "{}", g.source);
+    }
+    assert!(
+        en.stdout.contains("gfx1201: gc_12_0_1_pfp.bin, gc_12_0_1_me.bin"),
+        "{}",
+        en.stdout
+    );
     let n = support::newest();
     assert!(
         en.stdout
@@ -1099,9 +1108,10 @@ fn explain_data_lists_the_release_rows() {
             !["ROCm", "TheRock", "Core", "SDK", "GPU", "https", "gfx", "PCI", "Linux"].contains(w)
         })
         .filter(|w| {
-            !zh.stdout
-                .lines()
-                .any(|l| l.trim().starts_with("https://") && l.contains(*w))
+            // URLs and firmware file names (`gc_12_0_1_pfp.bin`) are identifiers.
+            !zh.stdout.lines().any(|l| {
+                (l.trim().starts_with("https://") || l.contains(".bin")) && l.contains(*w)
+            })
         })
         .collect();
     assert!(english.is_empty(), "{english:?}");

@@ -6,6 +6,7 @@ pub mod compiler;
 pub mod config;
 pub mod drm;
 pub mod fatbin;
+pub mod firmware;
 pub mod frameworks;
 pub mod gtt;
 pub mod install;
@@ -68,6 +69,8 @@ pub struct Facts {
     pub pcie: crate::facts::pcie::PcieFacts,
     /// The amdgpu module; `None` when `/sys/module` was not captured.
     pub module: Option<ModuleFacts>,
+    /// The amdgpu firmware files on disk, read when a GPU the firmware table lists is present.
+    pub firmware: crate::facts::firmware::FirmwareFacts,
     /// TTM's and amdgpu's limits on the system memory GPUs may use (APU memory ceilings).
     pub gtt: crate::facts::gtt::GttFacts,
     /// Command line, blacklists, Secure Boot, containers, environment.
@@ -215,6 +218,13 @@ impl Facts {
         });
         let pci = PciFacts::collect(source, (), &mut problems.system);
         let gtt = crate::facts::gtt::GttFacts::collect(source, (), &mut problems.system);
+        let listed = pci.as_ref().is_some_and(|p| {
+            p.gpus
+                .iter()
+                .any(|g| g.device.and_then(crate::facts::firmware::lookup).is_some())
+        });
+        let firmware =
+            crate::facts::firmware::FirmwareFacts::collect(source, listed, &mut problems.system);
         let pcie = crate::facts::pcie::PcieFacts::collect(source, pci.as_ref(), &mut problems.system);
         let platform = PlatformFacts::collect(source, (), &mut problems.system);
         let os_release = OsRelease::collect(source, (), &mut problems.system);
@@ -248,6 +258,7 @@ impl Facts {
             pci,
             pcie,
             module,
+            firmware,
             gtt,
             platform,
             os_release,

@@ -1,6 +1,7 @@
 //! The PCIe side of AMD GPUs beyond their own identity (issue 16, items 5 and 8): the BARs the
-//! kernel assigned (`resource`), and the bridges between GPUs with their ACS control, read from
-//! each bridge's configuration space (`config`; beyond the first 64 bytes only root may read it).
+//! kernel assigned (`resource`), and the bridges between GPUs (found by their bus ranges,
+//! `secondary_bus_number`/`subordinate_bus_number`) with their ACS control, read from each
+//! bridge's configuration space (`config`; beyond the first 64 bytes only root may read it).
 
 use std::collections::BTreeMap;
 
@@ -30,8 +31,8 @@ pub struct GpuPcie {
     pub address: String,
     /// `resource`, one entry per line (BARs 0–5, the ROM, …); `None` when not captured.
     pub resources: Option<Vec<Resource>>,
-    /// The bridges above it, root port first (from the device's link into `/sys/devices`);
-    /// empty when the link was not captured.
+    /// The bridges above it, root port first (bridges whose bus range holds its bus); read
+    /// only with two or more AMD GPUs, empty otherwise or when not captured.
     pub bridges: Vec<String>,
 }
 
@@ -71,17 +72,6 @@ pub struct PcieFacts {
     /// ACS of every bridge above two or more AMD GPUs' paths, by address; read only on machines
     /// with at least two AMD GPUs.
     pub acs: BTreeMap<String, Acs>,
-}
-
-fn is_pci_address(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 12
-        && b[4] == b':'
-        && b[7] == b':'
-        && b[10] == b'.'
-        && b.iter()
-            .enumerate()
-            .all(|(i, c)| matches!(i, 4 | 7 | 10) || c.is_ascii_hexdigit())
 }
 
 /// Parses `resource`: lines of three hexadecimal numbers.
@@ -139,8 +129,8 @@ impl Collect for PcieFacts {
     type Needs<'a> = Option<&'a PciFacts>;
     type Output = Self;
 
-    /// Reads each AMD GPU's `resource` and link, and with two or more GPUs the `config` of the
-    /// bridges above them.
+    /// Reads each AMD GPU's `resource`, and with two or more GPUs the bridges' bus ranges and
+    /// the `config` of the bridges above them.
     fn collect(source: &Source, pci: Option<&PciFacts>, problems: &mut Vec<Problem>) -> Self {
         let root = source.root();
         let Some(pci) = pci else {
@@ -160,29 +150,44 @@ impl Collect for PcieFacts {
                     }
                     parsed
                 });
-            // The function's entry links into /sys/devices along its bridges; a fixture may
-            // hold a plain directory instead (the path then was not captured).
-            let bridges = match root.read_link(&dir) {
-                Err(e) if e.kind == crate::source::root::ReadErrorKind::WrongType => None,
-                result => optional(result, problems),
-            }
-            .map(|target| {
-                let mut parts: Vec<String> = target
-                    .split('/')
-                    .filter(|p| is_pci_address(p))
-                    .map(str::to_owned)
-                    .collect();
-                parts.pop();
-                parts
-            })
-            .unwrap_or_default();
             facts.gpus.push(GpuPcie {
                 address: g.address.clone(),
                 resources,
-                bridges,
+                bridges: Vec::new(),
             });
         }
         if facts.gpus.len() >= 2 {
+            // The bridges above each GPU: those of its domain whose bus range holds its bus,
+            // from `secondary_bus_number` / `subordinate_bus_number` (bridges only; an endpoint
+            // has neither). Outermost (lowest secondary bus) first.
+            let mut ranges: Vec<(String, u32, u32)> = Vec::new();
+            for name in optional(root.read_dir(PCI_DEVICES), problems).unwrap_or_default() {
+                let dir = format!("{PCI_DEVICES}/{name}");
+                let number = |file: &str, problems: &mut Vec<Problem>| {
+                    optional(root.read_value(&format!("{dir}/{file}")), problems)
+                        .and_then(|v| v.parse::<u32>().ok())
+                };
+                let Some(secondary) = number("secondary_bus_number", problems) else {
+                    continue;
+                };
+                if let Some(subordinate) = number("subordinate_bus_number", problems) {
+                    ranges.push((name, secondary, subordinate));
+                }
+            }
+            ranges.sort_by_key(|(_, secondary, _)| *secondary);
+            for g in &mut facts.gpus {
+                let (Some(domain), Some(bus)) = (
+                    g.address.get(..4),
+                    g.address.get(5..7).and_then(|b| u32::from_str_radix(b, 16).ok()),
+                ) else {
+                    continue;
+                };
+                g.bridges = ranges
+                    .iter()
+                    .filter(|(b, lo, hi)| b.starts_with(domain) && (*lo..=*hi).contains(&bus))
+                    .map(|(b, _, _)| b.clone())
+                    .collect();
+            }
             let bridges: std::collections::BTreeSet<&String> =
                 facts.gpus.iter().flat_map(|g| &g.bridges).collect();
             for b in bridges {
@@ -235,7 +240,5 @@ mod tests {
         assert_eq!(r[0], [0x78_0000_0000, 0x7f_ffff_ffff, 0x14220c]);
         assert_eq!(r[1], [0, 0, 0]);
         assert_eq!(parse_resources("0x1 zz 0x2\n"), None);
-        assert!(is_pci_address("0000:41:00.0"));
-        assert!(!is_pci_address("pci0000:40"));
     }
 }

@@ -316,6 +316,7 @@ fn bindings(f: &Facts, out: &mut Vec<Finding>) -> bool {
         let path = format!("{PCI_DEVICES}/{}", g.address);
         let generation = g.device.and_then(target::gcn_generation);
         let too_new = platform::kernel_too_old(f, g);
+        out.extend(platform::firmware_missing(f, g));
         match g.driver.as_deref() {
             Some("amdgpu") => continue,
             Some("vfio-pci") => out.push(

@@ -212,3 +212,62 @@ pub fn acs(f: &Facts, out: &mut Vec<Finding>) {
         );
     }
 }
+
+/// An unbound GPU (with amdgpu loaded) whose required firmware files are in none of amdgpu's
+/// firmware directories under any suffix the kernel loads.
+pub fn firmware_missing(f: &Facts, g: &PciGpu) -> Option<Finding> {
+    use crate::facts::firmware::{self, FIRMWARE_DIRS};
+    use crate::finding::FIRMWARE_MISSING;
+    if g.driver.is_some() || !f.module.as_ref().is_some_and(|m| m.present) {
+        return None;
+    }
+    let row = firmware::lookup(g.device?)?;
+    let missing = f.firmware.missing(row)?;
+    if missing.is_empty() {
+        return None;
+    }
+    let families = crate::facts::os_release::families(f.os_release.as_ref());
+    let steps = families.into_iter().map(|d| {
+        let package = match d {
+            Distro::Debian => "firmware-amd-graphics",
+            Distro::Fedora => "amd-gpu-firmware",
+            Distro::Suse => "kernel-firmware-amdgpu",
+            Distro::Arch => "linux-firmware-amdgpu",
+        };
+        RemedyStep::run(
+            Action::Install,
+            package,
+            d.install(package),
+            msg!("driver.step-install-firmware", package),
+        )
+        .on(d)
+    });
+    Some(
+        FIRMWARE_MISSING
+            .finding(msg!(
+                "driver.firmware-missing",
+                address = g.address,
+                target = row.target,
+                count = missing.len(),
+                files = crate::i18n::list(&missing)
+            ))
+            .with_all(FIRMWARE_DIRS.iter().map(|d| {
+                Evidence::new(
+                    *d,
+                    msg!("driver.firmware-absent", files = crate::i18n::list(&missing)),
+                )
+            }))
+            .with(Evidence::new(
+                "rocm-probe/data/firmware.toml",
+                format!("{}: {}", row.target, row.source),
+            ))
+            .remedy(msg!("driver.firmware-missing-remedy"))
+            .with_steps(steps)
+            .step(RemedyStep::run(
+                Action::Reboot,
+                "firmware",
+                "sudo reboot",
+                msg!("driver.step-reboot"),
+            )),
+    )
+}

@@ -73,6 +73,9 @@ declare_rules! {
     KERNEL_TOO_OLD = "driver.kernel-too-old", Driver, Fail => [
         GPU_NOT_BOUND,
     ];
+    FIRMWARE_MISSING = "driver.firmware-missing", Driver, Fail => [
+        GPU_NOT_BOUND,
+    ];
 }
 
 declare_rules! {
