@@ -161,7 +161,7 @@ impl Collect for PcieFacts {
             // from `secondary_bus_number` / `subordinate_bus_number` (bridges only; an endpoint
             // has neither). Outermost (lowest secondary bus) first.
             let mut ranges: Vec<(String, u32, u32)> = Vec::new();
-            for name in optional(root.read_dir(PCI_DEVICES), problems).unwrap_or_default() {
+            for name in pci.addresses.iter().cloned() {
                 let dir = format!("{PCI_DEVICES}/{name}");
                 let number = |file: &str, problems: &mut Vec<Problem>| {
                     optional(root.read_value(&format!("{dir}/{file}")), problems)

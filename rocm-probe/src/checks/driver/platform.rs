@@ -271,3 +271,71 @@ pub fn firmware_missing(f: &Facts, g: &PciGpu) -> Option<Finding> {
             )),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::config::Profile;
+    use crate::facts::pcie::Acs;
+    use crate::finding::{ACS_P2P_REDIRECT, IOMMU_NOT_PASSTHROUGH, Status};
+    use crate::source::Source;
+
+    fn two_radeons() -> Facts {
+        let dir = format!(
+            "{}/../fixtures/two-radeon-acs-redirect",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        Facts::collect(&Source::fixture(dir).unwrap())
+    }
+
+    fn of(out: &[Finding], id: &str) -> Vec<Finding> {
+        out.iter().filter(|f| f.id == id).cloned().collect()
+    }
+
+    #[test]
+    fn iommu_without_passthrough_warns_with_two_discrete_gpus() {
+        let mut f = two_radeons();
+        assert_eq!(discrete_gpus(&f), 2);
+        f.platform.iommu = Some(true);
+        f.platform.cmdline = Some("BOOT_IMAGE=/vmlinuz root=/dev/sda1 quiet".to_owned());
+        let out = crate::checks::driver::check(&f, &[], Profile::Workstation);
+        let iommu = of(&out, IOMMU_NOT_PASSTHROUGH.id);
+        assert_eq!(iommu.len(), 1);
+        assert_eq!(iommu[0].status, Status::Warn);
+        // With iommu=pt nothing is said.
+        f.platform.cmdline = Some("root=/dev/sda1 iommu=pt".to_owned());
+        let out = crate::checks::driver::check(&f, &[], Profile::Workstation);
+        assert!(of(&out, IOMMU_NOT_PASSTHROUGH.id).is_empty());
+    }
+
+    #[test]
+    fn acs_that_cannot_be_read_is_said_not_guessed() {
+        let mut f = two_radeons();
+        let out = crate::checks::driver::check(&f, &[], Profile::Workstation);
+        assert_eq!(of(&out, ACS_P2P_REDIRECT.id)[0].status, Status::Warn);
+        // As a user other than root the kernel gives 64 bytes of each bridge's config.
+        for acs in f.pcie.acs.values_mut() {
+            *acs = Acs::Unreadable { bytes: 64 };
+        }
+        let out = crate::checks::driver::check(&f, &[], Profile::Workstation);
+        let acs = of(&out, ACS_P2P_REDIRECT.id);
+        assert_eq!(acs.len(), 1);
+        assert_eq!(acs[0].status, Status::Skip);
+        // ACS present without redirect: nothing to say.
+        for acs in f.pcie.acs.values_mut() {
+            *acs = Acs::Control { control: 0x0001 };
+        }
+        let out = crate::checks::driver::check(&f, &[], Profile::Workstation);
+        assert!(of(&out, ACS_P2P_REDIRECT.id).is_empty());
+    }
+
+    #[test]
+    fn bridges_between_two_gpus_exclude_the_shared_ones() {
+        let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+        let a = s(&["0000:00:01.1", "0000:01:00.0", "0000:02:00.0"]);
+        let b = s(&["0000:00:01.1", "0000:01:00.0", "0000:02:01.0"]);
+        assert_eq!(between(&a, &b), ["0000:02:00.0", "0000:02:01.0"]);
+        let c = s(&["0000:60:01.1"]);
+        assert_eq!(between(&a[..1], &c), ["0000:00:01.1", "0000:60:01.1"]);
+    }
+}
