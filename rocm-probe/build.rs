@@ -152,8 +152,11 @@ fn main() {
     std::fs::write(Path::new(&out_dir).join("messages.rs"), out).expect("OUT_DIR is writable");
     std::fs::write(Path::new(&out_dir).join("support.rs"), support_table())
         .expect("OUT_DIR is writable");
-    std::fs::write(Path::new(&out_dir).join("min_kernel.rs"), min_kernel_table())
-        .expect("OUT_DIR is writable");
+    std::fs::write(
+        Path::new(&out_dir).join("min_kernel.rs"),
+        min_kernel_table(),
+    )
+    .expect("OUT_DIR is writable");
     std::fs::write(Path::new(&out_dir).join("firmware.rs"), firmware_table())
         .expect("OUT_DIR is writable");
 }

@@ -433,11 +433,8 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
         writeln!(
             out,
             "  {}",
-            render::wrap(
-                &msg!("cli.data-firmware-row", target = g.target, files),
-                92
-            )
-            .replace('\n', "\n    ")
+            render::wrap(&msg!("cli.data-firmware-row", target = g.target, files), 92)
+                .replace('\n', "\n    ")
         )?;
         writeln!(out, "    {}", g.source)?;
     }

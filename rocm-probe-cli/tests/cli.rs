@@ -1081,7 +1081,8 @@ fn explain_data_lists_the_release_rows() {
         assert!(en.stdout.contains(g.source), "{}", g.source);
     }
     assert!(
-        en.stdout.contains("gfx1201: gc_12_0_1_pfp.bin, gc_12_0_1_me.bin"),
+        en.stdout
+            .contains("gfx1201: gc_12_0_1_pfp.bin, gc_12_0_1_me.bin"),
         "{}",
         en.stdout
     );
@@ -1105,13 +1106,16 @@ fn explain_data_lists_the_release_rows() {
         .split(|c: char| !c.is_ascii_alphabetic())
         .filter(|w| w.len() > 2)
         .filter(|w| {
-            !["ROCm", "TheRock", "Core", "SDK", "GPU", "https", "gfx", "PCI", "Linux"].contains(w)
+            ![
+                "ROCm", "TheRock", "Core", "SDK", "GPU", "https", "gfx", "PCI", "Linux",
+            ]
+            .contains(w)
         })
         .filter(|w| {
             // URLs and firmware file names (`gc_12_0_1_pfp.bin`) are identifiers.
-            !zh.stdout.lines().any(|l| {
-                (l.trim().starts_with("https://") || l.contains(".bin")) && l.contains(*w)
-            })
+            !zh.stdout
+                .lines()
+                .any(|l| (l.trim().starts_with("https://") || l.contains(".bin")) && l.contains(*w))
         })
         .collect();
     assert!(english.is_empty(), "{english:?}");

@@ -94,7 +94,10 @@ mod tests {
     fn releases_compare_by_mainline_number() {
         assert_eq!(release_version("6.8.0-31-generic"), Some((6, 8)));
         assert_eq!(release_version("6.14.0-24-generic"), Some((6, 14)));
-        assert_eq!(release_version("5.14.0-427.13.1.el9_4.x86_64"), Some((5, 14)));
+        assert_eq!(
+            release_version("5.14.0-427.13.1.el9_4.x86_64"),
+            Some((5, 14))
+        );
         assert_eq!(release_version("weird"), None);
         // RX 9070 (1002:7550) on Ubuntu 24.04's GA kernel: too old; on its 6.11 HWE kernel, or 6.14: not.
         assert_eq!(
@@ -114,6 +117,9 @@ mod tests {
         assert!(backports("5.14.21-150500.55.19-default", Some("sles")));
         assert!(!backports("6.8.0-31-generic", Some("ubuntu")));
         assert!(!backports("6.8.0-31-generic-elf", Some("ubuntu")));
-        assert_eq!(too_old(0x7550, "5.14.0-427.13.1.el9_4.x86_64", Some("rhel")), None);
+        assert_eq!(
+            too_old(0x7550, "5.14.0-427.13.1.el9_4.x86_64", Some("rhel")),
+            None
+        );
     }
 }

@@ -225,7 +225,8 @@ impl Facts {
         });
         let firmware =
             crate::facts::firmware::FirmwareFacts::collect(source, listed, &mut problems.system);
-        let pcie = crate::facts::pcie::PcieFacts::collect(source, pci.as_ref(), &mut problems.system);
+        let pcie =
+            crate::facts::pcie::PcieFacts::collect(source, pci.as_ref(), &mut problems.system);
         let platform = PlatformFacts::collect(source, (), &mut problems.system);
         let os_release = OsRelease::collect(source, (), &mut problems.system);
         let identity = source.host().identity();

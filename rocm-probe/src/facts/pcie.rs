@@ -79,9 +79,9 @@ pub fn parse_resources(text: &str) -> Option<Vec<Resource>> {
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|line| {
-            let mut words = line.split_whitespace().map(|w| {
-                u64::from_str_radix(w.trim_start_matches("0x"), 16).ok()
-            });
+            let mut words = line
+                .split_whitespace()
+                .map(|w| u64::from_str_radix(w.trim_start_matches("0x"), 16).ok());
             Some([words.next()??, words.next()??, words.next()??])
         })
         .collect()
@@ -178,7 +178,9 @@ impl Collect for PcieFacts {
             for g in &mut facts.gpus {
                 let (Some(domain), Some(bus)) = (
                     g.address.get(..4),
-                    g.address.get(5..7).and_then(|b| u32::from_str_radix(b, 16).ok()),
+                    g.address
+                        .get(5..7)
+                        .and_then(|b| u32::from_str_radix(b, 16).ok()),
                 ) else {
                     continue;
                 };
@@ -219,7 +221,10 @@ mod tests {
 
     #[test]
     fn finds_acs_control_through_the_list() {
-        assert_eq!(parse_acs(&config_with_acs(0x001d)), Acs::Control { control: 0x1d });
+        assert_eq!(
+            parse_acs(&config_with_acs(0x001d)),
+            Acs::Control { control: 0x1d }
+        );
         assert!(parse_acs(&config_with_acs(0x001d)).redirects());
         assert!(!parse_acs(&config_with_acs(0x0011)).redirects());
         // A non-root reader gets 64 bytes.

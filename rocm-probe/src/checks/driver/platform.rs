@@ -13,7 +13,10 @@ use crate::msg;
 /// in-tree amdgpu loaded (an amdgpu-dkms build brings its own driver, whatever the kernel's
 /// number), a mainline-numbered release, and a distribution that does not backport amdgpu.
 pub fn kernel_too_old(f: &Facts, g: &PciGpu) -> Option<&'static MinKernel> {
-    let m = f.module.as_ref().filter(|m| m.present && m.version.is_none())?;
+    let m = f
+        .module
+        .as_ref()
+        .filter(|m| m.present && m.version.is_none())?;
     let release = m.kernel_release.as_deref()?;
     let os_id = f.os_release.as_ref().and_then(|o| o.id.as_deref());
     min_kernel::too_old(g.device?, release, os_id)
@@ -37,7 +40,10 @@ pub fn kernel_too_old_finding(f: &Facts, g: &PciGpu, row: &MinKernel) -> Finding
             release = release.clone(),
             minimum = minimum.clone()
         ))
-        .with(Evidence::new(format!("{path}/device"), format!("0x{device:04x}")))
+        .with(Evidence::new(
+            format!("{path}/device"),
+            format!("0x{device:04x}"),
+        ))
         .with(Evidence::absent(format!("{path}/driver")))
         .with(Evidence::new(OSRELEASE, release))
         .with(Evidence::new(
@@ -50,7 +56,10 @@ pub fn kernel_too_old_finding(f: &Facts, g: &PciGpu, row: &MinKernel) -> Finding
                 source = row.source
             ),
         ))
-        .remedy(msg!("driver.kernel-too-old-remedy", minimum = minimum.clone()))
+        .remedy(msg!(
+            "driver.kernel-too-old-remedy",
+            minimum = minimum.clone()
+        ))
         .with_steps(upgrade_steps(f, &minimum))
         .step(RemedyStep::run(
             Action::Reboot,
@@ -77,7 +86,9 @@ fn upgrade_steps(f: &Facts, minimum: &str) -> Vec<RemedyStep> {
                     Some(version) => RemedyStep::run(
                         Action::Upgrade,
                         "kernel",
-                        format!("sudo apt install --install-recommends linux-generic-hwe-{version}"),
+                        format!(
+                            "sudo apt install --install-recommends linux-generic-hwe-{version}"
+                        ),
                         msg!("driver.step-kernel-hwe", release = version, minimum),
                     ),
                     None => RemedyStep::say(
@@ -155,7 +166,9 @@ pub fn acs(f: &Facts, out: &mut Vec<Finding>) {
             let mut redirected = false;
             for bridge in between(&a.bridges, &b.bridges) {
                 match f.pcie.acs.get(bridge) {
-                    Some(Acs::Control { control }) if Acs::Control { control: *control }.redirects() => {
+                    Some(Acs::Control { control })
+                        if Acs::Control { control: *control }.redirects() =>
+                    {
                         redirected = true;
                         if !redirecting.iter().any(|(x, _)| *x == bridge) {
                             redirecting.push((bridge, *control));
@@ -254,7 +267,10 @@ pub fn firmware_missing(f: &Facts, g: &PciGpu) -> Option<Finding> {
             .with_all(FIRMWARE_DIRS.iter().map(|d| {
                 Evidence::new(
                     *d,
-                    msg!("driver.firmware-absent", files = crate::i18n::list(&missing)),
+                    msg!(
+                        "driver.firmware-absent",
+                        files = crate::i18n::list(&missing)
+                    ),
                 )
             }))
             .with(Evidence::new(

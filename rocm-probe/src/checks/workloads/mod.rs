@@ -552,11 +552,7 @@ fn llm_fit(f: &Facts, inv: &Inventory, gpus_out: &GpusOut) -> Finding {
         let cap = crate::checks::hardware::platform::cap(f, inv, a);
         let from_kfd = a.memory_bytes.filter(|m| *m > 0).map(|m| {
             let text = match &cap {
-                Some(c) => msg!(
-                    "workloads.bytes-capped",
-                    bytes = m,
-                    parameter = c.parameter
-                ),
+                Some(c) => msg!("workloads.bytes-capped", bytes = m, parameter = c.parameter),
                 None => msg!("workloads.bytes", bytes = m),
             };
             let e = Evidence::new(format!("{TOPOLOGY_DIR}/nodes/{}/mem_banks", a.node), text);

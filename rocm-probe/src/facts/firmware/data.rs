@@ -55,8 +55,7 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
             .map(|v| match v {
                 toml::Value::String(s)
                     if !s.is_empty()
-                        && s.chars()
-                            .all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+                        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
                 {
                     Ok(s.clone())
                 }

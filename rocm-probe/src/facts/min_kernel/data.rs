@@ -37,7 +37,14 @@ pub fn kernel_version(text: &str) -> Option<(u32, u32)> {
 
 fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
     let at = |what: &str| format!("gpu #{}: {what}", i + 1);
-    const KEYS: [&str; 6] = ["target", "gc", "kernel", "devices", "source", "devices_source"];
+    const KEYS: [&str; 6] = [
+        "target",
+        "gc",
+        "kernel",
+        "devices",
+        "source",
+        "devices_source",
+    ];
     if let Some(key) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(at(&format!("unknown key `{key}`")));
     }
