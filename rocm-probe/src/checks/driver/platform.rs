@@ -165,21 +165,16 @@ pub fn acs(f: &Facts, out: &mut Vec<Finding>) {
         for b in &paths[i + 1..] {
             let mut redirected = false;
             for bridge in between(&a.bridges, &b.bridges) {
-                match f.pcie.acs.get(bridge) {
-                    Some(Acs::Control { control })
-                        if Acs::Control { control: *control }.redirects() =>
-                    {
-                        redirected = true;
-                        if !redirecting.iter().any(|(x, _)| *x == bridge) {
-                            redirecting.push((bridge, *control));
-                        }
+                let acs = f.pcie.acs.get(bridge).copied();
+                if let Some(Acs::Control { control }) = acs.filter(|a| a.redirects()) {
+                    redirected = true;
+                    if !redirecting.iter().any(|(x, _)| *x == bridge) {
+                        redirecting.push((bridge, control));
                     }
-                    Some(Acs::Unreadable { bytes }) => {
-                        if !unreadable.iter().any(|(x, _)| *x == bridge) {
-                            unreadable.push((bridge, *bytes));
-                        }
+                } else if let Some(Acs::Unreadable { bytes }) = acs {
+                    if !unreadable.iter().any(|(x, _)| *x == bridge) {
+                        unreadable.push((bridge, bytes));
                     }
-                    _ => {}
                 }
             }
             pairs += usize::from(redirected);
