@@ -18,6 +18,13 @@ mod support_data;
 #[path = "src/facts/rocr_isa/data.rs"]
 #[allow(dead_code)]
 mod rocr_isa_data;
+#[path = "src/facts/firmware/data.rs"]
+#[allow(dead_code)]
+mod firmware_data;
+
+#[path = "src/facts/min_kernel/data.rs"]
+#[allow(dead_code)]
+mod min_kernel_data;
 
 fn read(path: &Path) -> String {
     println!("cargo::rerun-if-changed={}", path.display());
@@ -148,6 +155,13 @@ fn main() {
     std::fs::write(Path::new(&out_dir).join("messages.rs"), out).expect("OUT_DIR is writable");
     std::fs::write(Path::new(&out_dir).join("support.rs"), support_table())
         .expect("OUT_DIR is writable");
+    std::fs::write(
+        Path::new(&out_dir).join("min_kernel.rs"),
+        min_kernel_table(),
+    )
+    .expect("OUT_DIR is writable");
+    std::fs::write(Path::new(&out_dir).join("firmware.rs"), firmware_table())
+        .expect("OUT_DIR is writable");
     std::fs::write(Path::new(&out_dir).join("rocr_isa.rs"), rocr_isa_table())
         .expect("OUT_DIR is writable");
 }
@@ -218,6 +232,70 @@ fn support_table() -> String {
             .unwrap();
         }
         out.push_str("    ] },\n");
+    }
+    out.push_str("];\n");
+    out
+}
+
+/// The GPU × first-kernel table of `data/min_kernel.toml` as Rust: `AS_OF` and `GPUS`, in terms
+/// of `facts::min_kernel`'s types. A row without a source stops the build.
+fn min_kernel_table() -> String {
+    let path = Path::new("data/min_kernel.toml");
+    let data =
+        min_kernel_data::parse(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out = String::new();
+    writeln!(
+        out,
+        "/// When the rows were last checked against their sources.\n\
+         pub const AS_OF: &str = {:?};",
+        data.as_of
+    )
+    .unwrap();
+    out.push_str("/// The rows, in the file's order.\npub static GPUS: &[MinKernel] = &[\n");
+    for r in &data.rows {
+        let devices: Vec<String> = r.devices.iter().map(|d| format!("0x{d:04x}")).collect();
+        writeln!(
+            out,
+            "    MinKernel {{ target: {:?}, gc: {:?}, kernel: ({}, {}), devices: &[{}], source: {:?} }},",
+            r.target,
+            r.gc,
+            r.kernel.0,
+            r.kernel.1,
+            devices.join(", "),
+            r.source
+        )
+        .unwrap();
+    }
+    out.push_str("];\n");
+    out
+}
+
+/// The GPU × firmware table of `data/firmware.toml` as Rust: `AS_OF` and `GPUS`, in terms of
+/// `facts::firmware`'s types. A row without a source stops the build.
+fn firmware_table() -> String {
+    let path = Path::new("data/firmware.toml");
+    let data =
+        firmware_data::parse(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out = String::new();
+    writeln!(
+        out,
+        "/// When the rows were last checked against their sources.\n\
+         pub const AS_OF: &str = {:?};",
+        data.as_of
+    )
+    .unwrap();
+    out.push_str("/// The rows, in the file's order.\npub static GPUS: &[Firmware] = &[\n");
+    for r in &data.rows {
+        let devices: Vec<String> = r.devices.iter().map(|d| format!("0x{d:04x}")).collect();
+        writeln!(
+            out,
+            "    Firmware {{ target: {:?}, devices: &[{}], files: &{:?}, source: {:?} }},",
+            r.target,
+            devices.join(", "),
+            r.files,
+            r.source
+        )
+        .unwrap();
     }
     out.push_str("];\n");
     out

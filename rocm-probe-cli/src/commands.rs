@@ -401,6 +401,44 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
     );
     writeln!(out, "{}", render::wrap(&newest, 96))?;
     explain_rocr_isa(out)?;
+    // The first kernel per GPU family (driver.kernel-too-old).
+    use rocm_probe::facts::min_kernel;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        msg!("cli.data-min-kernel-header", date = min_kernel::AS_OF)
+    )?;
+    for g in min_kernel::GPUS {
+        let devices = rocm_probe::i18n::list(g.devices.iter().map(|d| format!("1002:{d:04x}")));
+        let row = msg!(
+            "cli.data-min-kernel-row",
+            target = g.target,
+            gc = g.gc,
+            devices,
+            kernel = format!("{}.{}", g.kernel.0, g.kernel.1)
+        );
+        writeln!(out, "  {row}")?;
+        writeln!(out, "    {}", g.source)?;
+    }
+    // The firmware files per GPU family (driver.firmware-missing).
+    use rocm_probe::facts::firmware;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        msg!("cli.data-firmware-header", date = firmware::AS_OF)
+    )?;
+    for g in firmware::GPUS {
+        let files = rocm_probe::i18n::list(g.files.iter().map(|f| format!("{f}.bin")));
+        writeln!(
+            out,
+            "  {}",
+            render::wrap(&msg!("cli.data-firmware-row", target = g.target, files), 92)
+                .replace('\n', "\n    ")
+        )?;
+        writeln!(out, "    {}", g.source)?;
+    }
     Ok(OK)
 }
 

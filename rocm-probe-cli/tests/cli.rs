@@ -1066,6 +1066,26 @@ fn explain_data_lists_the_release_rows() {
         "ROCm 7.11  preview (TheRock)  2026-02-11\n  lists gfx950, gfx942, gfx90a, gfx1201"
     ));
     assert!(en.stdout.contains("gfx1201 (≥ 6.4.1)"), "{}", en.stdout);
+    // The first kernel per GPU family, with each row's source.
+    for g in rocm_probe::facts::min_kernel::GPUS {
+        assert!(en.stdout.contains(g.source), "{}", g.source);
+    }
+    assert!(
+        en.stdout
+            .contains("gfx1201 (GC 12.0.1, PCI 1002:7550, 1002:7551): Linux 6.11"),
+        "{}",
+        en.stdout
+    );
+    // The firmware files per GPU family, with each row's source.
+    for g in rocm_probe::facts::firmware::GPUS {
+        assert!(en.stdout.contains(g.source), "{}", g.source);
+    }
+    assert!(
+        en.stdout
+            .contains("gfx1201: gc_12_0_1_pfp.bin, gc_12_0_1_me.bin"),
+        "{}",
+        en.stdout
+    );
     let n = support::newest();
     assert!(
         en.stdout
@@ -1102,14 +1122,16 @@ fn explain_data_lists_the_release_rows() {
         .filter(|w| w.len() > 2)
         .filter(|w| {
             ![
-                "ROCm", "ROCr", "ISA", "TheRock", "Core", "SDK", "GPU", "https", "gfx",
+                "ROCm", "ROCr", "ISA", "TheRock", "Core", "SDK", "GPU", "https", "gfx", "PCI",
+                "Linux",
             ]
             .contains(w)
         })
         .filter(|w| {
+            // URLs and firmware file names (`gc_12_0_1_pfp.bin`) are identifiers.
             !zh.stdout
                 .lines()
-                .any(|l| l.trim().starts_with("https://") && l.contains(*w))
+                .any(|l| (l.trim().starts_with("https://") || l.contains(".bin")) && l.contains(*w))
         })
         .collect();
     assert!(english.is_empty(), "{english:?}");

@@ -7,14 +7,18 @@ pub mod config;
 pub mod container;
 pub mod drm;
 pub mod fatbin;
+pub mod firmware;
 pub mod frameworks;
+pub mod gtt;
 pub mod install;
 pub mod libraries;
 pub mod marketing;
+pub mod min_kernel;
 pub mod module;
 pub mod os_release;
 pub mod overrides;
 pub mod pci;
+pub mod pcie;
 pub mod platform;
 pub mod process;
 pub mod properties;
@@ -63,8 +67,14 @@ pub struct Facts {
     pub inventory: Option<Inventory>,
     /// The PCI bus; `None` when not captured.
     pub pci: Option<PciFacts>,
+    /// AMD GPUs' BARs and the ACS of the bridges between them.
+    pub pcie: crate::facts::pcie::PcieFacts,
     /// The amdgpu module; `None` when `/sys/module` was not captured.
     pub module: Option<ModuleFacts>,
+    /// The amdgpu firmware files on disk, read when a GPU the firmware table lists is present.
+    pub firmware: crate::facts::firmware::FirmwareFacts,
+    /// TTM's and amdgpu's limits on the system memory GPUs may use (APU memory ceilings).
+    pub gtt: crate::facts::gtt::GttFacts,
     /// Command line, blacklists, Secure Boot, containers, environment.
     pub platform: PlatformFacts,
     /// The operating system (`/etc/os-release`); `None` when not captured.
@@ -212,6 +222,16 @@ impl Facts {
             ps.map(|ps| Processes { problems: p, ..ps })
         });
         let pci = PciFacts::collect(source, (), &mut problems.system);
+        let gtt = crate::facts::gtt::GttFacts::collect(source, (), &mut problems.system);
+        let listed = pci.as_ref().is_some_and(|p| {
+            p.gpus
+                .iter()
+                .any(|g| g.device.and_then(crate::facts::firmware::lookup).is_some())
+        });
+        let firmware =
+            crate::facts::firmware::FirmwareFacts::collect(source, listed, &mut problems.system);
+        let pcie =
+            crate::facts::pcie::PcieFacts::collect(source, pci.as_ref(), &mut problems.system);
         let platform = PlatformFacts::collect(source, (), &mut problems.system);
         let os_release = OsRelease::collect(source, (), &mut problems.system);
         let identity = source.host().identity();
@@ -247,7 +267,10 @@ impl Facts {
             kfd_unreadable,
             inventory,
             pci,
+            pcie,
             module,
+            firmware,
+            gtt,
             platform,
             os_release,
             identity,

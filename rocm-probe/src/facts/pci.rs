@@ -45,6 +45,9 @@ pub struct PciGpu {
 pub struct PciFacts {
     /// Number of PCI functions of any vendor.
     pub functions: usize,
+    /// Their addresses, as listed (for the PCIe collector, which must not list the bus again).
+    #[serde(skip)]
+    pub addresses: Vec<String>,
     /// AMD display/accelerator functions, by address.
     pub gpus: Vec<PciGpu>,
 }
@@ -69,6 +72,7 @@ impl Collect for PciFacts {
         let names = optional(root.read_dir(PCI_DEVICES), problems)?;
         let mut facts = Self {
             functions: names.len(),
+            addresses: names.clone(),
             gpus: Vec::new(),
         };
         for address in names {

@@ -2,6 +2,7 @@
 
 pub mod active;
 pub mod container;
+pub mod platform;
 pub mod rules;
 pub mod wsl;
 
@@ -18,9 +19,9 @@ use crate::facts::{Facts, KFD_DEVICE};
 use crate::finding::{
     AMDGPU_BLACKLISTED, AMDGPU_NOT_LOADED, Action, CONTAINER, DKMS_NOT_BUILT, Evidence, Finding,
     GPU_NOT_BOUND, GPU_NOT_IN_KFD, IDENTITY_NOT_RECORDED, INPUT_MALFORMED, INPUT_UNREADABLE,
-    IOMMU_NOT_PASSTHROUGH, KFD_DEVICE_MISSING, KFD_MISSING, KFD_PERMISSION_DENIED, KFD_READY,
-    KFD_UNREADABLE, NO_AMD_GPU, NOMODESET, NUMA_BALANCING, OUT_OF_TREE_DRIVER, RENDER_NODE_MISSING,
-    RENDER_PERMISSION_DENIED, RemedyStep, Rule, SECURE_BOOT, Status, WSL,
+    IOMMU_NOT_PASSTHROUGH, KERNEL_TOO_OLD, KFD_DEVICE_MISSING, KFD_MISSING, KFD_PERMISSION_DENIED,
+    KFD_READY, KFD_UNREADABLE, NO_AMD_GPU, NOMODESET, NUMA_BALANCING, OUT_OF_TREE_DRIVER,
+    RENDER_NODE_MISSING, RENDER_PERMISSION_DENIED, RemedyStep, Rule, SECURE_BOOT, Status, WSL,
 };
 use crate::target;
 use crate::{i18n, msg};
@@ -119,15 +120,25 @@ fn tuning(f: &Facts, profile: Profile, out: &mut Vec<Finding>) {
         .iter()
         .any(|w| *w == "iommu=pt" || *w == "amd_iommu=pt");
     if f.platform.iommu == Some(true) && f.platform.cmdline.is_some() && !passthrough {
+        // Two or more discrete GPUs talk peer to peer (RCCL): a warning on any profile.
+        let dgpus = platform::discrete_gpus(f);
+        let (iommu_status, summary) = if dgpus >= 2 && status == Status::Info {
+            (
+                Status::Warn,
+                msg!("driver.iommu-not-passthrough-p2p", gpus = dgpus),
+            )
+        } else {
+            (
+                status,
+                msg!(
+                    "driver.iommu-not-passthrough",
+                    profile = profile_name(profile)
+                ),
+            )
+        };
         out.push(
             IOMMU_NOT_PASSTHROUGH
-                .finding_with(
-                    status,
-                    msg!(
-                        "driver.iommu-not-passthrough",
-                        profile = profile_name(profile)
-                    ),
-                )
+                .finding_with(iommu_status, summary)
                 .with(Evidence::new(IOMMU_CLASS, msg!("driver.iommu-units")))
                 .with(Evidence::new(
                     CMDLINE,
@@ -138,6 +149,7 @@ fn tuning(f: &Facts, profile: Profile, out: &mut Vec<Finding>) {
                 .step(reboot("iommu=pt")),
         );
     }
+    platform::acs(f, out);
     if f.platform.numa_balancing == Some(1) {
         out.push(
             NUMA_BALANCING
@@ -305,6 +317,8 @@ fn bindings(f: &Facts, out: &mut Vec<Finding>) -> bool {
     for g in &pci.gpus {
         let path = format!("{PCI_DEVICES}/{}", g.address);
         let generation = g.device.and_then(target::gcn_generation);
+        let too_new = platform::kernel_too_old(f, g);
+        out.extend(platform::firmware_missing(f, g));
         match g.driver.as_deref() {
             Some("amdgpu") => continue,
             Some("vfio-pci") => out.push(
@@ -321,6 +335,18 @@ fn bindings(f: &Facts, out: &mut Vec<Finding>) -> bool {
                     GPU_NOT_BOUND
                         .finding(msg!("driver.gpu-unbound", address = g.address))
                         .with(Evidence::absent(format!("{path}/driver"))),
+                );
+            }
+            None if too_new.is_some() => {
+                // amdgpu is loaded but this kernel's amdgpu does not know the GPU.
+                if let Some(row) = too_new {
+                    out.push(platform::kernel_too_old_finding(f, g, row));
+                }
+                out.push(
+                    GPU_NOT_BOUND
+                        .finding(msg!("driver.gpu-unbound", address = g.address))
+                        .with(Evidence::absent(format!("{path}/driver")))
+                        .caused_by(&KERNEL_TOO_OLD),
                 );
             }
             other => {
@@ -494,7 +520,7 @@ fn plain_path(path: &str) -> bool {
 
 /// Adding (`add`) or removing kernel command-line `words` for good, per family. `words` are
 /// the probe's own constants or words it matched exactly; the caller adds the reboot.
-fn kernel_parameter_steps(f: &Facts, add: bool, words: &[&str]) -> Vec<RemedyStep> {
+pub(crate) fn kernel_parameter_steps(f: &Facts, add: bool, words: &[&str]) -> Vec<RemedyStep> {
     let object = words.join(" ");
     // One shell word: quoted when it holds several parameters.
     let arg = if words.len() > 1 {
@@ -573,7 +599,7 @@ fn kernel_parameter_steps(f: &Facts, add: bool, words: &[&str]) -> Vec<RemedySte
 }
 
 /// Rebooting into what the steps before changed (`object`).
-fn reboot(object: &str) -> RemedyStep {
+pub(crate) fn reboot(object: &str) -> RemedyStep {
     RemedyStep::run(
         Action::Reboot,
         object,

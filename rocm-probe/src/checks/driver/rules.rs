@@ -70,12 +70,19 @@ declare_rules! {
         runtime::rules::HIP_FAILED,
     ];
     WSL_READY = "driver.wsl-ready", Driver, Info;
+    KERNEL_TOO_OLD = "driver.kernel-too-old", Driver, Fail => [
+        GPU_NOT_BOUND,
+    ];
+    FIRMWARE_MISSING = "driver.firmware-missing", Driver, Fail => [
+        GPU_NOT_BOUND,
+    ];
 }
 
 declare_rules! {
     DRIVER_PLATFORM_RULES;
     IOMMU_NOT_PASSTHROUGH = "driver.iommu-not-passthrough", Driver, Info;
     NUMA_BALANCING = "driver.numa-balancing", Driver, Info;
+    ACS_P2P_REDIRECT = "driver.acs-p2p-redirect", Driver, Warn;
 }
 
 declare_rules! {

@@ -1,5 +1,6 @@
 //! Layer 1: is there an AMD GPU, and is what KFD says about it sound?
 
+pub mod platform;
 pub mod rules;
 
 use std::collections::BTreeMap;
@@ -74,6 +75,7 @@ pub fn check(f: &Facts) -> Vec<Finding> {
     if f.pci.is_none() {
         out.push(PCI_NOT_CAPTURED.finding(msg!("hardware.pci-not-captured")));
     }
+    out.extend(platform::bars_unassigned(f));
     // The inventory's problems include the topology's and the drm/amdgpu.ids ones.
     let mut sysfs: Vec<&Problem> = f.inventory.iter().flat_map(|i| &i.problems).collect();
     sysfs.extend(
@@ -92,6 +94,7 @@ pub fn check(f: &Facts) -> Vec<Finding> {
         if let Some(kfd) = &f.kfd {
             out.extend(devices(inv, kfd));
         }
+        out.extend(platform::memory_capped(f, inv));
     }
     out
 }

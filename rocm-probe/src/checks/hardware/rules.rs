@@ -15,6 +15,9 @@ declare_rules! {
     SYSFS_MALFORMED = "hardware.sysfs-malformed", Hardware, Warn;
     SYSFS_UNREADABLE = "hardware.sysfs-unreadable", Hardware, Skip;
     PARTITION_MISSING = "hardware.partition-missing", Hardware, Warn;
+    BAR_UNASSIGNED = "hardware.bar-unassigned", Hardware, Fail => [
+        driver::rules::GPU_NOT_BOUND,
+    ];
 }
 
 declare_rules! {
@@ -27,6 +30,7 @@ declare_rules! {
     RETIRED_PAGES = "hardware.retired-pages", Hardware, Warn;
     RUNTIME_SUSPENDED = "hardware.runtime-suspended", Hardware, Info;
     PARTITION_MODE_MISMATCH = "hardware.partition-mode-mismatch", Hardware, Warn;
+    APU_MEMORY_CAPPED = "hardware.apu-memory-capped", Hardware, Info;
 }
 
 declare_rules! {

@@ -545,14 +545,22 @@ fn llm_fit(f: &Facts, inv: &Inventory, gpus_out: &GpusOut) -> Finding {
     });
     let mut agents: Vec<(u32, u64, Evidence)> = Vec::new();
     let mut unknown: Vec<u32> = Vec::new();
+    // Integrated GPUs whose memory TTM's limit caps (hardware.apu-memory-capped): the estimate
+    // names the value as capped.
+    let mut capped: Vec<crate::checks::hardware::platform::Cap> = Vec::new();
     for a in used {
+        let cap = crate::checks::hardware::platform::cap(f, inv, a);
         let from_kfd = a.memory_bytes.filter(|m| *m > 0).map(|m| {
-            let e = Evidence::new(
-                format!("{TOPOLOGY_DIR}/nodes/{}/mem_banks", a.node),
-                msg!("workloads.bytes", bytes = m),
-            );
+            let text = match &cap {
+                Some(c) => msg!("workloads.bytes-capped", bytes = m, parameter = c.parameter),
+                None => msg!("workloads.bytes", bytes = m),
+            };
+            let e = Evidence::new(format!("{TOPOLOGY_DIR}/nodes/{}/mem_banks", a.node), text);
             (m, e)
         });
+        if from_kfd.is_some() {
+            capped.extend(cap);
+        }
         let from_drm = || {
             let minor = a.drm_render_minor?;
             let m = f
@@ -609,6 +617,14 @@ fn llm_fit(f: &Facts, inv: &Inventory, gpus_out: &GpusOut) -> Finding {
     }
     if !failed.is_empty() {
         summary.push_str(&msg!("workloads.llm-fit-out-of-use", agents = failed.len()));
+    }
+    if let Some(c) = capped.first() {
+        summary.push_str(&msg!(
+            "workloads.llm-fit-capped",
+            parameter = c.parameter,
+            memory = gib(c.limit),
+            ram = gib(c.ram)
+        ));
     }
     LLM_FIT
         .finding(summary)

@@ -1,0 +1,105 @@
+//! The firmware data, `rocm-probe/data/firmware.toml`: parsed and checked here, by the build
+//! script (which turns it into the `GPUS` table compiled into the crate) and by the crate's own
+//! tests. Depends on `toml` and std only, because the build script includes this file as a
+//! module. The file's header documents the format.
+
+/// One row as written in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// The gfx target.
+    pub target: String,
+    /// PCI device ids.
+    pub devices: Vec<u32>,
+    /// File names under `/lib/firmware/amdgpu`, without `.bin`.
+    pub files: Vec<String>,
+    /// Where the files were read.
+    pub source: String,
+}
+
+/// The whole file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Data {
+    /// When the rows were last checked against their sources, `YYYY-MM-DD`.
+    pub as_of: String,
+    /// Rows, in the file's order.
+    pub rows: Vec<Row>,
+}
+
+fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
+    let at = |what: &str| format!("gpu #{}: {what}", i + 1);
+    const KEYS: [&str; 4] = ["target", "devices", "files", "source"];
+    if let Some(key) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(at(&format!("unknown key `{key}`")));
+    }
+    let text = |key: &str| match t.get(key) {
+        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+        _ => Err(at(&format!("no {key}"))),
+    };
+    let target = text("target")?;
+    let devices = match t.get("devices") {
+        Some(toml::Value::Array(a)) if !a.is_empty() => a
+            .iter()
+            .map(|v| match v {
+                toml::Value::Integer(n) => u32::try_from(*n)
+                    .ok()
+                    .filter(|n| *n <= 0xffff)
+                    .ok_or_else(|| at(&format!("device {n}"))),
+                _ => Err(at("a device id is not a number")),
+            })
+            .collect::<Result<Vec<u32>, String>>()?,
+        _ => return Err(at("`devices` is missing or empty")),
+    };
+    let files = match t.get("files") {
+        Some(toml::Value::Array(a)) if !a.is_empty() => a
+            .iter()
+            .map(|v| match v {
+                toml::Value::String(s)
+                    if !s.is_empty()
+                        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+                {
+                    Ok(s.clone())
+                }
+                _ => Err(at("a file name is not [A-Za-z0-9_]+")),
+            })
+            .collect::<Result<Vec<String>, String>>()?,
+        _ => return Err(at("`files` is missing or empty")),
+    };
+    Ok(Row {
+        source: text("source")?,
+        target,
+        devices,
+        files,
+    })
+}
+
+/// Parses and checks the file: every row has a source, no device id is listed twice.
+pub fn parse(text: &str) -> Result<Data, String> {
+    let table: toml::Table = text.parse().map_err(|e| format!("{e}"))?;
+    if let Some(key) = table.keys().find(|k| *k != "as_of" && *k != "gpu") {
+        return Err(format!("unknown key `{key}`"));
+    }
+    let as_of = match table.get("as_of") {
+        Some(toml::Value::String(s)) if s.len() == 10 => s.clone(),
+        _ => return Err("`as_of` (YYYY-MM-DD) is missing".to_owned()),
+    };
+    let rows = match table.get("gpu") {
+        Some(toml::Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match v {
+                toml::Value::Table(t) => row(i, t),
+                _ => Err(format!("gpu #{}: not a table", i + 1)),
+            })
+            .collect::<Result<Vec<Row>, String>>()?,
+        _ => return Err("no [[gpu]] rows".to_owned()),
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for r in &rows {
+        for d in &r.devices {
+            if !seen.insert(*d) {
+                return Err(format!("device 0x{d:04x} is listed twice"));
+            }
+        }
+    }
+    Ok(Data { as_of, rows })
+}

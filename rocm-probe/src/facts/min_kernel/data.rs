@@ -1,0 +1,124 @@
+//! The minimum-kernel data, `rocm-probe/data/min_kernel.toml`: parsed and checked here, by the
+//! build script (which turns it into the `GPUS` table compiled into the crate) and by the
+//! crate's own tests. Depends on `toml` and std only, because the build script includes this file
+//! as a module. The file's header documents the format.
+
+/// One row as written in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// The gfx target.
+    pub target: String,
+    /// The GC IP version, `major.minor.patch`.
+    pub gc: String,
+    /// The first mainline release (major, minor).
+    pub kernel: (u32, u32),
+    /// PCI device ids.
+    pub devices: Vec<u32>,
+    /// Where `kernel` was read.
+    pub source: String,
+    /// Where `devices` were read.
+    pub devices_source: String,
+}
+
+/// The whole file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Data {
+    /// When the rows were last checked against their sources, `YYYY-MM-DD`.
+    pub as_of: String,
+    /// Rows, in the file's order.
+    pub rows: Vec<Row>,
+}
+
+/// `major.minor` of a kernel release as the file writes it.
+pub fn kernel_version(text: &str) -> Option<(u32, u32)> {
+    let (major, minor) = text.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
+    let at = |what: &str| format!("gpu #{}: {what}", i + 1);
+    const KEYS: [&str; 6] = [
+        "target",
+        "gc",
+        "kernel",
+        "devices",
+        "source",
+        "devices_source",
+    ];
+    if let Some(key) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(at(&format!("unknown key `{key}`")));
+    }
+    let text = |key: &str| match t.get(key) {
+        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+        _ => Err(at(&format!("`{key}` is missing or empty"))),
+    };
+    let target = text("target")?;
+    let at = |what: &str| format!("{target}: {what}");
+    let is_target = target.strip_prefix("gfx").is_some_and(|d| {
+        (3..=5).contains(&d.len())
+            && d.chars()
+                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+    });
+    if !is_target {
+        return Err(at("not a gfx target"));
+    }
+    let gc = text("gc")?;
+    if gc.split('.').count() != 3 || gc.split('.').any(|p| p.parse::<u32>().is_err()) {
+        return Err(at(&format!("gc `{gc}` is not major.minor.patch")));
+    }
+    let kernel = text("kernel")?;
+    let kernel = kernel_version(&kernel).ok_or_else(|| at(&format!("kernel `{kernel}`")))?;
+    let devices = match t.get("devices") {
+        Some(toml::Value::Array(a)) if !a.is_empty() => a
+            .iter()
+            .map(|v| match v {
+                toml::Value::Integer(n) => u32::try_from(*n)
+                    .ok()
+                    .filter(|n| *n <= 0xffff)
+                    .ok_or_else(|| at(&format!("device {n}"))),
+                _ => Err(at("a device id is not a number")),
+            })
+            .collect::<Result<Vec<u32>, String>>()?,
+        _ => return Err(at("`devices` is missing or empty")),
+    };
+    Ok(Row {
+        gc,
+        kernel,
+        devices,
+        source: text("source").map_err(|_| at("no source"))?,
+        devices_source: text("devices_source").map_err(|_| at("no devices_source"))?,
+        target,
+    })
+}
+
+/// Parses and checks the file: every row has a source, no device id is listed twice.
+pub fn parse(text: &str) -> Result<Data, String> {
+    let table: toml::Table = text.parse().map_err(|e| format!("{e}"))?;
+    if let Some(key) = table.keys().find(|k| *k != "as_of" && *k != "gpu") {
+        return Err(format!("unknown key `{key}`"));
+    }
+    let as_of = match table.get("as_of") {
+        Some(toml::Value::String(s)) if s.len() == 10 => s.clone(),
+        _ => return Err("`as_of` (YYYY-MM-DD) is missing".to_owned()),
+    };
+    let rows = match table.get("gpu") {
+        Some(toml::Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match v {
+                toml::Value::Table(t) => row(i, t),
+                _ => Err(format!("gpu #{}: not a table", i + 1)),
+            })
+            .collect::<Result<Vec<Row>, String>>()?,
+        _ => return Err("no [[gpu]] rows".to_owned()),
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for r in &rows {
+        for d in &r.devices {
+            if !seen.insert(*d) {
+                return Err(format!("device 0x{d:04x} is listed twice"));
+            }
+        }
+    }
+    Ok(Data { as_of, rows })
+}
