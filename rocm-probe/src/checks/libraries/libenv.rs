@@ -142,25 +142,29 @@ fn amdsmi(f: &Facts, out: &mut Vec<Finding>) {
         let Some(have) = amdsmi_release(&dist.version) else {
             continue;
         };
-        // The ROCm the site's frameworks load: TheRock's wheels beside them, else the system's.
-        let (rocm, from) = match site.rocm_sdk.as_ref().and_then(|s| {
-            s.rocm.map(|v| {
-                let d = s
-                    .dists
-                    .iter()
-                    .find(|d| normalize(&d.name).starts_with("rocm"))
-                    .map(|d| d.path.clone());
-                (v, d)
+        // The ROCm the site's frameworks load: TheRock's wheels beside them, else the system's
+        // (whose share/amd_smi holds the matching package).
+        let sdk = site.rocm_sdk.as_ref().and_then(|s| {
+            let path = s
+                .dists
+                .iter()
+                .find(|d| normalize(&d.name).starts_with("rocm"))
+                .map(|d| d.path.clone());
+            s.rocm.map(|v| (v, path, None))
+        });
+        let system = || {
+            f.installs.effective().and_then(|i| {
+                i.version.map(|v| {
+                    (
+                        v,
+                        Some(i.version_source.clone().unwrap_or_else(|| i.prefix.clone())),
+                        Some(i.prefix.clone()),
+                    )
+                })
             })
-        }) {
-            Some((v, d)) => (v, d),
-            None => match f.installs.effective() {
-                Some(i) if i.version.is_some() => (
-                    i.version.unwrap_or(have),
-                    Some(i.version_source.clone().unwrap_or_else(|| i.prefix.clone())),
-                ),
-                _ => continue,
-            },
+        };
+        let Some((rocm, from, prefix)) = sdk.or_else(system) else {
+            continue;
         };
         if (have.major, have.minor) == (rocm.major, rocm.minor) {
             continue;
@@ -182,13 +186,18 @@ fn amdsmi(f: &Facts, out: &mut Vec<Finding>) {
         if let Some(src) = from {
             finding = finding.with(Evidence::new(src, format!("ROCm {rocm}")));
         }
+        // AMD's workaround (ROCm/legacy-rocm-build#5875): uninstall, and reinstall from the
+        // ROCm in use when something needs the package.
+        let command = match &prefix {
+            Some(p) => format!(
+                "python3 -m pip uninstall -y amdsmi && python3 -m pip install {p}/share/amd_smi"
+            ),
+            None => "python3 -m pip uninstall -y amdsmi".to_owned(),
+        };
         let uninstall = RemedyStep::run(
             Action::Install,
             "amdsmi",
-            format!(
-                "python3 -m pip uninstall amdsmi && python3 -m pip install \"amdsmi=={}.{}.*\"",
-                rocm.major, rocm.minor
-            ),
+            command,
             msg!("libraries.amdsmi-step", rocm = rocm.to_string()),
         );
         out.push(
