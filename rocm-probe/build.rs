@@ -204,8 +204,8 @@ fn bundled_table() -> String {
 /// build.
 fn environment_table() -> (String, Vec<String>) {
     let path = Path::new("data/environment.toml");
-    let data = environment_data::parse(&read(path))
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let data =
+        environment_data::parse(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut out = String::new();
     writeln!(
         out,

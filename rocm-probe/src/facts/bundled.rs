@@ -20,7 +20,9 @@ use serde::Serialize;
 
 use crate::facts::Collect;
 use crate::facts::fatbin::{self, Unread};
-use crate::facts::frameworks::{BUNDLED_STEMS, Bundled, BundledLib, FrameworkFacts, encoded_release};
+use crate::facts::frameworks::{
+    BUNDLED_STEMS, Bundled, BundledLib, FrameworkFacts, encoded_release,
+};
 use crate::facts::install::RocmVersion;
 use crate::facts::libraries::{KernelDir, ROCBLAS_LIBRARY, file_target, is_soname_of};
 use crate::source::Source;

@@ -133,15 +133,24 @@ impl Collect for LibEnvFacts {
 
     fn collect(source: &Source, (): (), problems: &mut Vec<Problem>) -> Self {
         let host = source.host();
-        let mounts = optional(source.root().read_text(MOUNTINFO), problems).map(|t| parse_mountinfo(&t));
+        let mounts =
+            optional(source.root().read_text(MOUNTINFO), problems).map(|t| parse_mountinfo(&t));
         let home = host
             .env("HOME")
             .map(|h| h.trim_end_matches('/').to_owned())
             .filter(|h| h.starts_with('/'));
         let mut miopen = Vec::new();
         for (role, var, default) in [
-            (MiopenRole::UserDb, MIOPEN_USER_DB_PATH, MIOPEN_DEFAULT_USER_DB),
-            (MiopenRole::Cache, MIOPEN_CUSTOM_CACHE_DIR, MIOPEN_DEFAULT_CACHE),
+            (
+                MiopenRole::UserDb,
+                MIOPEN_USER_DB_PATH,
+                MIOPEN_DEFAULT_USER_DB,
+            ),
+            (
+                MiopenRole::Cache,
+                MIOPEN_CUSTOM_CACHE_DIR,
+                MIOPEN_DEFAULT_CACHE,
+            ),
         ] {
             let set = host.env(var).filter(|v| v.starts_with('/'));
             let (path, from_env) = match (set, &home) {
@@ -216,7 +225,9 @@ fn unescape(s: &str) -> String {
             && i + 3 < b.len()
             && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
         {
-            let n = (b[i + 1] - b'0') as u32 * 64 + (b[i + 2] - b'0') as u32 * 8 + (b[i + 3] - b'0') as u32;
+            let n = (b[i + 1] - b'0') as u32 * 64
+                + (b[i + 2] - b'0') as u32 * 8
+                + (b[i + 3] - b'0') as u32;
             if let Ok(c) = u8::try_from(n) {
                 out.push(c);
                 i += 4;

@@ -226,7 +226,8 @@ impl Facts {
             &frameworks,
             &mut problems.frameworks,
         );
-        let libenv = crate::facts::libenv::LibEnvFacts::collect(source, (), &mut problems.libraries);
+        let libenv =
+            crate::facts::libenv::LibEnvFacts::collect(source, (), &mut problems.libraries);
         let tools = ToolFacts::collect(source, (&installs, &platform.env), &mut problems.tools);
         let rocr_build = RocrBuild::collect(source, &installs, &mut problems.installs);
         let wsl = WslFacts::collect(source, (&platform, &installs), &mut problems.system);

@@ -15,10 +15,10 @@
 use crate::facts::Facts;
 use crate::facts::frameworks::{leading_release, normalize};
 use crate::facts::install::RocmVersion;
-use crate::facts::libenv::{MIOPEN_USER_DB_PATH, MIOPEN_CUSTOM_CACHE_DIR, MiopenRole, MOUNTINFO};
+use crate::facts::libenv::{MIOPEN_CUSTOM_CACHE_DIR, MIOPEN_USER_DB_PATH, MOUNTINFO, MiopenRole};
 use crate::finding::{
-    AMDSMI_PYTHON_MISMATCH, Action, ENV_SETTING, Evidence, Finding, MIOPEN_DB_LOCATION,
-    RemedyStep, Subject,
+    AMDSMI_PYTHON_MISMATCH, Action, ENV_SETTING, Evidence, Finding, MIOPEN_DB_LOCATION, RemedyStep,
+    Subject,
 };
 use crate::msg;
 
@@ -34,8 +34,7 @@ fn has_miopen(f: &Facts) -> bool {
         .installs
         .iter()
         .any(|i| i.present.iter().any(|l| l.name == "MIOpen"))
-        || f
-            .frameworks
+        || f.frameworks
             .torches()
             .any(|(_, t)| t.bundled.as_ref().is_some_and(|b| b.has("MIOpen")))
 }

@@ -40,8 +40,8 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
         _ => Err(at(&format!("`{key}` is missing or not a non-empty string"))),
     };
     let name = text("name")?;
-    let source = text("source")
-        .map_err(|_| at("no `source`: every row cites where its paths come from"))?;
+    let source =
+        text("source").map_err(|_| at("no `source`: every row cites where its paths come from"))?;
     if !source.starts_with("https://") {
         return Err(at(&format!("source {source:?} is not an https URL")));
     }
@@ -68,7 +68,10 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
             p.starts_with('/') && !p.split('/').skip(1).any(|c| c.is_empty() || c == "..")
         };
         if !ok {
-            return Err(at(&format!("path {p:?} is not a clean {} path", if relative { "relative" } else { "absolute" })));
+            return Err(at(&format!(
+                "path {p:?} is not a clean {} path",
+                if relative { "relative" } else { "absolute" }
+            )));
         }
     }
     Ok(Row {

@@ -62,7 +62,9 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
         .chars()
         .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
     {
-        return Err(at(&format!("variable {variable:?} is not an environment variable name")));
+        return Err(at(&format!(
+            "variable {variable:?} is not an environment variable name"
+        )));
     }
     let reader = need("reader")?;
     if !READERS.contains(&reader.as_str()) {
@@ -70,12 +72,16 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
     }
     let message = need("message")?;
     if !message.chars().all(|c| c.is_ascii_lowercase() || c == '-') {
-        return Err(at(&format!("message {message:?} is not a message key suffix")));
+        return Err(at(&format!(
+            "message {message:?} is not a message key suffix"
+        )));
     }
     let fixed_in = match text("fixed_in")? {
         None => None,
         Some(v) => {
-            let (a, b) = v.split_once('.').ok_or_else(|| at("fixed_in is not major.minor"))?;
+            let (a, b) = v
+                .split_once('.')
+                .ok_or_else(|| at("fixed_in is not major.minor"))?;
             Some((
                 a.parse().map_err(|_| at("fixed_in is not major.minor"))?,
                 b.parse().map_err(|_| at("fixed_in is not major.minor"))?,
@@ -123,7 +129,10 @@ pub fn parse(text: &str) -> Result<Data, String> {
             .iter()
             .any(|o| o.variable == r.variable && o.value == r.value)
         {
-            return Err(format!("environment data: {}={} twice", r.variable, r.value));
+            return Err(format!(
+                "environment data: {}={} twice",
+                r.variable, r.value
+            ));
         }
     }
     Ok(Data { as_of, rows })
@@ -136,7 +145,11 @@ mod tests {
     #[test]
     fn the_committed_file_parses() {
         let data = parse(include_str!("../../../data/environment.toml")).unwrap();
-        assert!(data.rows.iter().any(|r| r.variable == "HSA_ENABLE_SDMA" && r.value == "0"));
+        assert!(
+            data.rows
+                .iter()
+                .any(|r| r.variable == "HSA_ENABLE_SDMA" && r.value == "0")
+        );
     }
 
     #[test]
