@@ -1083,12 +1083,11 @@ fn explain_data_lists_the_release_rows() {
     // Bundled-runtime and environment data: their names, paths and variables, then sources.
     use rocm_probe::facts::{bundled, libenv};
     for r in bundled::RUNTIMES {
-        assert!(en.stdout.contains(&format!(
-            "\n{}: {}\n  {}",
-            r.name,
-            r.paths.join(", "),
-            r.source
-        )));
+        assert!(en.stdout.contains(&format!("\n{}: ", r.name)), "{}", r.name);
+        for p in r.paths {
+            assert!(en.stdout.contains(p), "{p}");
+        }
+        assert!(en.stdout.contains(r.source), "{}", r.source);
     }
     for v in libenv::SETTINGS {
         assert!(
@@ -1107,14 +1106,20 @@ fn explain_data_lists_the_release_rows() {
         .iter()
         .flat_map(|r| std::iter::once(r.name).chain(r.paths.iter().copied()))
         .chain(libenv::SETTINGS.iter().flat_map(|s| [s.variable, s.reader]))
+        .chain(["site-packages"])
         .collect();
-    // Apart from names (ROCm, TheRock, Core SDK), targets, URLs and the data's own names, paths
+    // Apart from names (ROCm, TheRock, Core SDK, HIP), targets, URLs and the data's own names, paths
     // and variables, nothing is English.
     let english: Vec<&str> = zh
         .stdout
         .split(|c: char| !c.is_ascii_alphabetic())
         .filter(|w| w.len() > 2)
-        .filter(|w| !["ROCm", "TheRock", "Core", "SDK", "GPU", "https", "gfx"].contains(w))
+        .filter(|w| {
+            ![
+                "ROCm", "TheRock", "Core", "SDK", "GPU", "HIP", "https", "gfx",
+            ]
+            .contains(w)
+        })
         .filter(|w| !data_words.iter().any(|d| d.contains(*w)))
         .filter(|w| {
             !zh.stdout
