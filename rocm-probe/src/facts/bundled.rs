@@ -322,6 +322,95 @@ pub fn runner_release(name: &str) -> Option<RocmVersion> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testfs::write as touch;
+
+    /// An uncompressed offload bundle: a host entry and device entries with empty bodies.
+    fn bundle(targets: &[&str]) -> Vec<u8> {
+        let ids: Vec<String> = targets
+            .iter()
+            .map(|t| format!("hipv4-amdgcn-amd-amdhsa--{t}"))
+            .collect();
+        let mut entries: Vec<(&str, &[u8])> = vec![("host-x86_64-unknown-linux-gnu-", &[])];
+        entries.extend(ids.iter().map(|id| (id.as_str(), &[][..])));
+        crate::codeobject::bundle::write(&entries)
+    }
+
+    fn write_bytes(base: &std::path::Path, rel: &str, bytes: &[u8]) {
+        let p = base.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+
+    #[test]
+    fn ollama_runners_and_site_extensions_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = dir.path();
+        let runner = "usr/lib/ollama/rocm_v7_2";
+        write_bytes(
+            b,
+            &format!("{runner}/libggml-hip.so"),
+            &bundle(&["gfx1100", "gfx1201"]),
+        );
+        touch(b, &format!("{runner}/libamdhip64.so.7"), "");
+        touch(b, &format!("{runner}/librocblas.so.5"), "");
+        for t in ["gfx1100", "gfx1201"] {
+            touch(
+                b,
+                &format!("{runner}/rocblas/library/TensileLibrary_lazy_{t}.dat"),
+                "",
+            );
+        }
+        touch(
+            b,
+            &format!("{runner}/rocblas/library/Kernels.so-000-gfx1100.hsaco"),
+            "",
+        );
+        touch(b, "usr/lib/ollama/cuda_v12/libggml-cuda.so", "");
+        let site = "usr/local/lib/python3.12/dist-packages";
+        touch(
+            b,
+            &format!("{site}/vllm-0.9.2+rocm700.dist-info/METADATA"),
+            "",
+        );
+        touch(b, &format!("{site}/vllm/__init__.py"), "");
+        write_bytes(
+            b,
+            &format!("{site}/vllm/_rocm_C.abi3.so"),
+            &bundle(&["gfx942"]),
+        );
+        let source = Source::fixture(b).unwrap();
+        let env = std::collections::BTreeMap::new();
+        let (fw, _) = crate::facts::collect::<FrameworkFacts>(&source, &env);
+        let (facts, problems) = crate::facts::collect::<BundledFacts>(&source, &fw);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(facts.apps.len(), 2, "{facts:#?}");
+        let ollama = &facts.apps[0];
+        assert_eq!((ollama.name, ollama.kind), ("ollama", Kind::OllamaRunners));
+        assert_eq!(ollama.dir, "/usr/lib/ollama/rocm_v7_2");
+        assert_eq!(
+            ollama.bundled.rocm.map(|v| (v.major, v.minor)),
+            Some((7, 2))
+        );
+        assert_eq!(
+            ollama
+                .rocblas_lazy
+                .as_ref()
+                .unwrap()
+                .iter()
+                .collect::<Vec<_>>(),
+            ["gfx1100", "gfx1201"]
+        );
+        assert!(ollama.bundled.has("rocblas") && ollama.bundled.has("amdhip64"));
+        assert_eq!(ollama.bundled.code[0].targets, ["gfx1100", "gfx1201"]);
+        let vllm = &facts.apps[1];
+        assert_eq!((vllm.name, vllm.kind), ("vLLM", Kind::SiteExtensions));
+        assert_eq!(vllm.dir, format!("/{site}"));
+        assert_eq!(
+            vllm.bundled.code[0].path,
+            format!("/{site}/vllm/_rocm_C.abi3.so")
+        );
+        assert_eq!(vllm.bundled.code[0].targets, ["gfx942"]);
+    }
 
     #[test]
     fn runner_directories_name_their_release() {

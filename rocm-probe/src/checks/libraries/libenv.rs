@@ -256,6 +256,69 @@ fn settings(f: &Facts, out: &mut Vec<Finding>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::Source;
+    use crate::testfs::write as touch;
+
+    fn findings(b: &std::path::Path) -> Vec<Finding> {
+        let facts = Facts::collect(&Source::fixture(b).unwrap());
+        let mut out = Vec::new();
+        check(&facts, &mut out);
+        out
+    }
+
+    #[test]
+    fn a_value_rocr_does_not_take_is_reported_as_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = dir.path();
+        touch(
+            b,
+            "fixture.toml",
+            "[env]\nHSA_ENABLE_SDMA = \"false\"\nHSA_ENABLE_SDMA_GANG = \"0\"\n",
+        );
+        let out = crate::i18n::scoped(crate::i18n::Lang::En, || findings(b));
+        assert_eq!(out.len(), 2, "{out:#?}");
+        assert!(out.iter().all(|f| f.id == ENV_SETTING.id));
+        assert!(
+            out[0]
+                .summary
+                .contains("HSA_ENABLE_SDMA=false is set, but ROCr acts only on 0 or 1")
+        );
+        assert!(
+            out[1]
+                .summary
+                .starts_with("HSA_ENABLE_SDMA_GANG=0 (ROCr): a large copy uses one SDMA engine")
+        );
+    }
+
+    #[test]
+    fn a_read_only_miopen_location_is_reported_and_a_local_one_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = dir.path();
+        touch(b, "opt/rocm-6.2.0/.info/version", "6.2.0-66\n");
+        touch(b, "opt/rocm-6.2.0/lib/libMIOpen.so.1.0.60200", "");
+        let mounts = "22 1 8:2 / / rw,relatime - ext4 /dev/sda2 rw\n\
+                      40 22 0:45 / /work ro,relatime - ext4 /dev/sdb1 ro\n";
+        touch(b, "proc/self/mountinfo", mounts);
+        touch(b, "fixture.toml", "[env]\nHOME = \"/home/u\"\n");
+        assert!(findings(b).iter().all(|f| f.id != MIOPEN_DB_LOCATION.id));
+        touch(
+            b,
+            "fixture.toml",
+            "[env]\nHOME = \"/home/u\"\nMIOPEN_USER_DB_PATH = \"/work/db\"\n",
+        );
+        let out = crate::i18n::scoped(crate::i18n::Lang::En, || findings(b));
+        let f = out
+            .iter()
+            .find(|f| f.id == MIOPEN_DB_LOCATION.id)
+            .expect("finding");
+        assert!(
+            f.summary
+                .starts_with("MIOpen's user database /work/db is on a read-only mount (/work)."),
+            "{}",
+            f.summary
+        );
+        assert_eq!(f.remedy_steps.len(), 2);
+    }
 
     #[test]
     fn only_rocm_numbered_amdsmi_releases_are_compared() {
