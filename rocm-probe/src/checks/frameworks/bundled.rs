@@ -77,8 +77,6 @@ fn release(v: Option<RocmVersion>) -> String {
 /// What was found, and what it carries.
 fn found(app: &BundledApp) -> Finding {
     let b = &app.bundled;
-    let mut targets: Vec<String> = b.code.iter().flat_map(|c| c.targets.clone()).collect();
-    targets.dedup();
     let what = match app.kind {
         Kind::OllamaRunners => msg!("frameworks.bundled-kind-ollama"),
         Kind::GgmlHip => msg!("frameworks.bundled-kind-ggml-hip"),
