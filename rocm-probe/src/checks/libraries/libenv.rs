@@ -91,7 +91,6 @@ fn miopen(f: &Facts, out: &mut Vec<Finding>) {
                     "libraries.mount",
                     point = m.point,
                     fstype = m.fstype,
-                    source = m.source,
                     mode = if m.read_only { "ro" } else { "rw" }
                 ),
             ));
