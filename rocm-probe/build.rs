@@ -26,6 +26,14 @@ mod firmware_data;
 #[allow(dead_code)]
 mod min_kernel_data;
 
+#[path = "src/facts/bundled/data.rs"]
+#[allow(dead_code)]
+mod bundled_data;
+
+#[path = "src/facts/libenv/data.rs"]
+#[allow(dead_code)]
+mod environment_data;
+
 fn read(path: &Path) -> String {
     println!("cargo::rerun-if-changed={}", path.display());
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -102,6 +110,14 @@ fn main() {
         rules.extend(file.rules);
     }
     problems.extend(catalogue::check(&messages));
+    let environment = environment_table();
+    for key in &environment.1 {
+        if !messages.iter().any(|m| &m.key == key) {
+            problems.push(format!(
+                "data/environment.toml names the message {key}, which is not in the catalogue"
+            ));
+        }
+    }
     assert!(
         problems.is_empty(),
         "message catalogue:\n  {}",
@@ -164,6 +180,75 @@ fn main() {
         .expect("OUT_DIR is writable");
     std::fs::write(Path::new(&out_dir).join("rocr_isa.rs"), rocr_isa_table())
         .expect("OUT_DIR is writable");
+    std::fs::write(Path::new(&out_dir).join("bundled.rs"), bundled_table())
+        .expect("OUT_DIR is writable");
+    std::fs::write(Path::new(&out_dir).join("environment.rs"), environment.0)
+        .expect("OUT_DIR is writable");
+}
+
+/// The bundled-runtime locations of `data/bundled.toml` as Rust: `AS_OF` and `RUNTIMES`, in terms
+/// of `facts::bundled`'s types. A row without a source, of an unknown kind or with an unclean
+/// path stops the build.
+fn bundled_table() -> String {
+    let path = Path::new("data/bundled.toml");
+    let data =
+        bundled_data::parse(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out = String::new();
+    writeln!(
+        out,
+        "/// When the rows were last checked against their sources.\n\
+         pub const AS_OF: &str = {:?};",
+        data.as_of
+    )
+    .unwrap();
+    out.push_str("/// Where applications keep their own ROCm or HIP code, in the file's order.\npub static RUNTIMES: &[Runtime] = &[\n");
+    for r in &data.rows {
+        let kind = match r.kind.as_str() {
+            "ollama-runners" => "OllamaRunners",
+            "ggml-hip" => "GgmlHip",
+            _ => "SiteExtensions",
+        };
+        writeln!(
+            out,
+            "    Runtime {{ name: {:?}, kind: Kind::{kind}, paths: &{:?}, source: {:?} }},",
+            r.name, r.paths, r.source
+        )
+        .unwrap();
+    }
+    out.push_str("];\n");
+    out
+}
+
+/// The settings of `data/environment.toml` as Rust (`AS_OF`, `SETTINGS`), and the message keys
+/// the rows name (checked against the catalogue by the caller). A row without a source stops the
+/// build.
+fn environment_table() -> (String, Vec<String>) {
+    let path = Path::new("data/environment.toml");
+    let data =
+        environment_data::parse(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out = String::new();
+    writeln!(
+        out,
+        "/// When the rows were last checked against their sources.\n\
+         pub const AS_OF: &str = {:?};",
+        data.as_of
+    )
+    .unwrap();
+    out.push_str("/// The settings, in the file's order.\npub static SETTINGS: &[Setting] = &[\n");
+    let mut keys = Vec::new();
+    for r in &data.rows {
+        let key = format!("libraries.env-{}", r.message);
+        writeln!(
+            out,
+            "    Setting {{ variable: {:?}, value: {:?}, reader: {:?}, message: {key:?}, \
+             fixed_in: {:?}, source: {:?}, report: {:?} }},",
+            r.variable, r.value, r.reader, r.fixed_in, r.source, r.report
+        )
+        .unwrap();
+        keys.push(key);
+    }
+    out.push_str("];\n");
+    (out, keys)
 }
 
 /// ROCr's ISA registry per release, `data/rocr_isa.toml`, as Rust: `AS_OF` and `ROWS`, in terms

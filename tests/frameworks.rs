@@ -654,11 +654,15 @@ fn framework_findings_name_their_framework_and_site_as_data() {
             continue;
         };
         let r = Report::collect(&source, Options::default());
-        let sites: Vec<String> = Facts::collect(&source)
+        // Python site directories, and the directories of applications' own runtimes (an
+        // ollama runner directory, llama.cpp's library directory).
+        let facts = Facts::collect(&source);
+        let sites: Vec<String> = facts
             .frameworks
             .sites
             .iter()
             .map(|s| s.path.clone())
+            .chain(facts.bundled.apps.iter().map(|a| a.dir.clone()))
             .collect();
         for f in r.findings.iter().filter(|f| {
             f.layer == Layer::Frameworks

@@ -439,6 +439,39 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
         )?;
         writeln!(out, "    {}", g.source)?;
     }
+    // Where applications' own runtimes are looked for, and the variables assessed.
+    use rocm_probe::facts::{bundled, libenv};
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        msg!("cli.data-bundled-header", date = bundled::AS_OF)
+    )?;
+    for r in bundled::RUNTIMES {
+        writeln!(out)?;
+        writeln!(out, "{}: {}", r.name, r.paths.join(", "))?;
+        writeln!(out, "  {}", r.source)?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        msg!("cli.data-environment-header", date = libenv::AS_OF)
+    )?;
+    for s in libenv::SETTINGS {
+        writeln!(out)?;
+        let fixed = s.fixed_in.map_or_else(String::new, |(major, minor)| {
+            format!(
+                "  {}",
+                msg!("cli.data-fixed-in", release = format!("{major}.{minor}"))
+            )
+        });
+        writeln!(out, "{}={} ({}){fixed}", s.variable, s.value, s.reader)?;
+        writeln!(out, "  {}", s.source)?;
+        if let Some(r) = s.report {
+            writeln!(out, "  {r}")?;
+        }
+    }
     Ok(OK)
 }
 

@@ -1115,15 +1115,45 @@ fn explain_data_lists_the_release_rows() {
         "{}",
         zh.stdout
     );
-    // Apart from names (ROCm, TheRock, Core SDK), targets and URLs, nothing is English.
+    // Bundled-runtime and environment data: their names, paths and variables, then sources.
+    use rocm_probe::facts::{bundled, libenv};
+    for r in bundled::RUNTIMES {
+        assert!(en.stdout.contains(&format!("\n{}: ", r.name)), "{}", r.name);
+        for p in r.paths {
+            assert!(en.stdout.contains(p), "{p}");
+        }
+        assert!(en.stdout.contains(r.source), "{}", r.source);
+    }
+    for v in libenv::SETTINGS {
+        assert!(
+            en.stdout
+                .contains(&format!("\n{}={} ({})", v.variable, v.value, v.reader))
+        );
+    }
+    assert!(
+        en.stdout
+            .contains("workaround for a problem fixed in ROCm 6.1"),
+        "{}",
+        en.stdout
+    );
+    // The data's own names, paths and variables.
+    let data_words: Vec<&str> = bundled::RUNTIMES
+        .iter()
+        .flat_map(|r| std::iter::once(r.name).chain(r.paths.iter().copied()))
+        .chain(libenv::SETTINGS.iter().flat_map(|s| [s.variable, s.reader]))
+        .chain(["site-packages"])
+        .collect();
+    // Apart from names (ROCm, TheRock, Core SDK, HIP), targets, URLs and the data's own names, paths
+    // and variables, nothing is English.
     let english: Vec<&str> = zh
         .stdout
         .split(|c: char| !c.is_ascii_alphabetic())
         .filter(|w| w.len() > 2)
+        .filter(|w| !data_words.iter().any(|d| d.contains(*w)))
         .filter(|w| {
             ![
-                "ROCm", "ROCr", "ISA", "TheRock", "Core", "SDK", "GPU", "https", "gfx", "PCI",
-                "Linux",
+                "ROCm", "ROCr", "ISA", "TheRock", "Core", "SDK", "GPU", "HIP", "https", "gfx",
+                "PCI", "Linux",
             ]
             .contains(w)
         })

@@ -431,6 +431,9 @@ pub struct SiteDir {
     pub onnxruntime: Option<OnnxRuntime>,
     /// TheRock's ROCm wheels.
     pub rocm_sdk: Option<RocmSdk>,
+    /// The `amdsmi` Python package pip installed here (its `*.dist-info`), when there is one:
+    /// layer 5 compares its release with the ROCm the frameworks load.
+    pub amdsmi: Option<Dist>,
 }
 
 impl SiteDir {
@@ -782,6 +785,7 @@ impl Collector<'_> {
             vllm,
             onnxruntime,
             rocm_sdk,
+            amdsmi: find(&["amdsmi"]).into_iter().next(),
         };
         let index = site.any().then_some(self.facts.sites.len());
         if site.any() {

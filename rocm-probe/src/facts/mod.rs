@@ -2,6 +2,7 @@
 
 pub mod access;
 pub mod agent;
+pub mod bundled;
 pub mod compiler;
 pub mod config;
 pub mod container;
@@ -11,6 +12,7 @@ pub mod firmware;
 pub mod frameworks;
 pub mod gtt;
 pub mod install;
+pub mod libenv;
 pub mod libraries;
 pub mod marketing;
 pub mod min_kernel;
@@ -94,6 +96,11 @@ pub struct Facts {
     pub compiler: CompilerFacts,
     /// The Python frameworks installed and the ROCm libraries they bundle.
     pub frameworks: FrameworkFacts,
+    /// Applications' own ROCm runtimes and HIP code outside the installs (ollama, llama.cpp,
+    /// vLLM's and AITER's extensions).
+    pub bundled: crate::facts::bundled::BundledFacts,
+    /// Where MIOpen keeps its user databases, a pip `amdsmi`, ROCr's copy-engine variables.
+    pub libenv: crate::facts::libenv::LibEnvFacts,
     /// The profilers, debugger and SMI tools on PATH and in the installs.
     pub tools: ToolFacts,
     /// The processor each GPU runs as under `HSA_OVERRIDE_GFX_VERSION[_<node>]`, as libhsakmt
@@ -239,6 +246,13 @@ impl Facts {
         let libraries = LibraryFacts::collect(source, &installs, &mut problems.libraries);
         let compiler = CompilerFacts::collect(source, &installs, &mut problems.compiler);
         let frameworks = FrameworkFacts::collect(source, &platform.env, &mut problems.frameworks);
+        let bundled = crate::facts::bundled::BundledFacts::collect(
+            source,
+            &frameworks,
+            &mut problems.frameworks,
+        );
+        let libenv =
+            crate::facts::libenv::LibEnvFacts::collect(source, (), &mut problems.libraries);
         let tools = ToolFacts::collect(source, (&installs, &platform.env), &mut problems.tools);
         let rocr_build = RocrBuild::collect(source, &installs, &mut problems.installs);
         let wsl = WslFacts::collect(source, (&platform, &installs), &mut problems.system);
@@ -280,6 +294,8 @@ impl Facts {
             libraries,
             compiler,
             frameworks,
+            bundled,
+            libenv,
             tools,
             overrides: Default::default(),
             rocr_build,

@@ -559,6 +559,14 @@ mod tests {
                 }
             }
         }
+        // Messages named by data rows: data/environment.toml's `message = "x"` is
+        // `libraries.env-x` (build.rs checks the other direction).
+        let environment =
+            std::fs::read_to_string(root.join("rocm-probe/data/environment.toml")).unwrap();
+        used.extend(environment.lines().filter_map(|l| {
+            let v = l.trim().strip_prefix("message = \"")?.strip_suffix('"')?;
+            Some(format!("libraries.env-{v}"))
+        }));
         let known: std::collections::BTreeSet<String> =
             MESSAGES.iter().map(|m| m.0.to_owned()).collect();
         let missing: Vec<_> = used.difference(&known).collect();

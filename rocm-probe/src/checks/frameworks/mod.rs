@@ -8,6 +8,7 @@
 //! (`HSA_OVERRIDE_GFX_VERSION` replaces every GPU's). "The system's ROCm" is the install a process
 //! loads ([`InstallFacts::effective`](crate::facts::install::InstallFacts::effective)).
 
+mod bundled;
 pub mod rules;
 
 use crate::facts::Facts;
@@ -48,6 +49,8 @@ const MAX_EVIDENCE: usize = 12;
 /// Layer 7 findings; `below` are the findings of layers 1–6.
 pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     let mut out = Vec::new();
+    // Applications' own runtimes are found outside the Python environments.
+    bundled::check(f, below, &mut out);
     let fw = &f.frameworks;
     if !fw.captured {
         out.push(FRAMEWORKS_NOT_CAPTURED.finding(msg!("frameworks.not-captured")));

@@ -21,6 +21,8 @@ declare_rules! {
     JAX_PLUGIN_MISMATCH = "frameworks.jax-plugin-mismatch", Frameworks, Warn;
     JAX_NO_ROCM_PLUGIN = "frameworks.jax-no-rocm-plugin", Frameworks, Info;
     ONNXRUNTIME_NO_ROCM_PROVIDER = "frameworks.onnxruntime-no-rocm-provider", Frameworks, Info;
+    BUNDLED_APP_FOUND = "frameworks.bundled-runtime-found", Frameworks, Pass;
+    OLLAMA_GPU_DROPPED = "frameworks.ollama-gpu-dropped", Frameworks, Warn;
 }
 
 declare_rules! {

@@ -5,6 +5,7 @@
 //! runtime, "no kernels for the target" would only repeat the lower failure. The target checked is
 //! the effective one: `HSA_OVERRIDE_GFX_VERSION`, when ROCr accepts it, replaces every GPU's.
 
+mod libenv;
 pub mod rules;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,6 +33,9 @@ pub(crate) type Targets = BTreeMap<String, Vec<Evidence>>;
 /// Layer 5 findings; `below` are the findings of layers 1–4.
 pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     let mut out = Vec::new();
+    // The environment matters whether or not an install was captured (a wheel's MIOpen, a pip
+    // amdsmi beside TheRock's wheels, ROCr's variables).
+    libenv::check(f, &mut out);
     let libs = &f.libraries;
     if !libs.captured {
         out.push(LIBRARIES_NOT_CAPTURED.finding(msg!("libraries.not-captured")));

@@ -15,6 +15,9 @@ declare_rules! {
     LIBRARY_FILES_UNREADABLE = "libraries.files-unreadable", Libraries, Skip;
     LIBRARY_FILES_MALFORMED = "libraries.files-malformed", Libraries, Warn;
     COVERAGE = "libraries.coverage", Libraries, Pass;
+    MIOPEN_DB_LOCATION = "libraries.miopen-db-location", Libraries, Warn;
+    AMDSMI_PYTHON_MISMATCH = "libraries.amdsmi-python-mismatch", Libraries, Warn;
+    ENV_SETTING = "libraries.env-setting", Libraries, Info;
 }
 
 declare_rules! {

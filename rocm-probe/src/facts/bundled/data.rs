@@ -1,0 +1,133 @@
+//! The bundled-runtime locations, `rocm-probe/data/bundled.toml`: parsed and checked here, by the
+//! build script (which turns them into the `RUNTIMES` table compiled into the crate) and by the
+//! crate's own tests. Depends on `toml` and std only, because the build script includes this file
+//! as a module. The file's header documents the format.
+
+/// How a row's paths are read.
+pub const KINDS: [&str; 3] = ["ollama-runners", "ggml-hip", "site-extensions"];
+
+/// One row as written in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// The application.
+    pub name: String,
+    /// One of [`KINDS`].
+    pub kind: String,
+    /// Where to look.
+    pub paths: Vec<String>,
+    /// The file or page the paths come from.
+    pub source: String,
+}
+
+/// The whole file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Data {
+    /// When the rows were last checked against their sources, `YYYY-MM-DD`.
+    pub as_of: String,
+    /// The rows, in the file's order.
+    pub rows: Vec<Row>,
+}
+
+fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
+    let at = |what: &str| format!("bundled runtime #{}: {what}", i + 1);
+    for key in t.keys() {
+        if !["name", "kind", "paths", "source"].contains(&key.as_str()) {
+            return Err(at(&format!("unknown key `{key}`")));
+        }
+    }
+    let text = |key: &str| match t.get(key) {
+        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+        _ => Err(at(&format!("`{key}` is missing or not a non-empty string"))),
+    };
+    let name = text("name")?;
+    let source =
+        text("source").map_err(|_| at("no `source`: every row cites where its paths come from"))?;
+    if !source.starts_with("https://") {
+        return Err(at(&format!("source {source:?} is not an https URL")));
+    }
+    let kind = text("kind")?;
+    if !KINDS.contains(&kind.as_str()) {
+        return Err(at(&format!("kind {kind:?} is none of {KINDS:?}")));
+    }
+    let paths: Vec<String> = match t.get("paths") {
+        Some(toml::Value::Array(a)) => a
+            .iter()
+            .map(|p| p.as_str().map(str::to_owned))
+            .collect::<Option<_>>()
+            .ok_or_else(|| at("`paths` holds a value that is not a string"))?,
+        _ => return Err(at("`paths` is missing or not a list")),
+    };
+    if paths.is_empty() {
+        return Err(at("no paths"));
+    }
+    let relative = kind == "site-extensions";
+    for p in &paths {
+        let ok = if relative {
+            !p.starts_with('/') && !p.split('/').any(|c| c.is_empty() || c == "..")
+        } else {
+            p.starts_with('/') && !p.split('/').skip(1).any(|c| c.is_empty() || c == "..")
+        };
+        if !ok {
+            return Err(at(&format!(
+                "path {p:?} is not a clean {} path",
+                if relative { "relative" } else { "absolute" }
+            )));
+        }
+    }
+    Ok(Row {
+        name,
+        kind,
+        paths,
+        source,
+    })
+}
+
+/// Parses and checks the file: every row has a name, a known kind, clean paths and a source.
+pub fn parse(text: &str) -> Result<Data, String> {
+    let doc: toml::Table = text.parse().map_err(|e| format!("bundled data: {e}"))?;
+    for key in doc.keys() {
+        if key != "as_of" && key != "runtime" {
+            return Err(format!("bundled data: unknown key `{key}`"));
+        }
+    }
+    let as_of = match doc.get("as_of") {
+        Some(toml::Value::String(s)) if s.len() == 10 => s.clone(),
+        _ => return Err("bundled data: `as_of` is missing or not YYYY-MM-DD".to_owned()),
+    };
+    let rows = match doc.get("runtime") {
+        Some(toml::Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                v.as_table()
+                    .ok_or_else(|| format!("bundled runtime #{}: not a table", i + 1))
+                    .and_then(|t| row(i, t))
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => return Err("bundled data: no [[runtime]] rows".to_owned()),
+    };
+    Ok(Data { as_of, rows })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_committed_file_parses() {
+        let data = parse(include_str!("../../../data/bundled.toml")).unwrap();
+        assert!(data.rows.iter().any(|r| r.kind == "ollama-runners"));
+    }
+
+    #[test]
+    fn a_row_without_a_source_or_with_a_dirty_path_is_refused() {
+        let base = "as_of = \"2026-12-03\"\n[[runtime]]\nname = \"x\"\nkind = \"ggml-hip\"\n";
+        let e = parse(&format!("{base}paths = [\"/usr/lib/x.so\"]\n")).unwrap_err();
+        assert!(e.contains("no `source`"), "{e}");
+        let e = parse(&format!(
+            "{base}paths = [\"/usr/../x.so\"]\nsource = \"https://example.org\"\n"
+        ))
+        .unwrap_err();
+        assert!(e.contains("not a clean"), "{e}");
+    }
+}
