@@ -15,12 +15,12 @@ mod catalogue;
 #[allow(dead_code)]
 mod support_data;
 
-#[path = "src/facts/rocr_isa/data.rs"]
-#[allow(dead_code)]
-mod rocr_isa_data;
 #[path = "src/facts/firmware/data.rs"]
 #[allow(dead_code)]
 mod firmware_data;
+#[path = "src/facts/rocr_isa/data.rs"]
+#[allow(dead_code)]
+mod rocr_isa_data;
 
 #[path = "src/facts/min_kernel/data.rs"]
 #[allow(dead_code)]

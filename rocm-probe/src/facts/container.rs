@@ -26,7 +26,7 @@ pub const SELF_CGROUP: &str = "/proc/self/cgroup";
 /// The probe's user-namespace uid map: `0 0 4294967295` in the initial namespace.
 pub const UID_MAP: &str = "/proc/self/uid_map";
 /// The probe's mounts, with per-mount options (proc(5)).
-pub const MOUNTINFO: &str = "/proc/self/mountinfo";
+pub use crate::facts::mounts::MOUNTINFO;
 /// The active Linux security modules, comma-separated.
 pub const LSM: &str = "/sys/kernel/security/lsm";
 /// SELinux: `1` enforcing, `0` permissive.
@@ -154,12 +154,16 @@ pub fn selinux_type(context: &str) -> Option<&str> {
 }
 
 impl Collect for ContainerFacts {
-    type Needs<'a> = (&'a PlatformFacts, &'a [DeviceFacts]);
+    type Needs<'a> = (
+        &'a PlatformFacts,
+        &'a [DeviceFacts],
+        Option<&'a crate::facts::mounts::MountTable>,
+    );
     type Output = Self;
 
     fn collect(
         source: &Source,
-        (platform, devices): Self::Needs<'_>,
+        (platform, devices, table): Self::Needs<'_>,
         problems: &mut Vec<Problem>,
     ) -> Self {
         let root = source.root();
@@ -232,17 +236,13 @@ impl Collect for ContainerFacts {
             .map(|d| d.path.as_str())
             .collect();
         let mut mounts = Vec::new();
-        if !present.is_empty() {
-            if let Some(text) = optional(root.read_text(MOUNTINFO), problems) {
-                let (table, bad) = parse_mountinfo(&text);
-                problems.extend(bad.into_iter().take(PROBLEMS_PER_FILE).map(|line| {
-                    Problem::new(MOUNTINFO, crate::text!("facts.mountinfo-line", line))
-                }));
+        if let Some(table) = table {
+            {
                 for path in &present {
-                    if let Some(m) = mount_holding(&table, path) {
+                    if let Some(m) = table.holding(path) {
                         mounts.push(DeviceMount {
                             path: (*path).to_owned(),
-                            mount_point: m.mount_point.clone(),
+                            mount_point: m.point.clone(),
                             fstype: m.fstype.clone(),
                             options: m.options.clone(),
                         });
@@ -353,131 +353,9 @@ fn is_user_namespace(text: &str) -> Option<bool> {
     Some(!(lines.len() == 1 && lines[0] == ["0", "0", "4294967295"]))
 }
 
-/// One line of `/proc/self/mountinfo`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Mount {
-    mount_point: String,
-    options: Vec<String>,
-    fstype: String,
-}
-
-/// At most this many malformed lines of one file become problems (the rest are counted in none:
-/// a file that bad is reported by its first ones).
-const PROBLEMS_PER_FILE: usize = 20;
-
-/// The mounts in order, and the 1-based numbers of the lines that are not mountinfo lines
-/// (blank lines are neither).
-fn parse_mountinfo(text: &str) -> (Vec<Mount>, Vec<usize>) {
-    let mut bad = Vec::new();
-    let mounts = text
-        .lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty())
-        .filter_map(|(i, line)| {
-            let mount = parse_mount(line);
-            if mount.is_none() {
-                bad.push(i + 1);
-            }
-            mount
-        })
-        .collect();
-    (mounts, bad)
-}
-
-fn parse_mount(line: &str) -> Option<Mount> {
-    let fields: Vec<&str> = line.split(' ').collect();
-    // id parent major:minor root mount-point options [optional…] - fstype source super
-    let dash = fields.iter().position(|f| *f == "-")?;
-    if dash < 6 || !fields[4].starts_with('/') {
-        return None;
-    }
-    Some(Mount {
-        mount_point: unescape(fields[4]),
-        options: fields[5].split(',').map(str::to_owned).collect(),
-        fstype: (*fields.get(dash + 1)?).to_owned(),
-    })
-}
-
-/// mountinfo escapes space, tab, newline and backslash as `\ooo`.
-fn unescape(field: &str) -> String {
-    let bytes = field.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'\\' && i + 4 <= bytes.len() {
-            let digits = &bytes[i + 1..i + 4];
-            if digits.iter().all(|d| (b'0'..=b'7').contains(d)) {
-                let value = digits.iter().fold(0u32, |v, d| v * 8 + u32::from(d - b'0'));
-                if let Ok(b) = u8::try_from(value) {
-                    out.push(b);
-                    i += 4;
-                    continue;
-                }
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The mount holding `path`: the last mounted (it covers the earlier ones) whose mount point is
-/// `path` or one of its parent directories, the longest such.
-fn mount_holding<'a>(table: &'a [Mount], path: &str) -> Option<&'a Mount> {
-    let holds = |m: &Mount| {
-        let mp = m.mount_point.trim_end_matches('/');
-        mp.is_empty() || path == mp || path.starts_with(&format!("{mp}/"))
-    };
-    table
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| holds(m))
-        .max_by_key(|(i, m)| (m.mount_point.trim_end_matches('/').len(), *i))
-        .map(|(_, m)| m)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const MOUNTINFO_LXC: &str = "\
-1021 1020 0:52 / / rw,relatime master:1 - zfs rpool/data/subvol-101-disk-0 rw,xattr,posixacl
-1022 1021 0:56 / /dev rw,relatime - tmpfs none rw,size=492k,mode=755,uid=100000,gid=100000
-1030 1022 0:5 /kfd /dev/kfd rw,nosuid,relatime - devtmpfs udev rw,size=32803320k,nr_inodes=8200830,mode=755
-1031 1022 0:5 /dri/renderD128 /dev/dri/renderD128 rw,nosuid,relatime - devtmpfs udev rw,size=32803320k
-";
-
-    #[test]
-    fn the_mount_holding_a_node_is_the_longest_latest_prefix() {
-        let (t, bad) = parse_mountinfo(MOUNTINFO_LXC);
-        assert_eq!((t.len(), bad.len()), (4, 0));
-        assert_eq!(mount_holding(&t, "/dev/kfd").unwrap().fstype, "devtmpfs");
-        assert_eq!(
-            mount_holding(&t, "/dev/dri/renderD129")
-                .unwrap()
-                .mount_point,
-            "/dev"
-        );
-        assert_eq!(mount_holding(&t, "/devx").unwrap().mount_point, "/");
-        // A later mount on the same point covers the earlier one.
-        let over =
-            format!("{MOUNTINFO_LXC}1040 1022 0:60 / /dev rw,nosuid,noexec - tmpfs tmpfs rw\n");
-        let (t, _) = parse_mountinfo(&over);
-        let m = mount_holding(&t, "/dev/dri/renderD129").unwrap();
-        assert!(m.options.iter().any(|o| o == "noexec"), "{m:?}");
-    }
-
-    #[test]
-    fn mountinfo_escapes_and_garbage() {
-        assert_eq!(unescape("/mnt/a\\040b"), "/mnt/a b");
-        assert_eq!(unescape("/mnt/a\\04"), "/mnt/a\\04");
-        assert_eq!(unescape("\\"), "\\");
-        assert_eq!(unescape("a\\999"), "a\\999");
-        let (t, bad) =
-            parse_mountinfo("garbage\n1 2 3 - x\n\n36 35 98:0 / /mnt rw - ext3 /dev/root rw\n");
-        assert_eq!(t.len(), 1);
-        assert_eq!(bad, [1, 2]);
-    }
 
     #[test]
     fn uid_maps() {

@@ -46,6 +46,10 @@ pub const HSAKMT_SONAME: &str = "libhsakmt.so.1";
 /// directory, never from a list of majors (ROCm 4 → `.so.4`, …, ROCm 7 → `.so.7`; ROCm Core SDK
 /// 10.0 still ships HIP 7.15 as `libamdhip64.so.7`, sbates130272/qemu-minimal#153).
 pub const HIP_SONAME_STEM: &str = "libamdhip64.so.";
+
+/// The HIP majors asked for by name where a directory is not listed (a system library tree
+/// without ROCr): 1 to 7 have shipped (HIP 7.x through ROCm 10.1); the rest is margin.
+const HIP_MAJORS_ASKED: u32 = 12;
 /// The ROCm Core SDK's native packages (TheRock, 7.14 and later) install into a versioned
 /// directory inside a real `/opt/rocm` directory, `/opt/rocm/core-<major>.<minor>`
 /// (`build_tools/packaging/linux/build_package.py`: `/opt/rocm/core-7.15`; ASAN builds
@@ -720,12 +724,19 @@ impl Collector<'_> {
             hip: Vec::new(),
         };
         // HIP's sonames come from the directory's listing. A system library directory (thousands
-        // of names) is listed only when it holds ROCr: a distribution's HIP sits beside it.
-        if set.rocr.is_some() || !is_system_tree(dir) {
-            for name in hip_sonames(&self.listing(dir).unwrap_or_default()) {
-                if let Some(lib) = self.library(dir, &name) {
-                    set.hip.push(lib);
-                }
+        // of names) is listed only when it holds ROCr: a distribution's HIP sits beside it. A
+        // HIP there without ROCr (a broken distribution install) is still an install: its
+        // sonames are asked for by name, every major HIP has had and a margin past it.
+        let names = if set.rocr.is_some() || !is_system_tree(dir) {
+            hip_sonames(&self.listing(dir).unwrap_or_default())
+        } else {
+            (1..=HIP_MAJORS_ASKED)
+                .map(|major| format!("{HIP_SONAME_STEM}{major}"))
+                .collect()
+        };
+        for name in names {
+            if let Some(lib) = self.library(dir, &name) {
+                set.hip.push(lib);
             }
         }
         self.probed.insert(dir.to_owned(), set.clone());

@@ -17,8 +17,9 @@ pub mod data;
 use serde::Serialize;
 
 use crate::facts::Collect;
+use crate::facts::mounts::MountTable;
 use crate::source::Source;
-use crate::source::problem::{Problem, optional};
+use crate::source::problem::Problem;
 
 /// One row of `data/environment.toml`: a value of a variable and what its reader does with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -42,7 +43,7 @@ pub struct Setting {
 include!(concat!(env!("OUT_DIR"), "/environment.rs"));
 
 /// The mount table of the probing process (proc(5)).
-pub const MOUNTINFO: &str = "/proc/self/mountinfo";
+pub use crate::facts::mounts::MOUNTINFO;
 /// MIOpen's user database directory, when set.
 pub const MIOPEN_USER_DB_PATH: &str = "MIOPEN_USER_DB_PATH";
 /// MIOpen's kernel cache directory, when set.
@@ -57,9 +58,6 @@ pub const MIOPEN_DEFAULT_CACHE: &str = ".cache/miopen";
 pub const NETWORK_FS: [&str; 10] = [
     "nfs", "nfs4", "smbfs", "smb3", "cifs", "coda", "ocfs2", "afs", "lustre", "ceph",
 ];
-
-/// At most this many lines of the mount table are parsed.
-const MAX_MOUNTS: usize = 10_000;
 
 /// One mount of `/proc/self/mountinfo`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -127,13 +125,11 @@ pub struct LibEnvFacts {
 }
 
 impl Collect for LibEnvFacts {
-    type Needs<'a> = ();
+    type Needs<'a> = Option<&'a MountTable>;
     type Output = Self;
 
-    fn collect(source: &Source, (): (), problems: &mut Vec<Problem>) -> Self {
+    fn collect(source: &Source, mounts: Self::Needs<'_>, _: &mut Vec<Problem>) -> Self {
         let host = source.host();
-        let mounts =
-            optional(source.root().read_text(MOUNTINFO), problems).map(|t| parse_mountinfo(&t));
         let home = host
             .env("HOME")
             .map(|h| h.trim_end_matches('/').to_owned())
@@ -157,7 +153,11 @@ impl Collect for LibEnvFacts {
                 (None, Some(h)) => (format!("{h}/{default}"), None),
                 (None, None) => continue,
             };
-            let mount = mounts.as_ref().and_then(|m| mount_of(m, &path).cloned());
+            let mount = mounts.and_then(|m| m.holding(&path)).map(|m| Mount {
+                point: m.point.clone(),
+                fstype: m.fstype.clone(),
+                read_only: m.read_only(),
+            });
             miopen.push(MiopenDir {
                 role,
                 path,
@@ -190,92 +190,19 @@ impl Collect for LibEnvFacts {
     }
 }
 
-/// The mounts of a `/proc/<pid>/mountinfo` text; malformed lines are skipped.
-pub fn parse_mountinfo(text: &str) -> Vec<Mount> {
-    text.lines()
-        .take(MAX_MOUNTS)
-        .filter_map(|line| {
-            // ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL…] - FSTYPE SOURCE SUPER
-            let (left, right) = line.split_once(" - ")?;
-            let fields: Vec<&str> = left.split(' ').collect();
-            let point = unescape(fields.get(4)?);
-            let options = fields.get(5)?;
-            let mut right = right.split(' ');
-            let fstype = right.next()?.to_owned();
-            let read_only = options.split(',').any(|o| o == "ro");
-            Some(Mount {
-                point,
-                fstype,
-                read_only,
-            })
-        })
-        .collect()
-}
-
-/// proc(5) escapes space, tab, newline and backslash in paths as octal (`\040`).
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            let n = (b[i + 1] - b'0') as u32 * 64
-                + (b[i + 2] - b'0') as u32 * 8
-                + (b[i + 3] - b'0') as u32;
-            if let Ok(c) = u8::try_from(n) {
-                out.push(c);
-                i += 4;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The mount `path` is on: the last-mounted of the longest mount points that are a prefix of
-/// it by whole components.
-pub fn mount_of<'m>(mounts: &'m [Mount], path: &str) -> Option<&'m Mount> {
-    let under = |point: &str| {
-        point == "/"
-            || path == point
-            || path
-                .strip_prefix(point)
-                .is_some_and(|rest| rest.starts_with('/'))
-    };
-    let mut best: Option<&Mount> = None;
-    for m in mounts.iter().filter(|m| under(&m.point)) {
-        if best.is_none_or(|b| m.point.len() >= b.point.len()) {
-            best = Some(m);
-        }
-    }
-    best
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const INFO: &str = "22 1 8:2 / / rw,relatime shared:1 - ext4 /dev/sda2 rw\n\
-        40 22 0:45 / /home rw,relatime shared:30 - nfs4 fs1:/export/home rw,vers=4.2\n\
-        41 22 0:46 / /home/shared\\040dir ro,relatime shared:31 - ext4 /dev/sdb1 ro\n\
-        broken line\n";
-
     #[test]
-    fn mounts_are_parsed_and_the_longest_prefix_wins() {
-        let m = parse_mountinfo(INFO);
-        assert_eq!(m.len(), 3);
-        assert_eq!(m[2].point, "/home/shared dir");
-        assert!(m[2].read_only);
-        let home = mount_of(&m, "/home/user/.config/miopen").unwrap();
-        assert_eq!(home.fstype, "nfs4");
-        assert!(home.networked());
-        assert_eq!(mount_of(&m, "/homework").unwrap().point, "/");
-        assert_eq!(mount_of(&m, "/home/shared dir/x").unwrap().fstype, "ext4");
+    fn network_file_systems_are_miopens_list() {
+        let on = |fstype: &str| Mount {
+            point: "/home".into(),
+            fstype: fstype.into(),
+            read_only: false,
+        };
+        assert!(on("nfs4").networked());
+        assert!(!on("ext4").networked());
     }
 
     #[test]

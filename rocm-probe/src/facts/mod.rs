@@ -17,6 +17,7 @@ pub mod libraries;
 pub mod marketing;
 pub mod min_kernel;
 pub mod module;
+pub mod mounts;
 pub mod os_release;
 pub mod overrides;
 pub mod pci;
@@ -251,8 +252,13 @@ impl Facts {
             &frameworks,
             &mut problems.frameworks,
         );
-        let libenv =
-            crate::facts::libenv::LibEnvFacts::collect(source, (), &mut problems.libraries);
+        // One read of the mount table for the checks that ask which filesystem holds a path.
+        let mounts = crate::facts::mounts::MountTable::read(source.root(), &mut problems.system);
+        let libenv = crate::facts::libenv::LibEnvFacts::collect(
+            source,
+            mounts.as_ref(),
+            &mut problems.libraries,
+        );
         let tools = ToolFacts::collect(source, (&installs, &platform.env), &mut problems.tools);
         let rocr_build = RocrBuild::collect(source, &installs, &mut problems.installs);
         let wsl = WslFacts::collect(source, (&platform, &installs), &mut problems.system);
@@ -271,7 +277,7 @@ impl Facts {
         let devices = DeviceFacts::collect(source, inventory.as_ref(), &mut problems.system);
         let container = crate::facts::container::ContainerFacts::collect(
             source,
-            (&platform, &devices),
+            (&platform, &devices, mounts.as_ref()),
             &mut problems.system,
         );
         let mut facts = Self {
