@@ -634,8 +634,12 @@ __attribute__((constructor)) static void kfd_emu_load(void)
 /* ---- KFD events: a real table, so a waiter times out or wakes as on a real kernel ---- */
 
 #define MAX_EVENTS 4096
+/* As KFD's events (kfd_events.c): setting one wakes every thread waiting on it at that moment;
+ * an auto-reset event stays set only when nobody was waiting, until one wait consumes it. */
 static struct {
 	int used, signaled, auto_reset;
+	unsigned waiters;
+	unsigned long long generation;
 } events[MAX_EVENTS];
 static pthread_mutex_t events_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t events_cond = PTHREAD_COND_INITIALIZER;
@@ -669,9 +673,13 @@ static int set_event(unsigned id, int value)
 		return -1;
 	}
 	pthread_mutex_lock(&events_lock);
-	events[id].signaled = value;
-	if (value)
+	if (value) {
+		events[id].generation++;
+		events[id].signaled = !events[id].auto_reset || !events[id].waiters;
 		pthread_cond_broadcast(&events_cond);
+	} else {
+		events[id].signaled = 0;
+	}
 	pthread_mutex_unlock(&events_lock);
 	return 0;
 }
@@ -679,35 +687,48 @@ static int set_event(unsigned id, int value)
 static int wait_events(struct kfd_ioctl_wait_events_args *a)
 {
 	struct kfd_event_data *ev = (void *)(uintptr_t)a->events_ptr;
+	uint32_t n = a->num_events < 64 ? a->num_events : 64;
+	unsigned long long seen[64];
 	struct timespec until;
 	clock_gettime(CLOCK_REALTIME, &until);
 	uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)a->timeout * 1000000ULL;
 	until.tv_sec += (time_t)(ns / 1000000000ULL);
 	until.tv_nsec = (long)(ns % 1000000000ULL);
 	pthread_mutex_lock(&events_lock);
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned id = ev[i].event_id;
+		if (id && id < MAX_EVENTS) {
+			seen[i] = events[id].generation;
+			events[id].waiters++;
+		}
+	}
 	for (;;) {
 		unsigned ready = 0;
-		for (uint32_t i = 0; i < a->num_events; i++) {
+		for (uint32_t i = 0; i < n; i++) {
 			unsigned id = ev[i].event_id;
-			if (id && id < MAX_EVENTS && events[id].signaled)
+			if (id && id < MAX_EVENTS && (events[id].signaled || events[id].generation != seen[i]))
 				ready++;
 		}
-		if (a->num_events && (a->wait_for_all ? ready == a->num_events : ready > 0)) {
-			for (uint32_t i = 0; i < a->num_events; i++) {
+		if (n && (a->wait_for_all ? ready == n : ready > 0)) {
+			for (uint32_t i = 0; i < n; i++) {
 				unsigned id = ev[i].event_id;
-				if (id && id < MAX_EVENTS && events[id].signaled && events[id].auto_reset)
+				if (id && id < MAX_EVENTS && events[id].auto_reset)
 					events[id].signaled = 0;
 			}
 			a->wait_result = KFD_IOC_WAIT_RESULT_COMPLETE;
 			break;
 		}
-		if (a->timeout != 0xFFFFFFFFu &&
-		    pthread_cond_timedwait(&events_cond, &events_lock, &until) == ETIMEDOUT) {
+		if (a->timeout == 0xFFFFFFFFu) {
+			pthread_cond_wait(&events_cond, &events_lock);
+		} else if (pthread_cond_timedwait(&events_cond, &events_lock, &until) == ETIMEDOUT) {
 			a->wait_result = KFD_IOC_WAIT_RESULT_TIMEOUT;
 			break;
 		}
-		if (a->timeout == 0xFFFFFFFFu)
-			pthread_cond_wait(&events_cond, &events_lock);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned id = ev[i].event_id;
+		if (id && id < MAX_EVENTS && events[id].waiters)
+			events[id].waiters--;
 	}
 	pthread_mutex_unlock(&events_lock);
 	return 0;
