@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 #[path = "src/i18n/catalogue.rs"]
 mod catalogue;
 
+#[path = "src/facts/data_file.rs"]
+mod data_file;
+
 #[path = "src/facts/support/data.rs"]
 #[allow(dead_code)]
 mod support_data;
@@ -186,202 +189,163 @@ fn main() {
         .expect("OUT_DIR is writable");
 }
 
-/// The bundled-runtime locations of `data/bundled.toml` as Rust: `AS_OF` and `RUNTIMES`, in terms
-/// of `facts::bundled`'s types. A row without a source, of an unknown kind or with an unclean
-/// path stops the build.
-fn bundled_table() -> String {
-    let path = Path::new("data/bundled.toml");
-    let data =
-        bundled_data::parse(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut out = String::new();
-    writeln!(
-        out,
+/// Parses the knowledge file `path` with its kind's parser; a malformed file stops the build,
+/// naming it.
+fn load<T>(path: &str, parse: fn(&str) -> Result<T, String>) -> T {
+    let path = Path::new(path);
+    parse(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A knowledge table as Rust: `AS_OF`, then `pub static {decl} = &[ … ];` with one item per row
+/// (`doc` says in which order).
+fn generated(as_of: &str, doc: &str, decl: &str, rows: impl IntoIterator<Item = String>) -> String {
+    let mut out = format!(
         "/// When the rows were last checked against their sources.\n\
-         pub const AS_OF: &str = {:?};",
-        data.as_of
-    )
-    .unwrap();
-    out.push_str("/// Where applications keep their own ROCm or HIP code, in the file's order.\npub static RUNTIMES: &[Runtime] = &[\n");
-    for r in &data.rows {
+         pub const AS_OF: &str = {as_of:?};\n/// {doc}\npub static {decl} = &[\n"
+    );
+    for row in rows {
+        writeln!(out, "    {row},").unwrap();
+    }
+    out.push_str("];\n");
+    out
+}
+
+/// `data/bundled.toml` in terms of `facts::bundled`'s types.
+fn bundled_table() -> String {
+    let data = load("data/bundled.toml", bundled_data::parse);
+    let rows = data.rows.iter().map(|r| {
         let kind = match r.kind.as_str() {
             "ollama-runners" => "OllamaRunners",
             "ggml-hip" => "GgmlHip",
             _ => "SiteExtensions",
         };
-        writeln!(
-            out,
-            "    Runtime {{ name: {:?}, kind: Kind::{kind}, paths: &{:?}, source: {:?} }},",
+        format!(
+            "Runtime {{ name: {:?}, kind: Kind::{kind}, paths: &{:?}, source: {:?} }}",
             r.name, r.paths, r.source
         )
-        .unwrap();
-    }
-    out.push_str("];\n");
-    out
+    });
+    generated(
+        &data.as_of,
+        "Where applications keep their own ROCm or HIP code, in the file's order.",
+        "RUNTIMES: &[Runtime]",
+        rows,
+    )
 }
 
-/// The settings of `data/environment.toml` as Rust (`AS_OF`, `SETTINGS`), and the message keys
-/// the rows name (checked against the catalogue by the caller). A row without a source stops the
-/// build.
+/// `data/environment.toml` in terms of `facts::libenv`'s types, and the message keys the rows
+/// name (checked against the catalogue by the caller).
 fn environment_table() -> (String, Vec<String>) {
-    let path = Path::new("data/environment.toml");
-    let data =
-        environment_data::parse(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut out = String::new();
-    writeln!(
-        out,
-        "/// When the rows were last checked against their sources.\n\
-         pub const AS_OF: &str = {:?};",
-        data.as_of
-    )
-    .unwrap();
-    out.push_str("/// The settings, in the file's order.\npub static SETTINGS: &[Setting] = &[\n");
-    let mut keys = Vec::new();
-    for r in &data.rows {
-        let key = format!("libraries.env-{}", r.message);
-        writeln!(
-            out,
-            "    Setting {{ variable: {:?}, value: {:?}, reader: {:?}, message: {key:?}, \
-             fixed_in: {:?}, source: {:?}, report: {:?} }},",
+    let data = load("data/environment.toml", environment_data::parse);
+    let keys: Vec<String> = data
+        .rows
+        .iter()
+        .map(|r| format!("libraries.env-{}", r.message))
+        .collect();
+    let rows = data.rows.iter().zip(&keys).map(|(r, key)| {
+        format!(
+            "Setting {{ variable: {:?}, value: {:?}, reader: {:?}, message: {key:?}, \
+             fixed_in: {:?}, source: {:?}, report: {:?} }}",
             r.variable, r.value, r.reader, r.fixed_in, r.source, r.report
         )
-        .unwrap();
-        keys.push(key);
-    }
-    out.push_str("];\n");
+    });
+    let out = generated(
+        &data.as_of,
+        "The settings, in the file's order.",
+        "SETTINGS: &[Setting]",
+        rows,
+    );
     (out, keys)
 }
 
-/// ROCr's ISA registry per release, `data/rocr_isa.toml`, as Rust: `AS_OF` and `ROWS`, in terms
-/// of `facts::rocr_isa`'s types. A row without a source, a name that is no gfx processor, or
-/// rows out of order stop the build.
+/// `data/rocr_isa.toml` in terms of `facts::rocr_isa`'s types.
 fn rocr_isa_table() -> String {
-    let path = Path::new("data/rocr_isa.toml");
-    let data =
-        rocr_isa_data::parse(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut out = String::new();
-    writeln!(
-        out,
-        "/// When the rows were last checked against their sources.\n\
-         pub const AS_OF: &str = {:?};",
-        data.as_of
-    )
-    .unwrap();
-    out.push_str("/// The rows, oldest first.\npub static ROWS: &[Row] = &[\n");
-    for r in &data.rows {
-        writeln!(
-            out,
-            "    Row {{ first: ({}, {}), last: ({}, {}), source: {:?}, processors: &{:?} }},",
+    let data = load("data/rocr_isa.toml", rocr_isa_data::parse);
+    let rows = data.rows.iter().map(|r| {
+        format!(
+            "Row {{ first: ({}, {}), last: ({}, {}), source: {:?}, processors: &{:?} }}",
             r.first.0, r.first.1, r.last.0, r.last.1, r.source, r.processors
         )
-        .unwrap();
-    }
-    out.push_str("];\n");
-    out
+    });
+    generated(&data.as_of, "The rows, oldest first.", "ROWS: &[Row]", rows)
 }
 
-/// The release × GPU table of `data/support.toml` as Rust: `AS_OF` and `RELEASES`, in terms of
-/// `facts::support`'s types. A row without a source, an unknown stream or status, or rows out
-/// of order stop the build.
+/// `data/support.toml` in terms of `facts::support`'s types.
 fn support_table() -> String {
-    let path = Path::new("data/support.toml");
-    let data =
-        support_data::parse(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut out = String::new();
-    writeln!(
-        out,
-        "/// When the rows were last checked against their sources.\n\
-         pub const AS_OF: &str = {:?};",
-        data.as_of
-    )
-    .unwrap();
-    out.push_str("/// The release rows, oldest first.\npub static RELEASES: &[Release] = &[\n");
-    for r in &data.rows {
+    let data = load("data/support.toml", support_data::parse);
+    let rows = data.rows.iter().map(|r| {
         let stream = match r.stream.as_str() {
             "production" => "Production",
             "preview" => "Preview",
             _ => "CoreSdk",
         };
-        writeln!(
-            out,
-            "    Release {{ major: {}, minor: {}, stream: Stream::{stream}, source: {:?}, \
-             released: {:?}, entries: &[",
+        let mut row = format!(
+            "Release {{ major: {}, minor: {}, stream: Stream::{stream}, source: {:?}, \
+             released: {:?}, entries: &[\n",
             r.major, r.minor, r.source, r.released
-        )
-        .unwrap();
+        );
         for (target, status, since) in &r.entries {
             let support = ["Supported", "Deprecated", "Unsupported"][*status];
             writeln!(
-                out,
+                row,
                 "        Entry {{ target: {target:?}, support: Support::{support}, since_patch: {since} }},"
             )
             .unwrap();
         }
-        out.push_str("    ] },\n");
-    }
-    out.push_str("];\n");
-    out
+        row.push_str("    ] }");
+        row
+    });
+    generated(
+        &data.as_of,
+        "The release rows, oldest first.",
+        "RELEASES: &[Release]",
+        rows,
+    )
 }
 
-/// The GPU × first-kernel table of `data/min_kernel.toml` as Rust: `AS_OF` and `GPUS`, in terms
-/// of `facts::min_kernel`'s types. A row without a source stops the build.
+/// PCI device ids as Rust literals.
+fn device_ids(devices: &[u32]) -> String {
+    let ids: Vec<String> = devices.iter().map(|d| format!("0x{d:04x}")).collect();
+    ids.join(", ")
+}
+
+/// `data/min_kernel.toml` in terms of `facts::min_kernel`'s types.
 fn min_kernel_table() -> String {
-    let path = Path::new("data/min_kernel.toml");
-    let data =
-        min_kernel_data::parse(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut out = String::new();
-    writeln!(
-        out,
-        "/// When the rows were last checked against their sources.\n\
-         pub const AS_OF: &str = {:?};",
-        data.as_of
-    )
-    .unwrap();
-    out.push_str("/// The rows, in the file's order.\npub static GPUS: &[MinKernel] = &[\n");
-    for r in &data.rows {
-        let devices: Vec<String> = r.devices.iter().map(|d| format!("0x{d:04x}")).collect();
-        writeln!(
-            out,
-            "    MinKernel {{ target: {:?}, gc: {:?}, kernel: ({}, {}), devices: &[{}], source: {:?} }},",
+    let data = load("data/min_kernel.toml", min_kernel_data::parse);
+    let rows = data.rows.iter().map(|r| {
+        format!(
+            "MinKernel {{ target: {:?}, gc: {:?}, kernel: ({}, {}), devices: &[{}], source: {:?} }}",
             r.target,
             r.gc,
             r.kernel.0,
             r.kernel.1,
-            devices.join(", "),
+            device_ids(&r.devices),
             r.source
         )
-        .unwrap();
-    }
-    out.push_str("];\n");
-    out
+    });
+    generated(
+        &data.as_of,
+        "The rows, in the file's order.",
+        "GPUS: &[MinKernel]",
+        rows,
+    )
 }
 
-/// The GPU × firmware table of `data/firmware.toml` as Rust: `AS_OF` and `GPUS`, in terms of
-/// `facts::firmware`'s types. A row without a source stops the build.
+/// `data/firmware.toml` in terms of `facts::firmware`'s types.
 fn firmware_table() -> String {
-    let path = Path::new("data/firmware.toml");
-    let data =
-        firmware_data::parse(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut out = String::new();
-    writeln!(
-        out,
-        "/// When the rows were last checked against their sources.\n\
-         pub const AS_OF: &str = {:?};",
-        data.as_of
-    )
-    .unwrap();
-    out.push_str("/// The rows, in the file's order.\npub static GPUS: &[Firmware] = &[\n");
-    for r in &data.rows {
-        let devices: Vec<String> = r.devices.iter().map(|d| format!("0x{d:04x}")).collect();
-        writeln!(
-            out,
-            "    Firmware {{ target: {:?}, devices: &[{}], files: &{:?}, source: {:?} }},",
+    let data = load("data/firmware.toml", firmware_data::parse);
+    let rows = data.rows.iter().map(|r| {
+        format!(
+            "Firmware {{ target: {:?}, devices: &[{}], files: &{:?}, source: {:?} }}",
             r.target,
-            devices.join(", "),
+            device_ids(&r.devices),
             r.files,
             r.source
         )
-        .unwrap();
-    }
-    out.push_str("];\n");
-    out
+    });
+    generated(
+        &data.as_of,
+        "The rows, in the file's order.",
+        "GPUS: &[Firmware]",
+        rows,
+    )
 }

@@ -32,7 +32,10 @@ pub mod target;
 mod testfs;
 
 pub use facts::Facts;
+// The knowledge files' parsers (`facts/<kind>/data.rs`) name their shared part `crate::data_file`
+// because build.rs includes them too, with `data_file` at its root.
 pub use facts::agent::{AgentFacts, Inventory};
+pub(crate) use facts::data_file;
 pub use facts::topology::Topology;
 pub use finding::{Finding, Layer, Status};
 pub use report::Report;

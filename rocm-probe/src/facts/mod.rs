@@ -6,6 +6,7 @@ pub mod bundled;
 pub mod compiler;
 pub mod config;
 pub mod container;
+pub mod data_file;
 pub mod drm;
 pub mod fatbin;
 pub mod firmware;

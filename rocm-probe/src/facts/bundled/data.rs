@@ -3,6 +3,8 @@
 //! crate's own tests. Depends on `toml` and std only, because the build script includes this file
 //! as a module. The file's header documents the format.
 
+use crate::data_file;
+
 /// How a row's paths are read.
 pub const KINDS: [&str; 3] = ["ollama-runners", "ggml-hip", "site-extensions"];
 
@@ -84,28 +86,7 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
 
 /// Parses and checks the file: every row has a name, a known kind, clean paths and a source.
 pub fn parse(text: &str) -> Result<Data, String> {
-    let doc: toml::Table = text.parse().map_err(|e| format!("bundled data: {e}"))?;
-    for key in doc.keys() {
-        if key != "as_of" && key != "runtime" {
-            return Err(format!("bundled data: unknown key `{key}`"));
-        }
-    }
-    let as_of = match doc.get("as_of") {
-        Some(toml::Value::String(s)) if s.len() == 10 => s.clone(),
-        _ => return Err("bundled data: `as_of` is missing or not YYYY-MM-DD".to_owned()),
-    };
-    let rows = match doc.get("runtime") {
-        Some(toml::Value::Array(a)) => a
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                v.as_table()
-                    .ok_or_else(|| format!("bundled runtime #{}: not a table", i + 1))
-                    .and_then(|t| row(i, t))
-            })
-            .collect::<Result<Vec<_>, _>>()?,
-        _ => return Err("bundled data: no [[runtime]] rows".to_owned()),
-    };
+    let (as_of, rows) = data_file::parse_rows(text, "bundled data", "runtime", row)?;
     Ok(Data { as_of, rows })
 }
 

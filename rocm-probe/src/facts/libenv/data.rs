@@ -3,6 +3,8 @@
 //! crate's own tests. Depends on `toml` and std only, because the build script includes this file
 //! as a module. The file's header documents the format.
 
+use crate::data_file;
+
 /// The components a row may name as the variable's reader.
 pub const READERS: [&str; 2] = ["ROCr", "HIP"];
 
@@ -102,28 +104,8 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
 /// Parses and checks the file: every row names a variable, a value, a reader, a message and a
 /// source; no variable and value twice.
 pub fn parse(text: &str) -> Result<Data, String> {
-    let doc: toml::Table = text.parse().map_err(|e| format!("environment data: {e}"))?;
-    for key in doc.keys() {
-        if key != "as_of" && key != "setting" {
-            return Err(format!("environment data: unknown key `{key}`"));
-        }
-    }
-    let as_of = match doc.get("as_of") {
-        Some(toml::Value::String(s)) if s.len() == 10 => s.clone(),
-        _ => return Err("environment data: `as_of` is missing or not YYYY-MM-DD".to_owned()),
-    };
-    let rows: Vec<Row> = match doc.get("setting") {
-        Some(toml::Value::Array(a)) => a
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                v.as_table()
-                    .ok_or_else(|| format!("setting #{}: not a table", i + 1))
-                    .and_then(|t| row(i, t))
-            })
-            .collect::<Result<_, _>>()?,
-        _ => return Err("environment data: no [[setting]] rows".to_owned()),
-    };
+    let (as_of, rows): (String, Vec<Row>) =
+        data_file::parse_rows(text, "environment data", "setting", row)?;
     for (i, r) in rows.iter().enumerate() {
         if rows[..i]
             .iter()

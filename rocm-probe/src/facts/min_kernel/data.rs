@@ -3,6 +3,8 @@
 //! crate's own tests. Depends on `toml` and std only, because the build script includes this file
 //! as a module. The file's header documents the format.
 
+use crate::data_file;
+
 /// One row as written in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
@@ -93,25 +95,7 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
 
 /// Parses and checks the file: every row has a source, no device id is listed twice.
 pub fn parse(text: &str) -> Result<Data, String> {
-    let table: toml::Table = text.parse().map_err(|e| format!("{e}"))?;
-    if let Some(key) = table.keys().find(|k| *k != "as_of" && *k != "gpu") {
-        return Err(format!("unknown key `{key}`"));
-    }
-    let as_of = match table.get("as_of") {
-        Some(toml::Value::String(s)) if s.len() == 10 => s.clone(),
-        _ => return Err("`as_of` (YYYY-MM-DD) is missing".to_owned()),
-    };
-    let rows = match table.get("gpu") {
-        Some(toml::Value::Array(a)) => a
-            .iter()
-            .enumerate()
-            .map(|(i, v)| match v {
-                toml::Value::Table(t) => row(i, t),
-                _ => Err(format!("gpu #{}: not a table", i + 1)),
-            })
-            .collect::<Result<Vec<Row>, String>>()?,
-        _ => return Err("no [[gpu]] rows".to_owned()),
-    };
+    let (as_of, rows) = data_file::parse_rows(text, "min kernel data", "gpu", row)?;
     let mut seen = std::collections::BTreeSet::new();
     for r in &rows {
         for d in &r.devices {

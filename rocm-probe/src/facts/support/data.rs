@@ -3,6 +3,8 @@
 //! crate's own tests. Depends on `toml` and std only, because the build script includes this file
 //! as a module. The file's header documents the format.
 
+use crate::data_file;
+
 /// One status list of a row, as the file names it.
 pub const STATUSES: [&str; 3] = ["supported", "deprecated", "unsupported"];
 
@@ -33,16 +35,6 @@ pub struct Data {
     pub as_of: String,
     /// Rows, oldest first.
     pub rows: Vec<Row>,
-}
-
-fn is_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 10
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b.iter()
-            .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
 }
 
 fn is_target(s: &str) -> bool {
@@ -91,7 +83,7 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
     }
     let released = text("released")?;
     if let Some(d) = &released {
-        if !is_date(d) {
+        if !data_file::is_date(d) {
             return Err(at(&format!("released {d:?} is not YYYY-MM-DD")));
         }
     }
@@ -144,28 +136,7 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
 /// Parses and checks the file: every row has a source, a known stream and targets; rows are
 /// sorted by release and unique.
 pub fn parse(text: &str) -> Result<Data, String> {
-    let doc: toml::Table = text.parse().map_err(|e| format!("support data: {e}"))?;
-    for key in doc.keys() {
-        if key != "as_of" && key != "release" {
-            return Err(format!("support data: unknown key `{key}`"));
-        }
-    }
-    let as_of = match doc.get("as_of") {
-        Some(toml::Value::String(s)) if is_date(s) => s.clone(),
-        _ => return Err("support data: `as_of` is missing or not YYYY-MM-DD".to_owned()),
-    };
-    let rows = match doc.get("release") {
-        Some(toml::Value::Array(a)) => a
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                v.as_table()
-                    .ok_or_else(|| format!("release #{}: not a table", i + 1))
-                    .and_then(|t| row(i, t))
-            })
-            .collect::<Result<Vec<_>, _>>()?,
-        _ => return Err("support data: no [[release]] rows".to_owned()),
-    };
+    let (as_of, rows) = data_file::parse_rows(text, "support data", "release", row)?;
     for w in rows.windows(2) {
         if (w[0].major, w[0].minor) >= (w[1].major, w[1].minor) {
             return Err(format!(
