@@ -46,3 +46,12 @@ pub fn is_date(s: &str) -> bool {
             }
         })
 }
+
+/// An error naming the first PCI device id listed twice: a device maps to one row.
+pub fn devices_once<'a>(devices: impl IntoIterator<Item = &'a u32>) -> Result<(), String> {
+    let mut seen = std::collections::BTreeSet::new();
+    match devices.into_iter().find(|d| !seen.insert(**d)) {
+        Some(d) => Err(format!("device 0x{d:04x} is listed twice")),
+        None => Ok(()),
+    }
+}

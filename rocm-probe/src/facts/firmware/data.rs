@@ -77,13 +77,6 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
 /// Parses and checks the file: every row has a source, no device id is listed twice.
 pub fn parse(text: &str) -> Result<Data, String> {
     let (as_of, rows) = data_file::parse_rows(text, "firmware data", "gpu", row)?;
-    let mut seen = std::collections::BTreeSet::new();
-    for r in &rows {
-        for d in &r.devices {
-            if !seen.insert(*d) {
-                return Err(format!("device 0x{d:04x} is listed twice"));
-            }
-        }
-    }
+    data_file::devices_once(rows.iter().flat_map(|r| &r.devices))?;
     Ok(Data { as_of, rows })
 }
