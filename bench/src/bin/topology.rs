@@ -9,7 +9,7 @@
 //! 3. files opened per report run (`strace`) vs distinct files the run needs.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rocm_probe::report::Options;
@@ -106,6 +106,63 @@ fn targets_vs_enumerator(iterations: usize) {
         }
         _ => println!("   skipped: needs root for unshare --mount"),
     }
+}
+
+/// `rocm-probe agents` against Debian's real `rocminfo` on the same fixture, both as processes:
+/// rocminfo runs the whole ROCm 5.2 stack under the KFD emulator (scripts/emulate builds it;
+/// rocminfo is then started directly, so no shell is timed), so its figure includes what the
+/// emulator costs, which a real KFD would not.
+fn agents_vs_rocminfo(iterations: usize) {
+    let name = "mi210-xgmi-8gpu";
+    println!("== agents vs rocminfo under the KFD emulator ({name}, 10 nodes)");
+    let fixture = fixtures().join(name);
+    let Some(bin) = probe_bin() else {
+        println!("   skipped: build the CLI too (cargo build --release -p rocm-probe-cli)");
+        return;
+    };
+    if !Path::new("/usr/bin/rocminfo").exists() {
+        println!("   skipped: rocminfo not installed (Debian package rocminfo)");
+        return;
+    }
+    let emulate = fixtures().join("../scripts/emulate");
+    let build = Command::new(&emulate)
+        .arg(&fixture)
+        .args(["--", "/bin/true"])
+        .status();
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| fixtures().join("../target"), PathBuf::from);
+    let lib = target.join("kfd_emu/kfd_emu.so");
+    if !build.is_ok_and(|s| s.success()) || !lib.exists() {
+        println!("   skipped: the emulator did not build (needs cc and libdrm-dev)");
+        return;
+    }
+    let run = |cmd: &mut Command| {
+        let runs: Vec<Duration> = (0..iterations)
+            .map(|_| {
+                let start = Instant::now();
+                let _ = cmd.stdout(Stdio::null()).stderr(Stdio::null()).status();
+                start.elapsed()
+            })
+            .collect();
+        median(runs)
+    };
+    let ours = run(Command::new(&bin).arg("agents").arg("--root").arg(&fixture));
+    let theirs = run(Command::new("/usr/bin/rocminfo")
+        .env("KFD_EMU_ROOT", &fixture)
+        .env("KFD_EMU_OVERLAY", fixture.join("emulate"))
+        .env("LD_PRELOAD", &lib));
+    println!(
+        "   rocm-probe agents:       {:>9.2} ms (median of {iterations})",
+        ms(ours)
+    );
+    println!(
+        "   rocminfo (emulated KFD): {:>9.2} ms (median of {iterations})",
+        ms(theirs)
+    );
+    println!(
+        "   ratio: {:.1}x",
+        theirs.as_secs_f64() / ours.as_secs_f64().max(1e-9)
+    );
 }
 
 fn ms(d: Duration) -> f64 {
@@ -279,6 +336,7 @@ fn main() {
         .max(1);
     let max_nodes: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(256);
     targets_vs_enumerator(iterations);
+    agents_vs_rocminfo(iterations);
     scaling(iterations, max_nodes);
     opens(&fixtures().join("mi300x-cpx-8gpu"));
 }
