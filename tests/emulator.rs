@@ -79,8 +79,8 @@ fn invented_overlay(dir: &Path) -> Option<tempfile::TempDir> {
     Some(overlay)
 }
 
-/// rocminfo's agents: each `Agent N` block's top-level `Key: value` lines (two-space indent), and
-/// its cache lines (`L1:`, `L2:` under `Cache Info:`).
+/// rocminfo's agents: each `Agent N` block's top-level `Key: value` lines (two-space indent), its
+/// cache lines (`L1:`, `L2:` under `Cache Info:`) and its first ISA's name (as `ISA`).
 fn agents(text: &str) -> Vec<BTreeMap<String, String>> {
     let mut out: Vec<BTreeMap<String, String>> = Vec::new();
     let mut in_caches = false;
@@ -102,6 +102,11 @@ fn agents(text: &str) -> Vec<BTreeMap<String, String>> {
             }
         } else if in_caches && let Some((k, v)) = line.trim().split_once(':') {
             agent.insert(format!("cache {}", k.trim()), v.trim().to_owned());
+        } else if let Some(name) = line.strip_prefix("      Name:") {
+            // The first ISA's name, under `ISA Info:`.
+            agent
+                .entry("ISA".to_owned())
+                .or_insert_with(|| name.trim().to_owned());
         }
     }
     out
@@ -311,6 +316,17 @@ fn rocminfo_under_the_emulator_agrees_with_agents_field_by_field() {
                     ours.marketing_name.as_ref(),
                     "{name} node {node}: Marketing Name"
                 );
+                compared += 1;
+            }
+            // Strings the fixture decides: the UUID (from unique_id) and, without an override,
+            // the full ISA name with its features.
+            let mut strings = vec![("Uuid", ours.uuid.clone())];
+            if override_gfx.is_none() {
+                strings.push(("ISA", ours.isa.clone()));
+            }
+            for (key, want) in strings {
+                let Some(want) = want else { continue };
+                assert_eq!(agent.get(key), Some(&want), "{name} node {node}: {key}");
                 compared += 1;
             }
             let want_name = processor(ours, override_gfx.as_deref());
