@@ -810,7 +810,7 @@ fn previews_are_named_and_releases_past_the_data_are_skipped() {
 #[test]
 fn a_runtime_too_old_for_the_gpu_is_told_apart_from_libraries_without_its_code() {
     // ROCr 5.7 has no gfx1150: the GPU is dropped, whatever the release's libraries carry.
-    let r = report("rocr-5.7-too-old-gfx1150");
+    let r = report("active-rocr-5.7-too-old-gfx1150");
     assert_eq!(r.verdict.root_cause, Some("runtime.rocr-unknown-target"));
     let k = finding(&r, "runtime.rocr-unknown-target");
     assert_eq!(k.status, Status::Fail);
