@@ -1131,9 +1131,9 @@ int openat64(int dirfd, const char *path, int flags, ...)
 	return open_common(path, flags, mode, dirfd, 1);
 }
 
-FILE *fopen(const char *path, const char *m)
+/* fopen and fopen64 open inside libc, past the open hooks: both come here with their real one. */
+static FILE *open_stream(FILE *(*real)(const char *, const char *), const char *path, const char *m)
 {
-	REAL(fopen);
 	pthread_once(&once, init);
 	if (emu.ready && !strcmp(path, "/proc/modules")) {
 		int fd = synth_modules();
@@ -1142,20 +1142,17 @@ FILE *fopen(const char *path, const char *m)
 	}
 	char mapped[PATH_MAX];
 	const char *p = redirect(path, mapped, sizeof mapped);
-	return real_fopen(p ? p : path, m);
+	return real(p ? p : path, m);
+}
+FILE *fopen(const char *path, const char *m)
+{
+	REAL(fopen);
+	return open_stream(real_fopen, path, m);
 }
 FILE *fopen64(const char *path, const char *m)
 {
 	REAL(fopen64);
-	pthread_once(&once, init);
-	if (emu.ready && !strcmp(path, "/proc/modules")) {
-		int fd = synth_modules();
-		if (fd >= 0)
-			return fdopen(fd, "r");
-	}
-	char mapped[PATH_MAX];
-	const char *p = redirect(path, mapped, sizeof mapped);
-	return real_fopen64(p ? p : path, m);
+	return open_stream(real_fopen64, path, m);
 }
 
 DIR *opendir(const char *path)

@@ -55,3 +55,30 @@ pub fn devices_once<'a>(devices: impl IntoIterator<Item = &'a u32>) -> Result<()
         None => Ok(()),
     }
 }
+
+/// A concrete gfx processor name as the tables write it: `gfx` and 3–5 lower-case hex digits.
+pub fn is_processor(s: &str) -> bool {
+    s.strip_prefix("gfx").is_some_and(|d| {
+        (3..=5).contains(&d.len())
+            && d.chars()
+                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+    })
+}
+
+/// A row's `devices`: a non-empty list of 16-bit PCI device ids. `at` prefixes an error with
+/// where it is.
+pub fn device_ids(t: &toml::Table, at: impl Fn(&str) -> String) -> Result<Vec<u32>, String> {
+    match t.get("devices") {
+        Some(toml::Value::Array(a)) if !a.is_empty() => a
+            .iter()
+            .map(|v| match v {
+                toml::Value::Integer(n) => u32::try_from(*n)
+                    .ok()
+                    .filter(|n| *n <= 0xffff)
+                    .ok_or_else(|| at(&format!("device {n}"))),
+                _ => Err(at("a device id is not a number")),
+            })
+            .collect(),
+        _ => Err(at("`devices` is missing or empty")),
+    }
+}

@@ -38,19 +38,7 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
         _ => Err(at(&format!("no {key}"))),
     };
     let target = text("target")?;
-    let devices = match t.get("devices") {
-        Some(toml::Value::Array(a)) if !a.is_empty() => a
-            .iter()
-            .map(|v| match v {
-                toml::Value::Integer(n) => u32::try_from(*n)
-                    .ok()
-                    .filter(|n| *n <= 0xffff)
-                    .ok_or_else(|| at(&format!("device {n}"))),
-                _ => Err(at("a device id is not a number")),
-            })
-            .collect::<Result<Vec<u32>, String>>()?,
-        _ => return Err(at("`devices` is missing or empty")),
-    };
+    let devices = data_file::device_ids(t, at)?;
     let files = match t.get("files") {
         Some(toml::Value::Array(a)) if !a.is_empty() => a
             .iter()

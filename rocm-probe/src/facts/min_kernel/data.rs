@@ -56,12 +56,7 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
     };
     let target = text("target")?;
     let at = |what: &str| format!("{target}: {what}");
-    let is_target = target.strip_prefix("gfx").is_some_and(|d| {
-        (3..=5).contains(&d.len())
-            && d.chars()
-                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
-    });
-    if !is_target {
+    if !data_file::is_processor(&target) {
         return Err(at("not a gfx target"));
     }
     let gc = text("gc")?;
@@ -70,19 +65,7 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
     }
     let kernel = text("kernel")?;
     let kernel = kernel_version(&kernel).ok_or_else(|| at(&format!("kernel `{kernel}`")))?;
-    let devices = match t.get("devices") {
-        Some(toml::Value::Array(a)) if !a.is_empty() => a
-            .iter()
-            .map(|v| match v {
-                toml::Value::Integer(n) => u32::try_from(*n)
-                    .ok()
-                    .filter(|n| *n <= 0xffff)
-                    .ok_or_else(|| at(&format!("device {n}"))),
-                _ => Err(at("a device id is not a number")),
-            })
-            .collect::<Result<Vec<u32>, String>>()?,
-        _ => return Err(at("`devices` is missing or empty")),
-    };
+    let devices = data_file::device_ids(t, at)?;
     Ok(Row {
         gc,
         kernel,

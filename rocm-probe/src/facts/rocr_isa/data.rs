@@ -27,14 +27,6 @@ pub struct Data {
     pub rows: Vec<Row>,
 }
 
-fn is_processor(s: &str) -> bool {
-    s.strip_prefix("gfx").is_some_and(|d| {
-        (3..=5).contains(&d.len())
-            && d.chars()
-                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
-    })
-}
-
 /// `"major.minor"`.
 fn line(s: &str) -> Option<(u32, u32)> {
     let (a, b) = s.split_once('.')?;
@@ -75,7 +67,7 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
     for p in list {
         let p = p
             .as_str()
-            .filter(|s| is_processor(s))
+            .filter(|s| data_file::is_processor(s))
             .ok_or_else(|| at(&format!("{p} in `processors` is no gfx processor")))?;
         if processors.iter().any(|x| x == p) {
             return Err(at(&format!("{p} listed twice")));

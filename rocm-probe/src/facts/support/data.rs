@@ -37,14 +37,6 @@ pub struct Data {
     pub rows: Vec<Row>,
 }
 
-fn is_target(s: &str) -> bool {
-    s.strip_prefix("gfx").is_some_and(|d| {
-        (3..=5).contains(&d.len())
-            && d.chars()
-                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
-    })
-}
-
 fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
     let at = |what: &str| format!("release #{}: {what}", i + 1);
     for key in t.keys() {
@@ -96,7 +88,7 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
         for target in list {
             let target = target
                 .as_str()
-                .filter(|s| is_target(s))
+                .filter(|s| data_file::is_processor(s))
                 .ok_or_else(|| at(&format!("{target} in `{name}` is no gfx target")))?;
             if entries.iter().any(|(t, _, _)| t == target) {
                 return Err(at(&format!("{target} listed twice")));
