@@ -765,13 +765,13 @@ fn previews_are_named_and_releases_past_the_data_are_skipped() {
         "{}",
         f.summary
     );
-    // 10.1 is newer than the newest row (10.0, 2026-08-26).
-    let (_t, r) = variant_with("rocm-6.2-mi210", &[], version("10.1.0\n"));
+    // 10.2 is newer than the newest row (10.1, 2026-10-05).
+    let (_t, r) = variant_with("rocm-6.2-mi210", &[], version("10.2.0\n"));
     let f = finding(&r, "runtime.release-unknown");
     assert_eq!(f.status, Status::Skip);
     assert_eq!(
         f.summary,
-        "ROCm 10.1.0 is newer than this probe's data (newest: 10.0, 2026-08-26): GPU support \
+        "ROCm 10.2.0 is newer than this probe's data (newest: 10.1, 2026-10-05): GPU support \
          not checked"
     );
     assert!(
@@ -779,12 +779,13 @@ fn previews_are_named_and_releases_past_the_data_are_skipped() {
             .iter()
             .all(|f| f.id != "runtime.target-supported")
     );
-    // 7.14 lies between rows: not in the table, not "newer".
-    let (_t, r) = variant_with("rocm-6.2-mi210", &[], version("7.14.0\n"));
+    // 7.5 lies between rows (7.0 to 7.8 are production numbers AMD never used past 7.2): not in
+    // the table, not "newer".
+    let (_t, r) = variant_with("rocm-6.2-mi210", &[], version("7.5.0\n"));
     let f = finding(&r, "runtime.release-unknown");
     assert!(
         f.summary
-            .starts_with("ROCm 7.14.0 is not in the support table"),
+            .starts_with("ROCm 7.5.0 is not in the support table"),
         "{}",
         f.summary
     );

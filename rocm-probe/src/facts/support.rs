@@ -196,8 +196,14 @@ mod tests {
             Some(Supported)
         );
         assert!(release(&v("5.2.3")).is_none());
-        assert!(release(&v("7.1.0")).is_none());
-        assert!(!newer_than_data(&v("7.1.0")));
+        assert!(!newer_than_data(&v("5.2.3")));
+        // 7.1 and 7.2 list the compute GPUs of the compatibility matrix: no Ryzen APU, no gfx906.
+        let r72 = release(&v("7.2.4")).unwrap();
+        assert_eq!(r72.stream, Stream::Production);
+        assert_eq!(r72.status("gfx1201", Some(4)), Some(Supported));
+        assert_eq!(r72.status("gfx906", Some(4)), None);
+        assert_eq!(r72.status("gfx1151", Some(4)), None);
+        assert_eq!(release(&v("7.1.1")).unwrap().supported(Some(1)).len(), 9);
     }
 
     #[test]
@@ -209,7 +215,8 @@ mod tests {
             let r = release(&v(p)).unwrap();
             assert_eq!(r.stream, Stream::Preview, "{p}");
             assert!(
-                r.source.contains("-preview/about/release-notes") || r.source.contains("TheRock"),
+                r.source.contains("-preview/about/release-notes")
+                    || r.source.contains("hardware-support-table"),
                 "{p}: {}",
                 r.source
             );
@@ -223,13 +230,22 @@ mod tests {
         assert_eq!(r711.status("gfx1103", None), None);
         assert_eq!(r711.status("gfx908", None), None);
         assert_eq!(r711.status("gfx1201", None), Some(Supported));
+        // 7.13's hardware table has the gfx1152 APUs but not yet gfx1153, which 7.14 adds.
+        let r713 = release(&v("7.13.0")).unwrap();
+        assert_eq!(r713.status("gfx1152", None), Some(Supported));
+        assert_eq!(r713.status("gfx1153", None), None);
+        assert_eq!(r713.status("gfx900", None), None);
+        let r714 = release(&v("7.14.1")).unwrap();
+        assert_eq!(r714.stream, Stream::CoreSdk);
+        assert_eq!(r714.status("gfx1153", Some(1)), Some(Supported));
+        assert_eq!(r714.status("gfx1250", Some(1)), None);
         let r10 = release(&v("10.0.0")).unwrap();
         assert_eq!(r10.stream, Stream::CoreSdk);
         assert_eq!(r10.status("gfx1151", Some(0)), Some(Supported));
         assert_eq!(r10.status("gfx906", Some(0)), None);
         // A release past the newest row is newer than the data; one between rows is not.
-        assert_eq!(newest().name(), "10.0");
-        assert!(newer_than_data(&v("10.1.0")));
+        assert_eq!(newest().name(), "10.1");
+        assert!(newer_than_data(&v("10.2.0")));
         assert!(newer_than_data(&v("11.0")));
         assert!(!newer_than_data(&v("7.14.0")));
         assert!(AS_OF.len() == 10 && AS_OF.starts_with("20"));
