@@ -853,3 +853,36 @@ fn a_runtime_too_old_for_the_gpu_is_told_apart_from_libraries_without_its_code()
         Some("runtime.target-unsupported")
     );
 }
+
+#[test]
+fn a_wheel_with_its_own_runtime_is_not_a_missing_rocm() {
+    // PyTorch's ROCm wheel carries libamdhip64 and libhsa-runtime64: no system ROCm is needed.
+    let r = report("torch-wheel-only-rx7900xtx");
+    assert_eq!(r.verdict.root_cause, None);
+    let w = finding(&r, "runtime.wheel-runtime-only");
+    assert_eq!(w.status, Status::Info);
+    assert!(w.summary.contains("PyTorch 2.4.1+rocm6.1"), "{}", w.summary);
+    assert!(
+        evidence(w, "/usr/local/lib/python3.10/dist-packages/torch/lib")
+            .is_some_and(|e| e.contains("libamdhip64.so") && e.contains("libhsa-runtime64.so"))
+    );
+    assert!(r.findings.iter().all(|f| f.id != "runtime.no-rocm"));
+    let t = finding(&r, "thunk.no-runtime");
+    assert!(
+        t.summary.contains("runtime.wheel-runtime-only"),
+        "{}",
+        t.summary
+    );
+    // The same wheel without its runtime libraries cannot run: no ROCm at all.
+    let (_t, r) = variant_with("torch-wheel-only-rx7900xtx", &[], |dir| {
+        let lib = dir.join("usr/local/lib/python3.10/dist-packages/torch/lib");
+        std::fs::remove_file(lib.join("libamdhip64.so")).unwrap();
+        std::fs::remove_file(lib.join("libhsa-runtime64.so")).unwrap();
+    });
+    assert_eq!(r.verdict.root_cause, Some("runtime.no-rocm"));
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "runtime.wheel-runtime-only")
+    );
+}

@@ -530,6 +530,58 @@ impl FrameworkFacts {
             .iter()
             .filter_map(|s| s.torch.as_ref().map(|t| (s, t)))
     }
+
+    /// The wheels that carry a ROCm runtime of their own (HIP or ROCr in their library
+    /// directory): PyTorch's `torch/lib` and TheRock's `_rocm_sdk_*/lib`. A Python program of
+    /// that environment runs on the GPU with no system install; nothing outside it can use them.
+    pub fn wheel_runtimes(&self) -> Vec<WheelRuntime<'_>> {
+        let mut out = Vec::new();
+        for site in &self.sites {
+            if let Some(t) = &site.torch
+                && let Some(b) = t.bundled.as_ref().filter(|b| b.has_runtime())
+            {
+                out.push(WheelRuntime {
+                    site,
+                    wheel: Wheel::Torch,
+                    version: t.version.as_deref(),
+                    bundled: b,
+                });
+            }
+            if let Some(sdk) = &site.rocm_sdk {
+                for b in sdk.bundled.iter().filter(|b| b.has_runtime()) {
+                    out.push(WheelRuntime {
+                        site,
+                        wheel: Wheel::RocmSdk,
+                        version: None,
+                        bundled: b,
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Which wheel carries a runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wheel {
+    /// PyTorch for ROCm (`torch/lib`).
+    Torch,
+    /// TheRock's `rocm-sdk-*` wheels (`_rocm_sdk_*/lib`).
+    RocmSdk,
+}
+
+/// A ROCm runtime a wheel carries ([`FrameworkFacts::wheel_runtimes`]).
+#[derive(Debug, Clone, Copy)]
+pub struct WheelRuntime<'a> {
+    /// The site directory holding the wheel.
+    pub site: &'a SiteDir,
+    /// The wheel.
+    pub wheel: Wheel,
+    /// Its version, when read (PyTorch's).
+    pub version: Option<&'a str>,
+    /// Its library directory and the ROCm libraries in it.
+    pub bundled: &'a Bundled,
 }
 
 struct Collector<'a> {

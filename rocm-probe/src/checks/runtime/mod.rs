@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::facts::Facts;
 use crate::facts::agent::{Agent, Inventory};
+use crate::facts::frameworks::{Wheel, WheelRuntime};
 use crate::facts::install::{Install, InstallFacts, InstallKind, OPT_ROCM};
 use crate::facts::rocr_isa;
 use crate::facts::support::{self, Support};
@@ -23,6 +24,7 @@ use crate::finding::{
     MIXED_INSTALLS, NO_ROCM, NOT_CAPTURED, OPT_ROCM_DANGLING, RELEASE_UNKNOWN, ROCM_PATH_INVALID,
     ROCR_NOT_ON_SEARCH_PATH, ROCR_UNKNOWN_TARGET, RemedyStep, Status, TARGET_DEPRECATED,
     TARGET_SUPPORTED, TARGET_UNSUPPORTED, VISIBLE_DEVICES_MASK, VISIBLE_DEVICES_OUT_OF_RANGE,
+    WHEEL_RUNTIME_ONLY,
 };
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
@@ -48,6 +50,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         &f.installs,
         &f.problems.installs,
         (f.os_release.as_ref(), &f.platform.env),
+        &f.frameworks.wheel_runtimes(),
         &mut out,
     );
     wsl_build::check(f, &mut out);
@@ -149,6 +152,7 @@ fn installs(
         Option<&crate::facts::os_release::OsRelease>,
         &BTreeMap<String, String>,
     ),
+    wheels: &[WheelRuntime],
     out: &mut Vec<Finding>,
 ) {
     if !facts.captured {
@@ -193,6 +197,36 @@ fn installs(
         );
     }
     let with_runtime: Vec<&Install> = facts.installs.iter().filter(|i| i.libs.runtime()).collect();
+    if with_runtime.is_empty() && !wheels.is_empty() {
+        // PyTorch's ROCm wheels and TheRock's rocm-sdk wheels load their own HIP and ROCr: the
+        // Python programs of that environment need only the kernel driver.
+        let names = i18n::list(wheels.iter().map(|w| {
+            let wheel = match w.wheel {
+                Wheel::Torch => format!("PyTorch {}", w.version.unwrap_or("")),
+                Wheel::RocmSdk => "rocm-sdk".to_owned(),
+            };
+            msg!(
+                "runtime.wheel-in-site",
+                wheel = wheel.trim_end(),
+                site = w.site.describe()
+            )
+        }));
+        out.push(
+            WHEEL_RUNTIME_ONLY
+                .finding(msg!("runtime.wheel-runtime-only", wheels = names))
+                .with_all(
+                    wheels
+                        .iter()
+                        .map(|w| Evidence::new(w.bundled.lib_dir.clone(), w.bundled.files())),
+                )
+                .with(Evidence::new(
+                    msg!("runtime.search-path"),
+                    facts.search_path_text(),
+                ))
+                .remedy(msg!("runtime.wheel-runtime-only-remedy")),
+        );
+        return;
+    }
     if with_runtime.is_empty() {
         let mut finding = NO_ROCM
             .finding(msg!("runtime.no-rocm"))

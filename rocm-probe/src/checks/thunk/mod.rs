@@ -26,7 +26,13 @@ pub fn check(f: &Facts, _below: &[Finding]) -> Vec<Finding> {
         return vec![THUNK_NOT_CAPTURED.finding(msg!("thunk.not-captured"))];
     }
     let Some((install, rocr)) = rocr_in_use(facts) else {
-        return vec![THUNK_NO_RUNTIME.finding(msg!("thunk.no-runtime"))];
+        let wheels = facts.installs.iter().all(|i| !i.libs.runtime())
+            && !f.frameworks.wheel_runtimes().is_empty();
+        return vec![THUNK_NO_RUNTIME.finding(if wheels {
+            msg!("thunk.wheel-runtime-only")
+        } else {
+            msg!("thunk.no-runtime")
+        })];
     };
     let rocr_evidence = Evidence::new(rocr.path(), rocr.describe());
     let version_evidence = Evidence::new(
