@@ -886,3 +886,35 @@ fn a_wheel_with_its_own_runtime_is_not_a_missing_rocm() {
             .all(|f| f.id != "runtime.wheel-runtime-only")
     );
 }
+
+#[test]
+fn a_distribution_build_is_not_judged_by_amds_list() {
+    // Fedora's ROCm 6.0 on gfx1103: AMD's 6.0 list lacks it, Fedora's rocBLAS has its kernels.
+    let r = report("fedora-rocm-6.0-gfx1103");
+    assert_eq!(r.verdict.root_cause, None);
+    let f = finding(&r, "runtime.target-distribution-build");
+    assert_eq!(f.status, Status::Info);
+    assert!(
+        f.summary.contains("distribution's own build"),
+        "{}",
+        f.summary
+    );
+    assert!(f.remedy.is_none());
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "runtime.target-unsupported")
+    );
+    // Without gfx1103's kernels the libraries, not AMD's list, are what fails.
+    let (_t, r) = variant_with("fedora-rocm-6.0-gfx1103", &[], |dir| {
+        std::fs::remove_file(dir.join("usr/lib64/rocblas/library/TensileLibrary_lazy_gfx1103.dat"))
+            .unwrap();
+    });
+    assert_eq!(
+        r.verdict.root_cause,
+        Some("libraries.rocblas-no-kernels-for-target")
+    );
+    // The same GPU with AMD's own 6.0 under /opt is judged by AMD's list: a warning.
+    let (_t, r) = variant_with("rocm-target-unsupported", &[], |_| {});
+    assert_eq!(r.verdict.root_cause, Some("runtime.target-unsupported"));
+}

@@ -23,8 +23,8 @@ use crate::finding::{
     IGPU_BESIDE_DGPU, INSTALL_FILES_MALFORMED, INSTALL_FILES_UNREADABLE, INSTALLS_FOUND,
     MIXED_INSTALLS, NO_ROCM, NOT_CAPTURED, OPT_ROCM_DANGLING, RELEASE_UNKNOWN, ROCM_PATH_INVALID,
     ROCR_NOT_ON_SEARCH_PATH, ROCR_UNKNOWN_TARGET, RemedyStep, Status, TARGET_DEPRECATED,
-    TARGET_SUPPORTED, TARGET_UNSUPPORTED, VISIBLE_DEVICES_MASK, VISIBLE_DEVICES_OUT_OF_RANGE,
-    WHEEL_RUNTIME_ONLY,
+    TARGET_DISTRIBUTION_BUILD, TARGET_SUPPORTED, TARGET_UNSUPPORTED, VISIBLE_DEVICES_MASK,
+    VISIBLE_DEVICES_OUT_OF_RANGE, WHEEL_RUNTIME_ONLY,
 };
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
@@ -1468,6 +1468,18 @@ fn release_support(
                             supported = o.name()
                         ),
                     ),
+                    // AMD's list describes AMD's builds; a distribution builds its own packages
+                    // for the targets it chooses (Debian and Fedora build for many AMD does not
+                    // list), so only the libraries' own code (layer 5) can say.
+                    None if install.kind == InstallKind::Distribution => TARGET_DISTRIBUTION_BUILD
+                        .finding(msg!(
+                            "runtime.target-not-listed-distribution",
+                            target = t,
+                            nodes = nodes_of(t),
+                            how,
+                            release = release.name(),
+                            prefix = install.prefix
+                        )),
                     None if preview => TARGET_UNSUPPORTED
                         .finding(msg!(
                             "runtime.target-not-in-preview",

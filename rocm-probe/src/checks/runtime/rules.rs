@@ -9,6 +9,7 @@ declare_rules! {
     NOT_CAPTURED = "runtime.not-captured", Runtime, Skip;
     NO_ROCM = "runtime.no-rocm", Runtime, Fail;
     WHEEL_RUNTIME_ONLY = "runtime.wheel-runtime-only", Runtime, Info;
+    TARGET_DISTRIBUTION_BUILD = "runtime.target-distribution-build", Runtime, Info;
     INSTALLS_FOUND = "runtime.installs-found", Runtime, Pass;
     ROCR_NOT_ON_SEARCH_PATH = "runtime.rocr-not-on-search-path", Runtime, Info;
     MIXED_INSTALLS = "runtime.mixed-installs", Runtime, Warn;
