@@ -33,6 +33,10 @@ mod min_kernel_data;
 #[allow(dead_code)]
 mod bundled_data;
 
+#[path = "src/facts/override_hazard/data.rs"]
+#[allow(dead_code)]
+mod override_hazard_data;
+
 #[path = "src/facts/libenv/data.rs"]
 #[allow(dead_code)]
 mod environment_data;
@@ -185,6 +189,11 @@ fn main() {
         .expect("OUT_DIR is writable");
     std::fs::write(Path::new(&out_dir).join("bundled.rs"), bundled_table())
         .expect("OUT_DIR is writable");
+    std::fs::write(
+        Path::new(&out_dir).join("override_hazard.rs"),
+        override_hazard_table(),
+    )
+    .expect("OUT_DIR is writable");
     std::fs::write(Path::new(&out_dir).join("environment.rs"), environment.0)
         .expect("OUT_DIR is writable");
 }
@@ -326,6 +335,23 @@ fn min_kernel_table() -> String {
         &data.as_of,
         "The rows, in the file's order.",
         "GPUS: &[MinKernel]",
+        rows,
+    )
+}
+
+/// `data/override_hazards.toml` in terms of `facts::override_hazard`'s types.
+fn override_hazard_table() -> String {
+    let data = load("data/override_hazards.toml", override_hazard_data::parse);
+    let rows = data.rows.iter().map(|r| {
+        format!(
+            "OverrideHazard {{ target: {:?}, value: {:?}, source: {:?} }}",
+            r.target, r.value, r.source
+        )
+    });
+    generated(
+        &data.as_of,
+        "The rows, in the file's order.",
+        "HAZARDS: &[OverrideHazard]",
         rows,
     )
 }

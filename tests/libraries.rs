@@ -79,12 +79,20 @@ fn rocblas_without_the_gpus_target_fails_at_layer_5_because_the_release_lacks_it
     let f = finding(&r, "libraries.rocblas-no-kernels-for-target");
     assert_eq!(f.status, Status::Fail);
     assert_eq!(f.caused_by, Some("runtime.target-unsupported"));
-    // The root's remedy gives the same way out as the library's.
+    // Neither remedy offers HSA_OVERRIDE_GFX_VERSION=11.0.0, which public reports show hanging
+    // gfx1103 GPUs (data/override_hazards.toml); both point at a build for gfx1103.
     let root = finding(&r, "runtime.target-unsupported")
         .remedy
         .as_deref()
         .unwrap();
-    assert!(root.contains("HSA_OVERRIDE_GFX_VERSION=11.0.0"), "{root}");
+    assert!(!root.contains("HSA_OVERRIDE_GFX_VERSION"), "{root}");
+    assert!(root.contains("a build that targets gfx1103"), "{root}");
+    assert!(
+        !f.remedy
+            .as_deref()
+            .unwrap()
+            .contains("HSA_OVERRIDE_GFX_VERSION")
+    );
     assert!(
         f.summary.contains("no kernels for gfx1103"),
         "{}",
@@ -100,10 +108,9 @@ fn rocblas_without_the_gpus_target_fails_at_layer_5_because_the_release_lacks_it
     );
     let remedy = f.remedy.as_deref().unwrap();
     assert!(
-        remedy.contains("HSA_OVERRIDE_GFX_VERSION=11.0.0"),
+        remedy.contains("ROCm release whose rocBLAS lists"),
         "{remedy}"
     );
-    assert!(remedy.contains("gfx1100"), "{remedy}");
     // The coverage line still lists what the library has, without claiming the GPU.
     let c = finding(&r, "libraries.coverage");
     assert!(!c.summary.contains("covers"), "{}", c.summary);

@@ -421,6 +421,26 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
         writeln!(out, "  {row}")?;
         writeln!(out, "    {}", g.source)?;
     }
+    // The overrides public reports show hanging a GPU (never suggested).
+    use rocm_probe::facts::override_hazard;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        msg!(
+            "cli.data-override-hazard-header",
+            date = override_hazard::AS_OF
+        )
+    )?;
+    for h in override_hazard::HAZARDS {
+        let row = msg!(
+            "cli.data-override-hazard-row",
+            target = h.target,
+            value = h.value
+        );
+        writeln!(out, "  {row}")?;
+        writeln!(out, "    {}", h.source)?;
+    }
     // The firmware files per GPU family (driver.firmware-missing).
     use rocm_probe::facts::firmware;
     writeln!(out)?;

@@ -1111,10 +1111,22 @@ fn explain_data_lists_the_release_rows() {
     let zh = run(probe().args(["--lang", "zh", "explain", "--data"]));
     assert_eq!(zh.code, 0);
     assert!(
-        zh.stdout.contains("已知的最新版本：ROCm 10.0"),
+        zh.stdout
+            .contains(&format!("已知的最新版本：ROCm {}", n.name())),
         "{}",
         zh.stdout
     );
+    // The override hazards: each target, value and source.
+    for h in rocm_probe::facts::override_hazard::HAZARDS {
+        assert!(
+            en.stdout.contains(&format!(
+                "  {}: HSA_OVERRIDE_GFX_VERSION={}\n    {}\n",
+                h.target, h.value, h.source
+            )),
+            "{}",
+            h.target
+        );
+    }
     // Bundled-runtime and environment data: their names, paths and variables, then sources.
     use rocm_probe::facts::{bundled, libenv};
     for r in bundled::RUNTIMES {

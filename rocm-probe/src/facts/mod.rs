@@ -20,6 +20,7 @@ pub mod min_kernel;
 pub mod module;
 pub mod mounts;
 pub mod os_release;
+pub mod override_hazard;
 pub mod overrides;
 pub mod pci;
 pub mod pcie;

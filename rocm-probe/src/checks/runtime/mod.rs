@@ -14,6 +14,7 @@ use crate::facts::Facts;
 use crate::facts::agent::{Agent, Inventory};
 use crate::facts::frameworks::{Wheel, WheelRuntime};
 use crate::facts::install::{Install, InstallFacts, InstallKind, OPT_ROCM};
+use crate::facts::override_hazard;
 use crate::facts::rocr_isa;
 use crate::facts::support::{self, Support};
 use crate::finding::{
@@ -526,6 +527,9 @@ pub(crate) fn sibling_override<H: AsRef<str>>(
                     h.to_owned(),
                 )
             })
+            // Never an override for a GPU that public reports show an override hanging: the
+            // family's other siblings are no better tried on it.
+            .filter(|_| !override_hazard::HAZARDS.iter().any(|h| h.target == target))
     })
 }
 
@@ -797,17 +801,34 @@ fn override_checks(ov: &Overrides, visible: &[&Agent], out: &mut Vec<Finding>) {
                 }
             }
             1 => {
-                let f = HSA_OVERRIDE_SAME_FAMILY
-                    .finding(msg!(
+                let hazard = override_hazard::lookup(&real, &value);
+                let summary = if hazard.is_some() {
+                    msg!(
+                        "runtime.override-hazard",
+                        var,
+                        value,
+                        real,
+                        nodes,
+                        target = o.name()
+                    )
+                } else {
+                    msg!(
                         "runtime.override-same-family",
                         var,
                         value,
                         real,
                         nodes,
                         target = o.name()
-                    ))
-                    .with(env)
-                    .with_all(evidence);
+                    )
+                };
+                let f =
+                    HSA_OVERRIDE_SAME_FAMILY
+                        .finding(summary)
+                        .with(env)
+                        .with_all(evidence)
+                        .with_all(hazard.map(|h| {
+                            Evidence::new(msg!("runtime.override-hazard-reports"), h.source)
+                        }));
                 if mixed && igpus_only {
                     // Beside a dGPU the report advises hiding the iGPU: never "keep it".
                     f.caused_by(if global && global_igpu {
@@ -820,6 +841,8 @@ fn override_checks(ov: &Overrides, visible: &[&Agent], out: &mut Vec<Finding>) {
                         real,
                         target = o.name()
                     ))
+                } else if hazard.is_some() {
+                    f.remedy(msg!("runtime.override-hazard-remedy", var, real))
                 } else {
                     f.remedy(msg!("runtime.override-same-family-remedy", real))
                 }
