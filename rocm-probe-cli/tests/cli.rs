@@ -1153,7 +1153,7 @@ fn explain_data_lists_the_release_rows() {
         .iter()
         .flat_map(|r| std::iter::once(r.name).chain(r.paths.iter().copied()))
         .chain(libenv::SETTINGS.iter().flat_map(|s| [s.variable, s.reader]))
-        .chain(["site-packages"])
+        .chain(["site-packages", "HSA_OVERRIDE_GFX_VERSION"])
         .collect();
     // Apart from names (ROCm, TheRock, Core SDK, HIP), targets, URLs and the data's own names, paths
     // and variables, nothing is English.
