@@ -207,6 +207,9 @@ impl ActiveArgs {
             hsa_runtime_lib: self.hsa_runtime_lib.clone(),
             hip_lib: self.hip_lib.clone(),
             dispatch_timeout_ms: Some(self.dispatch_timeout),
+            // Each library in a child process of this binary: an abort in ROCr must not take
+            // the report with it.
+            isolate_with: std::env::current_exe().ok(),
         })
     }
 }

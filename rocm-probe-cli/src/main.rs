@@ -15,6 +15,17 @@ use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // A child of `--active`: run one library's probe and answer (rocm_probe::active::isolate).
+    let mut argv = std::env::args_os().skip(1);
+    if argv.next().as_deref() == Some(std::ffi::OsStr::new(rocm_probe::active::isolate::CHILD_ARG))
+    {
+        let stage = argv
+            .next()
+            .and_then(|s| s.into_string().ok())
+            .unwrap_or_default();
+        let code = rocm_probe::active::isolate::child_main(&stage, &mut std::io::stdout().lock());
+        return ExitCode::from(code);
+    }
     let args = args::parse();
     // Before anything is read: a fixture.toml, an --expect file or a code object on a hung
     // filesystem must not outlive the deadline either.

@@ -205,3 +205,71 @@ fn agents_active_on_a_fixture_shows_its_recorded_rocr_view() {
     let plain = run(probe().arg("--root").arg(&fx).arg("agents"));
     assert!(!plain.stdout.contains("ROCr (--active)"));
 }
+
+/// A ROCr and a HIP that abort inside their first call, the way an assertion-enabled build does on
+/// a machine it cannot handle, built here with the machine's C compiler.
+fn aborting_libraries(dir: &Path) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+    let src = dir.join("abort.c");
+    std::fs::write(
+        &src,
+        "#include <stdio.h>\n#include <stdlib.h>\n\
+         int hsa_init(void) { fputs(\"hsa_init: Assertion `node_id < nodes' failed.\\n\", stderr); abort(); }\n\
+         int hsa_shut_down(void) { return 0; }\n\
+         int hipGetDeviceCount(int *n) { (void)n; *(volatile int *)0 = 1; return 0; }\n",
+    )
+    .unwrap();
+    let rocr = dir.join("libhsa-runtime64.so.1");
+    let hip = dir.join("libamdhip64.so.6");
+    for out in [&rocr, &hip] {
+        let built = std::process::Command::new("cc")
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(out)
+            .arg(&src)
+            .status();
+        if !built.is_ok_and(|s| s.success()) {
+            assert!(std::env::var_os("CI").is_none(), "cc failed");
+            eprintln!("skipped: no C compiler");
+            return None;
+        }
+    }
+    Some((rocr, hip))
+}
+
+#[test]
+fn a_library_that_aborts_ends_its_own_process_not_the_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some((rocr, hip)) = aborting_libraries(tmp.path()) else {
+        return;
+    };
+    let out = run(probe()
+        .args(["--active", "--json", "--hsa-runtime-lib"])
+        .arg(&rocr)
+        .arg("--hip-lib")
+        .arg(&hip));
+    // The report is whole: the probe exits with a verdict, not with the library's signal.
+    assert!(matches!(out.code, 0..=2), "{}\n{}", out.code, out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let find = |id: &str| {
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} missing: {}", out.stdout))
+    };
+    let r = find("runtime.rocr-init-failed");
+    let summary = r["summary"].as_str().unwrap();
+    assert!(summary.contains("killed by SIGABRT"), "{summary}");
+    let evidence = r["evidence"].to_string();
+    assert!(
+        evidence.contains("Assertion `node_id < nodes' failed."),
+        "{evidence}"
+    );
+    let h = find("runtime.hip-failed");
+    assert!(
+        h["summary"].as_str().unwrap().contains("killed by SIGSEGV"),
+        "{}",
+        h["summary"]
+    );
+}

@@ -17,6 +17,7 @@
 pub mod dispatch;
 pub mod hip;
 pub mod ioctl;
+pub mod isolate;
 pub mod kfd;
 pub mod rocr;
 pub mod status;
@@ -41,6 +42,9 @@ pub struct ActiveOptions {
     pub hip_lib: Option<PathBuf>,
     /// How long a dispatch may take before it is reported as timed out.
     pub dispatch_timeout_ms: Option<u64>,
+    /// The `rocm-probe` binary to run each library in, in a process of its own
+    /// ([`isolate`]); `None` loads them into this process.
+    pub isolate_with: Option<PathBuf>,
 }
 
 /// Not installed when the file does not exist, else the loader's message.

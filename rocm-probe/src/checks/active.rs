@@ -4,7 +4,7 @@
 //! is reported. Without active results (`--active`, `--dispatch`, a fixture's `[active]`) the
 //! active checks say nothing.
 
-use crate::active::LoadError;
+use crate::active::{Crash, LoadError};
 use crate::facts::Facts;
 use crate::facts::topology::{Node, NodeKind};
 use crate::finding::{Evidence, Finding, Rule};
@@ -78,4 +78,30 @@ pub(crate) fn load_failure(
         format!("{SOURCE}:{}", msg!("active.source-load", library)),
         text,
     ))
+}
+
+/// A library that ended the process it was loaded into (the active probe runs each in a child
+/// of its own): the finding `rule` with how it ended and what it said last.
+pub(crate) fn crash_failure(rule: &Rule, library: &str, path: &str, crash: &Crash) -> Finding {
+    let how = if let Some(signal) = &crash.signal {
+        msg!("active.crash-signal", signal)
+    } else if crash.timed_out {
+        msg!(
+            "active.crash-timeout",
+            seconds = crate::active::isolate::STAGE_LIMIT.as_secs()
+        )
+    } else if let Some(code) = crash.exit {
+        msg!("active.crash-exit", code)
+    } else {
+        msg!("active.crash-unknown")
+    };
+    let name = library_name(library, path);
+    rule.finding(msg!("active.crashed", library = name, how))
+        .with(Evidence::new(path.to_owned(), msg!("active.crash-process")))
+        .with_all(
+            crash
+                .stderr
+                .as_ref()
+                .map(|e| Evidence::new(msg!("active.crash-stderr"), e.clone())),
+        )
 }

@@ -328,16 +328,80 @@ fn probe_live(
     let gpu_ids: Vec<u32> = topology
         .map(|t| t.gpu_nodes().filter_map(|n| n.gpu_id).collect())
         .unwrap_or_default();
+    use crate::active::isolate::{Answer, Stage, run_in_child};
     let mut facts = kfd::probe(KFD_DEVICE, &gpu_ids);
-    facts.hsakmt = Some(thunk::probe(
-        installs.hsakmt_library(options.hsakmt_lib.as_deref()),
-    ));
-    let (rocr, dispatch) = rocr::probe(
-        installs.rocr_library(options.hsa_runtime_lib.as_deref()),
-        options,
-    );
-    facts.rocr = Some(rocr);
-    facts.dispatch = dispatch;
-    facts.hip = Some(hip::probe(installs.hip_library(options.hip_lib.as_deref())));
+    let thunk_lib = installs.hsakmt_library(options.hsakmt_lib.as_deref());
+    let rocr_lib = installs.rocr_library(options.hsa_runtime_lib.as_deref());
+    let hip_lib = installs.hip_library(options.hip_lib.as_deref());
+    let Some(exe) = options.isolate_with.as_deref() else {
+        facts.hsakmt = Some(thunk::probe(thunk_lib));
+        let (rocr, dispatch) = rocr::probe(rocr_lib, options);
+        facts.rocr = Some(rocr);
+        facts.dispatch = dispatch;
+        facts.hip = Some(hip::probe(hip_lib));
+        return facts;
+    };
+    // Each library in a process of its own: a crash in it ends that process, not the report.
+    // What needs no loading (a missing library) is answered here.
+    facts.hsakmt = Some(match thunk_lib {
+        thunk::ThunkLibrary::Load { path, shown } => {
+            match run_in_child(
+                exe,
+                &Stage::Thunk {
+                    path: path.clone(),
+                    shown,
+                },
+            ) {
+                Ok(Answer::Thunk(t)) => t,
+                Ok(_) => crate::active::ThunkResult::default(),
+                Err(crash) => crate::active::ThunkResult {
+                    library: Some(path.display().to_string()),
+                    crashed: Some(crash),
+                    ..Default::default()
+                },
+            }
+        }
+        other => thunk::probe(other),
+    });
+    match rocr_lib {
+        Ok(path) => {
+            let stage = Stage::Rocr {
+                path: path.clone(),
+                dispatch: options.dispatch,
+                dispatch_timeout_ms: options.dispatch_timeout_ms,
+            };
+            match run_in_child(exe, &stage) {
+                Ok(Answer::Rocr(r, d)) => {
+                    facts.rocr = Some(r);
+                    facts.dispatch = d;
+                }
+                Ok(_) => {}
+                Err(crash) => {
+                    facts.rocr = Some(crate::active::RocrResult {
+                        library: Some(path.display().to_string()),
+                        crashed: Some(crash),
+                        ..Default::default()
+                    });
+                }
+            }
+        }
+        Err(e) => {
+            let (rocr, dispatch) = rocr::probe(Err(e), options);
+            facts.rocr = Some(rocr);
+            facts.dispatch = dispatch;
+        }
+    }
+    facts.hip = Some(match hip_lib {
+        Ok(path) => match run_in_child(exe, &Stage::Hip { path: path.clone() }) {
+            Ok(Answer::Hip(h)) => h,
+            Ok(_) => crate::active::HipResult::default(),
+            Err(crash) => crate::active::HipResult {
+                library: Some(path.display().to_string()),
+                crashed: Some(crash),
+                ..Default::default()
+            },
+        },
+        Err(e) => hip::probe(Err(e)),
+    });
     facts
 }

@@ -2,7 +2,7 @@
 
 use crate::active::status::{hip_meaning, hsa_meaning};
 use crate::active::{DispatchOutcome, DispatchResult, RocrResult};
-use crate::checks::active::{SOURCE, gpu_nodes, kfd_hides, load_failure};
+use crate::checks::active::{SOURCE, crash_failure, gpu_nodes, kfd_hides, load_failure};
 use crate::facts::Facts;
 use crate::facts::topology::{Node, TOPOLOGY_DIR};
 use crate::finding::{
@@ -40,6 +40,15 @@ fn rocr(f: &Facts, r: &RocrResult, out: &mut Vec<Finding>) {
         return;
     }
     let library = r.library.clone().unwrap_or_default();
+    if let Some(crash) = &r.crashed {
+        out.push(crash_failure(
+            &ROCR_INIT_FAILED,
+            "libhsa-runtime64",
+            &library,
+            crash,
+        ));
+        return;
+    }
     let lib_evidence = Evidence::new(library.clone(), msg!("active.loaded"));
     let shut = r
         .shut_down
@@ -166,6 +175,10 @@ fn hip(h: &crate::active::HipResult, out: &mut Vec<Finding>) {
         return;
     }
     let library = h.library.clone().unwrap_or_default();
+    if let Some(crash) = &h.crashed {
+        out.push(crash_failure(&HIP_FAILED, "libamdhip64", &library, crash));
+        return;
+    }
     let version = |v: Option<i32>| {
         v.map_or_else(
             || msg!("active.hip-version-unknown"),

@@ -2,7 +2,7 @@
 
 use crate::active::ThunkResult;
 use crate::active::status::hsakmt_meaning;
-use crate::checks::active::{SOURCE, library_name, load_failure, nodes};
+use crate::checks::active::{SOURCE, crash_failure, library_name, load_failure, nodes};
 use crate::facts::Facts;
 use crate::facts::topology::{Node, TOPOLOGY_DIR};
 use crate::finding::{
@@ -31,6 +31,10 @@ pub fn check(f: &Facts) -> Vec<Finding> {
         return out;
     }
     let library = t.library.clone().unwrap_or_default();
+    if let Some(crash) = &t.crashed {
+        out.push(crash_failure(&HSAKMT_FAILED, "libhsakmt", &library, crash));
+        return out;
+    }
     let name = library_name("libhsakmt", &library);
     let lib_evidence = Evidence::new(library.clone(), msg!("active.loaded"));
     let failed = |call: &str, status: &str| {

@@ -57,6 +57,8 @@ pub struct ThunkResult {
     pub acquire: Option<String>,
     /// Per node, in libhsakmt's order: the ABI-stable properties.
     pub nodes: Option<Vec<ThunkNode>>,
+    /// How the process the library ran in ended, when it did not return (an abort, a signal).
+    pub crashed: Option<Crash>,
 }
 
 /// One node as libhsakmt reports it (fields whose offsets are the same in every ABI).
@@ -88,6 +90,8 @@ pub struct RocrResult {
     pub agents: Option<Vec<RocrAgent>>,
     /// `hsa_shut_down`'s status name.
     pub shut_down: Option<String>,
+    /// How the process the library ran in ended, when it did not return (an abort, a signal).
+    pub crashed: Option<Crash>,
 }
 
 /// One ROCr agent.
@@ -125,6 +129,24 @@ pub struct HipResult {
     pub driver_version: Option<i32>,
     /// Each device's `gcnArchName`.
     pub devices: Option<Vec<String>>,
+    /// How the process the library ran in ended, when it did not return (an abort, a signal).
+    pub crashed: Option<Crash>,
+}
+
+/// A library that did not return: the active probe runs each one in a process of its own, so
+/// an assertion in ROCr ends that process, not the report.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Crash {
+    /// The signal that ended it (`SIGABRT`, `SIGSEGV`), when one did.
+    pub signal: Option<String>,
+    /// Its exit status, when it exited without answering.
+    pub exit: Option<i32>,
+    /// Whether it was stopped because it ran past its time.
+    #[serde(default)]
+    pub timed_out: bool,
+    /// The last lines it wrote to stderr (an assertion's message), control characters removed.
+    pub stderr: Option<String>,
 }
 
 /// One AQL dispatch.
