@@ -1,7 +1,9 @@
 //! Oracle: Debian's real `rocm_agent_enumerator` (package `rocminfo`, 5.2.3), run in a private
 //! mount namespace with a fixture's `kfd/` tree mounted at `/sys/class/kfd`, must print the same
 //! GPU targets as the library (as a multiset: it sorts node directories as strings, and prints
-//! `gfx000` once, which is dropped).
+//! `gfx000` once, which is dropped). And AMD's `rocm-bootstrap` (PyPI, pinned in the test venv),
+//! which also reads only the KFD tree: its unique targets and generic targets must be the
+//! library's.
 
 use std::path::Path;
 use std::process::Command;
@@ -94,6 +96,119 @@ fn rocm_agent_enumerator_agrees_on_every_fixture() {
         compared += 1;
     }
     assert!(compared >= 7, "only {compared} fixtures compared");
+}
+
+/// `rocm-bootstrap` (AMD's GPU detection for the ROCm Python packages, pinned in the test venv):
+/// each unique target it detects from the fixture's KFD tree, with the LLVM generic target of
+/// the first level of its packaging chain that names one (`gfx1100 gfx11-generic`, `gfx950 -`).
+fn bootstrap_in_namespace(kfd: &Path, python: &Path) -> Result<Vec<(String, String)>, String> {
+    let script = r#"set -e
+mount -t tmpfs tmpfs /sys/class
+mkdir -p /sys/class/kfd
+mount --bind "$1" /sys/class/kfd
+cd /
+exec env -i PATH=/usr/bin:/bin "$2" -c '
+from rocm_bootstrap.detect import detect_gpus, _unique_targets
+from rocm_bootstrap.targets import packaging_chain
+for t in _unique_targets(detect_gpus()):
+    g = next((b.llvm_generic for b in packaging_chain(t) if b.llvm_generic), None)
+    print(t.name, g or "-")
+'"#;
+    let out = Command::new("unshare")
+        .args([
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            script,
+            "sh",
+        ])
+        .arg(kfd)
+        .arg(python)
+        .output()
+        .map_err(|e| format!("unshare: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "unshare/mount/python failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(t, g)| (t.to_owned(), g.to_owned()))
+        .collect())
+}
+
+#[test]
+fn rocm_bootstrap_agrees_on_every_fixture_where_it_sees_a_gpu() {
+    let Some(venv) = std::env::var_os("ROCM_PROBE_VENV") else {
+        return skip("ROCM_PROBE_VENV not set (scripts/test sets it and installs rocm-bootstrap)");
+    };
+    let python = Path::new(&venv).join("bin/python3");
+    let has = Command::new(&python)
+        .args(["-c", "import rocm_bootstrap"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has {
+        return skip("rocm-bootstrap not installed in ROCM_PROBE_VENV (scripts/test pins it)");
+    }
+    if !nix_is_root() {
+        return skip("needs root for unshare --mount");
+    }
+    let (mut compared, mut unseen) = (0, Vec::new());
+    for (name, dir) in fixtures() {
+        let kfd = dir.join("sys/class/kfd");
+        if !kfd.join("kfd/topology/nodes").is_dir() {
+            continue;
+        }
+        let theirs = match bootstrap_in_namespace(&kfd, &python) {
+            Ok(t) => t,
+            Err(e) => return skip(&e),
+        };
+        let inv = Inventory::collect(&Source::fixture(&dir).unwrap()).unwrap();
+        if theirs.is_empty() {
+            // It reads only gfx_target_version, which the 2018 key set lacks; where the probe
+            // has a GPU agent, it found it by the device id.
+            let by_version = inv
+                .gpu_agents()
+                .all(|a| a.gfx_source == Some(rocm_probe::target::TargetSource::GfxTargetVersion));
+            assert!(
+                inv.gpu_agents().next().is_none() || !by_version,
+                "{name}: rocm-bootstrap sees no GPU, rocm-probe sees {:?}",
+                inv.targets(false)
+            );
+            unseen.push(name);
+            continue;
+        }
+        let mut ours = inv.targets(false);
+        ours.sort();
+        ours.dedup();
+        let mut their_names: Vec<String> = theirs.iter().map(|(t, _)| t.clone()).collect();
+        their_names.sort();
+        assert_eq!(
+            ours, their_names,
+            "{name}: rocm-probe targets vs rocm-bootstrap-detect --unique"
+        );
+        for (target, generic) in &theirs {
+            let ours = rocm_probe::target::GfxVersion::from_name(target)
+                .and_then(rocm_probe::codeobject::target_id::family_of)
+                .map(|(g, _)| g.name);
+            match (ours, generic.as_str()) {
+                (Some(g), theirs) => assert_eq!(g, theirs, "{name}: {target}'s generic target"),
+                // rocm-bootstrap names a generic per packaging bundle, and its gfx9_0 bundle
+                // holds gfx908 and gfx90a, which gfx9-generic does not cover (its own comment
+                // says so, as does LLVM's AMDGPUUsage): no generic for them, in both views.
+                (None, "gfx9-generic") if ["gfx908", "gfx90a"].contains(&target.as_str()) => {}
+                (None, theirs) => assert_eq!(theirs, "-", "{name}: {target} has no generic here"),
+            }
+        }
+        compared += 1;
+    }
+    eprintln!("rocm-bootstrap: {compared} fixtures agree; sees no GPU in {unseen:?}");
+    assert!(compared >= 40, "only {compared} fixtures compared");
 }
 
 fn nix_is_root() -> bool {
