@@ -88,6 +88,15 @@ static struct {
 	struct node nodes[MAX_NODES];
 	int nnodes;
 	unsigned kfd_minor_version;
+	/* The [emulate] table: faults the fixture asks for (fixtures/README.md). */
+	unsigned kfd_major_version;
+	unsigned hidden[MAX_NODES]; /* gpu_ids a device cgroup denies: left out of the apertures */
+	int nhidden;
+	unsigned clock_stuck[MAX_NODES]; /* gpu_ids whose GPU clock counter does not advance */
+	int nclock_stuck;
+	unsigned dispatch_hang[MAX_NODES]; /* gpu_ids whose queues never complete a packet */
+	int ndispatch_hang;
+	int have_version;
 	/* Why this fixture cannot be emulated (a file the stack reads that neither the overlay nor
 	 * the fixture holds), reported when /dev/kfd is opened. */
 	char missing[PATH_MAX + 128];
@@ -140,7 +149,32 @@ static void die(const char *fmt, ...)
 	_exit(70);
 }
 
-/* ---- fixture.toml: the [identity] and [[device]] tables, nothing else ---- */
+/* ---- fixture.toml: the [identity], [[device]] and [emulate] tables, nothing else ---- */
+
+/* The unsigned integers of an array value, `[1, 8]` or `[41190, 50563]`. */
+static int int_list(const char *val, unsigned *out, int cap)
+{
+	int n = 0;
+	const char *p = val;
+	while (*p && n < cap) {
+		while (*p && (*p < '0' || *p > '9'))
+			p++;
+		if (!*p)
+			break;
+		char *end;
+		out[n++] = (unsigned)strtoul(p, &end, 10);
+		p = end;
+	}
+	return n;
+}
+
+static int listed(const unsigned *list, int n, unsigned v)
+{
+	for (int i = 0; i < n; i++)
+		if (list[i] == v)
+			return 1;
+	return 0;
+}
 
 static char *trim(char *s)
 {
@@ -183,7 +217,7 @@ static void read_fixture_toml(void)
 	syscall(SYS_close, fd);
 	text[len] = 0;
 
-	enum { OTHER, IDENTITY, DEVICE } table = OTHER;
+	enum { OTHER, IDENTITY, DEVICE, EMULATE } table = OTHER;
 	char *save = NULL;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *hash = strchr(line, '#');
@@ -197,6 +231,8 @@ static void read_fixture_toml(void)
 			if (!strcmp(l, "[identity]")) {
 				table = IDENTITY;
 				emu.have_identity = 1;
+			} else if (!strcmp(l, "[emulate]")) {
+				table = EMULATE;
 			} else if (!strcmp(l, "[[device]]")) {
 				if (emu.ndevices == MAX_DEVICES)
 					die("more than %d [[device]] entries", MAX_DEVICES);
@@ -226,6 +262,23 @@ static void read_fixture_toml(void)
 				d->uid = (unsigned)strtoul(v, NULL, 10);
 			else if (!strcmp(key, "gid"))
 				d->gid = (unsigned)strtoul(v, NULL, 10);
+		} else if (table == EMULATE) {
+			if (!strcmp(key, "kfd_version")) {
+				unsigned v[2];
+				if (int_list(val, v, 2) != 2)
+					die("[emulate] kfd_version must be [major, minor]");
+				emu.kfd_major_version = v[0];
+				emu.kfd_minor_version = v[1];
+				emu.have_version = 1;
+			} else if (!strcmp(key, "hidden_gpus")) {
+				emu.nhidden = int_list(val, emu.hidden, MAX_NODES);
+			} else if (!strcmp(key, "clock_stuck")) {
+				emu.nclock_stuck = int_list(val, emu.clock_stuck, MAX_NODES);
+			} else if (!strcmp(key, "dispatch_hang")) {
+				emu.ndispatch_hang = int_list(val, emu.dispatch_hang, MAX_NODES);
+			} else {
+				die("[emulate] has no key %s (fixtures/README.md lists them)", key);
+			}
 		} else if (table == IDENTITY) {
 			if (!strcmp(key, "uid")) {
 				emu.uid = (unsigned)strtoul(val, NULL, 10);
@@ -616,7 +669,10 @@ static void init(void)
 	}
 	emu.trace = getenv("KFD_EMU_TRACE") != NULL;
 	emu.kfd_major = KFD_DEFAULT_MAJOR;
-	emu.kfd_minor_version = 11;
+	if (!emu.have_version) {
+		emu.kfd_major_version = 1;
+		emu.kfd_minor_version = 11;
+	}
 	read_fixture_toml();
 	emu.ready = 1;
 	char buf[64];
@@ -746,6 +802,7 @@ static uint64_t now_ns(clockid_t clock)
 #define MAX_QUEUES 128
 static struct queue {
 	int used;
+	int hang; /* the fixture's [emulate] dispatch_hang names its GPU: nothing completes */
 	uint8_t *ring;
 	uint64_t ring_packets;
 	volatile uint64_t *wptr, *rptr;
@@ -795,7 +852,7 @@ static void *processor(void *unused)
 		pthread_mutex_lock(&queues_lock);
 		for (int q = 0; q < MAX_QUEUES; q++) {
 			struct queue *qu = &queues[q];
-			if (!qu->used)
+			if (!qu->used || qu->hang)
 				continue;
 			uint64_t r = *qu->rptr;
 			if (r >= *qu->wptr)
@@ -846,6 +903,7 @@ static int create_queue(struct kfd_ioctl_create_queue_args *a)
 		queues[q].wptr = (volatile uint64_t *)(uintptr_t)a->write_pointer_address;
 		queues[q].rptr = (volatile uint64_t *)(uintptr_t)a->read_pointer_address;
 		queues[q].used = queues[q].ring_packets != 0;
+		queues[q].hang = listed(emu.dispatch_hang, emu.ndispatch_hang, a->gpu_id);
 		pthread_mutex_unlock(&queues_lock);
 		a->queue_id = (uint32_t)q;
 		/* KFD_MMAP_TYPE_DOORBELL with the GPU's id, as kfd_ioctl_create_queue encodes it. */
@@ -865,7 +923,7 @@ static int kfd_ioctl(unsigned long req, void *arg)
 	switch (req) {
 	case AMDKFD_IOC_GET_VERSION: {
 		struct kfd_ioctl_get_version_args *a = arg;
-		a->major_version = 1;
+		a->major_version = emu.kfd_major_version;
 		a->minor_version = emu.kfd_minor_version;
 		return 0;
 	}
@@ -873,7 +931,7 @@ static int kfd_ioctl(unsigned long req, void *arg)
 		struct kfd_ioctl_get_process_apertures_new_args *a = arg;
 		uint32_t count = 0;
 		for (int i = 0; i < emu.nnodes; i++)
-			if (emu.nodes[i].gpu_id)
+			if (emu.nodes[i].gpu_id && !listed(emu.hidden, emu.nhidden, emu.nodes[i].gpu_id))
 				count++;
 		if (!a->kfd_process_device_apertures_ptr || !a->num_of_nodes) {
 			a->num_of_nodes = count;
@@ -883,7 +941,8 @@ static int kfd_ioctl(unsigned long req, void *arg)
 			(void *)(uintptr_t)a->kfd_process_device_apertures_ptr;
 		uint32_t k = 0;
 		for (int i = 0; i < emu.nnodes && k < a->num_of_nodes; i++) {
-			if (!emu.nodes[i].gpu_id)
+			/* kfd_init_apertures leaves out the GPUs the device cgroup denies. */
+			if (!emu.nodes[i].gpu_id || listed(emu.hidden, emu.nhidden, emu.nodes[i].gpu_id))
 				continue;
 			/* The flat apertures kfd_init_apertures_v9 gives every gfx9-and-later GPU. */
 			memset(&ap[k], 0, sizeof ap[k]);
@@ -909,7 +968,14 @@ static int kfd_ioctl(unsigned long req, void *arg)
 		/* As kfd_ioctl_get_clock_counters: raw monotonic for the CPU, boot time at 1 GHz for
 		 * the system; the GPU counter advances with time like a real one. */
 		struct kfd_ioctl_get_clock_counters_args *a = arg;
-		a->gpu_clock_counter = now_ns(CLOCK_MONOTONIC_RAW) / 10;
+		/* A GPU the device cgroup denies reads 0 (kfd_ioctl_get_clock_counters finds no
+		 * device for the process); a stuck one reads a constant. */
+		if (listed(emu.hidden, emu.nhidden, a->gpu_id))
+			a->gpu_clock_counter = 0;
+		else if (listed(emu.clock_stuck, emu.nclock_stuck, a->gpu_id))
+			a->gpu_clock_counter = 123456789;
+		else
+			a->gpu_clock_counter = now_ns(CLOCK_MONOTONIC_RAW) / 10;
 		a->cpu_clock_counter = now_ns(CLOCK_MONOTONIC_RAW);
 		a->system_clock_counter = now_ns(CLOCK_BOOTTIME);
 		a->system_clock_freq = 1000000000ULL;
@@ -935,8 +1001,13 @@ static int kfd_ioctl(unsigned long req, void *arg)
 	case AMDKFD_IOC_SET_CU_MASK:
 		return 0;
 	case AMDKFD_IOC_AVAILABLE_MEMORY: {
-		/* Nothing allocated on an emulated GPU: all of its captured memory banks. */
+		/* Nothing allocated on an emulated GPU: all of its captured memory banks. Interfaces
+		 * before 1.9 have no such ioctl (kfd_ioctl: an unknown nr is EINVAL). */
 		struct kfd_ioctl_get_available_memory_args *a = arg;
+		if (emu.kfd_major_version == 1 && emu.kfd_minor_version < 9) {
+			errno = EINVAL;
+			return -1;
+		}
 		for (int i = 0; i < emu.nnodes; i++)
 			if (emu.nodes[i].gpu_id && emu.nodes[i].gpu_id == a->gpu_id) {
 				a->available = emu.nodes[i].bank_bytes;

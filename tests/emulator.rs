@@ -439,3 +439,71 @@ fn active_probes_pass_on_the_real_stack_under_the_emulator() {
         "{mi210:?}"
     );
 }
+
+/// Each `active-*` scenario with an `[emulate]` table, reproduced by the real stack: the
+/// emulator injects the table's faults into the 8x MI210 topology those scenarios share
+/// (`mi210-xgmi-8gpu`'s overlay supplies what its capture lacks), `rocm-probe --active
+/// --dispatch` runs live, and every active finding the scenario's `[expect]` names (KFD's,
+/// ROCr's, HIP's, the dispatch's) comes out of the real libraries with the same id.
+#[test]
+fn active_scenarios_are_reproduced_by_the_real_stack() {
+    if !ready()
+        || !have(
+            "/usr/lib/x86_64-linux-gnu/libamdhip64.so.5",
+            "libamdhip64-5",
+        )
+    {
+        return;
+    }
+    let overlay = fixtures_dir().join("mi210-xgmi-8gpu/emulate");
+    let mut reproduced = 0;
+    for (name, dir) in rocm_probe_tests::fixtures() {
+        let file = dir.join("fixture.toml");
+        let text = std::fs::read_to_string(&file).unwrap();
+        let config = rocm_probe::source::fixture::FixtureConfig::parse(&text, &file).unwrap();
+        let (Some(_), Some(expect)) = (config.emulate.as_ref(), config.expect.as_ref()) else {
+            continue;
+        };
+        let mut cmd = emulated(&dir, None);
+        cmd.env("KFD_EMU_OVERLAY", &overlay)
+            .arg(rocm_probe_tests::probe_binary())
+            .args(["--active", "--dispatch", "--json"]);
+        let out = cmd.output().expect("scripts/emulate runs");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{name}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        let live: BTreeMap<&str, &str> = doc["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| (f["id"].as_str().unwrap(), f["status"].as_str().unwrap()))
+            .collect();
+        // The active findings: what the probes answer, as opposed to what the fixture's files
+        // say (the live machine's installs are Debian's, not the scenario's).
+        let active = |id: &str| {
+            id.starts_with("driver.kfd-")
+                || id.starts_with("runtime.dispatch-")
+                || ["runtime.rocr-answers", "runtime.hip-answers"].contains(&id)
+        };
+        let expected: Vec<&String> = expect
+            .findings
+            .iter()
+            .flatten()
+            .filter(|id| active(id))
+            .collect();
+        assert!(!expected.is_empty(), "{name}: nothing to reproduce");
+        for id in expected {
+            assert!(
+                live.contains_key(id.as_str()),
+                "{name}: {id} not reproduced: {live:?}"
+            );
+        }
+        if let Some(root) = expect.root.as_deref().filter(|r| active(r)) {
+            assert!(
+                live.contains_key(root),
+                "{name}: root {root} not reproduced"
+            );
+        }
+        reproduced += 1;
+    }
+    assert!(reproduced >= 3, "only {reproduced} scenarios reproduced");
+}

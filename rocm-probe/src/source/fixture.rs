@@ -37,8 +37,29 @@ pub struct FixtureConfig {
     pub xattr: BTreeMap<String, BTreeMap<String, String>>,
     /// Results of active probes, for fixtures that model them.
     pub active: Option<crate::source::active_results::ActiveFacts>,
+    /// Faults the KFD emulator injects when the real ROCm stack runs on this fixture
+    /// (`scripts/emulate`); the probe itself never reads them.
+    pub emulate: Option<Emulate>,
     /// What the report must say; checked by the fixture sweep test.
     pub expect: Option<Expect>,
+}
+
+/// The `[emulate]` table: what `emulator/kfd_emu.c` answers differently from a healthy KFD, to
+/// reproduce an `[active]` scenario with the real stack. Checked here so that a typo is an error.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Emulate {
+    /// The KFD ioctl interface `GET_VERSION` reports (`[1, 8]`: no AVAILABLE_MEMORY ioctl).
+    pub kfd_version: Option<[u32; 2]>,
+    /// `gpu_id`s a device cgroup denies: left out of the process apertures.
+    #[serde(default)]
+    pub hidden_gpus: Vec<u32>,
+    /// `gpu_id`s whose GPU clock counter does not advance.
+    #[serde(default)]
+    pub clock_stuck: Vec<u32>,
+    /// `gpu_id`s whose AQL queues never complete a packet.
+    #[serde(default)]
+    pub dispatch_hang: Vec<u32>,
 }
 
 /// The identity the probe runs as.
