@@ -17,6 +17,7 @@ declare_rules! {
     PARTITION_MISSING = "hardware.partition-missing", Hardware, Warn;
     BAR_UNASSIGNED = "hardware.bar-unassigned", Hardware, Fail => [
         driver::rules::GPU_NOT_BOUND,
+        driver::rules::GPU_INIT_FAILED,
     ];
 }
 
