@@ -236,14 +236,16 @@ fn in_journal_group(group: &str, id: &Identity) -> bool {
     })
 }
 
-/// The events of the kept lines; a page fault takes the process from its next line when its
-/// own does not name it.
+/// The events of the kept lines; a page fault or ring timeout takes the process from its next
+/// line when its own does not name it.
 pub fn parse(lines: &[(String, Option<u64>)]) -> Vec<Event> {
     let mut events: Vec<Event> = Vec::new();
     for (text, usec) in lines {
         let Some(sig) = signature(text) else {
             if let Some(last) = events.last_mut().filter(|e| {
-                e.kind == Kind::PageFault && e.process.is_none() && e.lines.len() == 1
+                matches!(e.kind, Kind::PageFault | Kind::RingTimeout)
+                    && e.process.is_none()
+                    && e.lines.len() == 1
             }) {
                 if pci_address(text) == last.pci_address {
                     if let Some((name, pid)) = process(text) {
@@ -285,7 +287,9 @@ pub fn parse(lines: &[(String, Option<u64>)]) -> Vec<Event> {
             Kind::RingTimeout => {
                 event.ring = word_after(text, "ring ");
             }
-            Kind::MesNoResponse => event.mes_message = word_after(text, "msg="),
+            Kind::MesNoResponse => {
+                event.mes_message = word_after(text, "msg=");
+            }
             Kind::PageFault => {
                 if let Some((name, pid)) = process(text) {
                     event.process = Some(name);

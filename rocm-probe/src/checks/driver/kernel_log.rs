@@ -295,17 +295,21 @@ fn atomics(f: &Facts, from: &str, events: &[Event], out: &mut Vec<Finding>) {
 /// No source of the log was readable: why, and what would make it readable.
 fn unreadable(f: &Facts) -> Finding {
     let log = &f.kernel_log;
+    // A fixture cannot hold a refused /dev/kmsg: absent there while dmesg_restrict keeps it
+    // from this user is what a live run was refused.
+    let root = f.identity.as_ref().is_some_and(|i| i.uid == 0);
+    let restricted = log.dmesg_restrict == Some(true) && !root && log.cap_syslog != Some(true);
     let why: Vec<String> = log
         .refused
         .iter()
-        .map(|(source, refusal)| {
-            let what = match refusal {
-                Refusal::Absent => msg!("driver.klog-absent"),
-                Refusal::Denied => msg!("driver.klog-denied"),
-                Refusal::Empty => msg!("driver.klog-empty"),
-                Refusal::Unusable(e) => msg!("driver.klog-unusable", error = e),
-            };
-            format!("{}: {what}", source.name())
+        .map(|(source, refusal)| match refusal {
+            Refusal::Absent if *source == LogSource::Kmsg && restricted => {
+                msg!("driver.klog-restricted")
+            }
+            Refusal::Absent => msg!("driver.klog-absent"),
+            Refusal::Denied => msg!("driver.klog-denied"),
+            Refusal::Empty => msg!("driver.klog-empty"),
+            Refusal::Unusable(e) => msg!("driver.klog-unusable", error = e),
         })
         .collect();
     let restrict = match log.dmesg_restrict {
