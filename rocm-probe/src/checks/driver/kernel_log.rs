@@ -34,10 +34,16 @@ pub fn check(f: &Facts, out: &mut Vec<Finding>) {
             .finding(msg!(
                 "driver.klog-read",
                 source = from,
-                events = log.events.len(),
-                lines = log.lines_seen
+                events = log.events.len()
             ))
-            .with(Evidence::new(from, msg!("driver.klog-lines", lines = log.lines_seen))),
+            // The lines kept (a snapshot holds exactly these), not the lines looked at.
+            .with(Evidence::new(
+                from,
+                msg!(
+                    "driver.klog-lines",
+                    lines = log.events.iter().map(|e| e.lines.len()).sum::<usize>()
+                ),
+            )),
     );
     // Lines that name no GPU belong to the one GPU the others name, when there is one.
     let addresses: Vec<&str> = {
