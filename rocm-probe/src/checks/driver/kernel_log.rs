@@ -173,7 +173,7 @@ fn gpu(
             GPU_INIT_FAILED.finding(msg!(
                 "driver.klog-init-failed",
                 address = name,
-                what = what.join("; ")
+                what = what.join(&msg!("driver.klog-and"))
             )),
             subject.clone(),
         )
@@ -220,7 +220,7 @@ fn gpu(
                 GPU_HANG.finding(msg!(
                     "driver.klog-hang",
                     address = name,
-                    what = what.join("; ")
+                    what = what.join(&msg!("driver.klog-and"))
                 )),
                 subject.clone(),
             )
@@ -370,7 +370,7 @@ fn evidence(from: &str, events: &[&Event]) -> Vec<Evidence> {
     let mut out: Vec<Evidence> = lines
         .iter()
         .take(MAX_LINES)
-        .map(|l| Evidence::new(from, (*l).clone()))
+        .map(|l| Evidence::new(from, msg!("driver.klog-line", line = l.replace('`', "'"))))
         .collect();
     if lines.len() > MAX_LINES {
         out.push(Evidence::new(
