@@ -112,8 +112,10 @@ fn gpu(
             .filter(|e| kinds.contains(&e.kind))
             .collect()
     };
-    let name = address.map_or_else(|| msg!("driver.klog-unknown-gpu"), str::to_owned);
-    let subject = address.and_then(|a| subject(f, a));
+    let (name, subject) = match address {
+        Some(a) => label(f, a),
+        None => (msg!("driver.klog-unknown-gpu"), None),
+    };
     let unbound = address.is_some_and(|a| {
         f.pci
             .as_ref()
@@ -131,11 +133,11 @@ fn gpu(
             cause = Some(&FIRMWARE_LOAD_FAILED);
         }
         let finding = if fatal {
-            FIRMWARE_LOAD_FAILED.finding(msg!("driver.klog-firmware", address = name, files))
+            FIRMWARE_LOAD_FAILED.finding(msg!("driver.klog-firmware", gpu = name, files))
         } else {
             FIRMWARE_LOAD_FAILED.finding_with(
                 Status::Warn,
-                msg!("driver.klog-firmware-optional", address = name, files),
+                msg!("driver.klog-firmware-optional", gpu = name, files),
             )
         };
         out.push(
@@ -172,7 +174,7 @@ fn gpu(
         let mut finding = about(
             GPU_INIT_FAILED.finding(msg!(
                 "driver.klog-init-failed",
-                address = name,
+                gpu = name,
                 what = what.join(&msg!("driver.klog-and"))
             )),
             subject.clone(),
@@ -219,7 +221,7 @@ fn gpu(
             about(
                 GPU_HANG.finding(msg!(
                     "driver.klog-hang",
-                    address = name,
+                    gpu = name,
                     what = what.join(&msg!("driver.klog-and"))
                 )),
                 subject.clone(),
@@ -233,14 +235,14 @@ fn gpu(
         let summary = match (&last.process, last.pid) {
             (Some(process), Some(pid)) if !process.is_empty() => msg!(
                 "driver.klog-page-fault",
-                address = name,
+                gpu = name,
                 count = faults.len(),
                 process,
                 pid
             ),
             _ => msg!(
                 "driver.klog-page-fault-no-process",
-                address = name,
+                gpu = name,
                 count = faults.len()
             ),
         };
@@ -279,17 +281,17 @@ fn atomics(f: &Facts, from: &str, events: &[Event], out: &mut Vec<Finding>) {
             })
             .unwrap_or_default();
         let id = format!("{vendor:04x}:{device:04x}");
-        let name = if gpus.is_empty() {
-            msg!("driver.klog-unknown-gpu")
-        } else {
-            i18n::list(&gpus)
+        let (name, subject) = match gpus.as_slice() {
+            [] => (msg!("driver.klog-unknown-gpu"), None),
+            [one] => label(f, one),
+            many => (
+                i18n::list(many.iter().map(|a| label(f, a).0)),
+                None,
+            ),
         };
-        let subject = (gpus.len() == 1)
-            .then(|| subject(f, &gpus[0]))
-            .flatten();
         out.push(
             about(
-                KFD_ATOMICS_REJECTED.finding(msg!("driver.klog-atomics", address = name, id)),
+                KFD_ATOMICS_REJECTED.finding(msg!("driver.klog-atomics", gpu = name, id)),
                 subject,
             )
             .with_all(evidence(from, &lines))
@@ -354,14 +356,23 @@ fn about(finding: Finding, subject: Option<Subject>) -> Finding {
     }
 }
 
-/// The GPU at `address` among the inventory's physical GPUs.
-fn subject(f: &Facts, address: &str) -> Option<Subject> {
-    let inv = f.inventory.as_ref()?;
-    let index = inv
-        .gpus
-        .iter()
-        .position(|g| g.pci_address.as_deref() == Some(address))?;
-    Some(Subject::gpu(index, Some(address.to_owned())))
+/// How the report names the GPU at `address` (`GPU n (address, ROCr i)` when it is in the
+/// inventory, with the finding's subject; else by its address alone).
+fn label(f: &Facts, address: &str) -> (String, Option<Subject>) {
+    let found = f.inventory.as_ref().and_then(|inv| {
+        let g = inv
+            .gpus
+            .iter()
+            .find(|g| g.pci_address.as_deref() == Some(address))?;
+        Some((
+            inv.gpu_name(g).to_string(),
+            Subject::gpu(g.index, Some(address.to_owned())),
+        ))
+    });
+    match found {
+        Some((name, subject)) => (name, Some(subject)),
+        None => (msg!("driver.klog-gpu-at", address), None),
+    }
 }
 
 /// The events' lines, at most [`MAX_LINES`], then how many more.
