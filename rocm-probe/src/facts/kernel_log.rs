@@ -123,8 +123,8 @@ pub struct KernelLogFacts {
     pub dmesg_restrict: Option<bool>,
     /// Whether the probe holds CAP_SYSLOG (`CapEff` of `/proc/self/status`), when readable.
     pub cap_syslog: Option<bool>,
-    /// Whether the identity is in `adm` or `systemd-journal` (may read the journal), when the
-    /// identity and `/etc/group` are known.
+    /// Whether this user may read the kernel's journal entries (a member of `adm` or
+    /// `systemd-journal`), when the journal was tried.
     pub journal_group: Option<bool>,
 }
 
@@ -170,11 +170,11 @@ impl KernelLogFacts {
 }
 
 impl Collect for KernelLogFacts {
-    /// The identity (for the journal's groups).
-    type Needs<'a> = Option<&'a Identity>;
+    /// Nothing: who may read the log is found by reading it.
+    type Needs<'a> = ();
     type Output = Self;
 
-    fn collect(source: &Source, identity: Option<&Identity>, problems: &mut Vec<Problem>) -> Self {
+    fn collect(source: &Source, (): (), problems: &mut Vec<Problem>) -> Self {
         let root = source.root();
         let dmesg_restrict = match root.read_value(DMESG_RESTRICT) {
             Ok(v) => v.parse::<u8>().ok().map(|v| v != 0),
@@ -194,12 +194,14 @@ impl Collect for KernelLogFacts {
             .ok()
             .and_then(|s| cap_eff(&s))
             .map(|caps| caps & (1 << CAP_SYSLOG) != 0);
-        let journal_group = match (identity, log.source) {
-            (Some(id), None) if id.uid != 0 => root
-                .read_text(crate::facts::access::ETC_GROUP)
-                .ok()
-                .map(|text| in_journal_group(&text, id)),
-            _ => None,
+        // Who may read the journal shows in reading it (adm and systemd-journal members see the
+        // kernel's entries, others none); /etc/group is the device nodes' collector's to read.
+        let journal_group = if log.source == Some(LogSource::Journal) {
+            Some(true)
+        } else if log.refused.iter().any(|(s, _)| *s == LogSource::Journal) {
+            Some(false)
+        } else {
+            None
         };
         let texts: Vec<(String, Option<u64>)> =
             log.lines.into_iter().map(|l| (l.text, l.usec)).collect();
@@ -223,17 +225,6 @@ fn cap_eff(status: &str) -> Option<u64> {
         .lines()
         .find_map(|l| l.strip_prefix("CapEff:"))
         .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
-}
-
-/// Whether `id` holds the gid of `adm` or `systemd-journal`.
-fn in_journal_group(group: &str, id: &Identity) -> bool {
-    group.lines().any(|line| {
-        let mut f = line.split(':');
-        let name = f.next().unwrap_or("");
-        let gid = f.nth(1).and_then(|g| g.parse::<u32>().ok());
-        (name == "adm" || name == "systemd-journal")
-            && gid.is_some_and(|g| id.groups.contains(&g) || id.gid == Some(g))
-    })
 }
 
 /// The events of the kept lines; a page fault or ring timeout takes the process from its next
@@ -498,8 +489,6 @@ mod tests {
             gid: Some(1000),
             groups: vec![1000, 4],
         };
-        let group = "root:x:0:\nadm:x:4:syslog,alice\nsystemd-journal:x:101:\n";
-        assert!(in_journal_group(group, &user));
         let mut f = KernelLogFacts {
             dmesg_restrict: Some(true),
             journal_group: Some(true),

@@ -247,11 +247,8 @@ impl Facts {
         let platform = PlatformFacts::collect(source, (), &mut problems.system);
         let os_release = OsRelease::collect(source, (), &mut problems.system);
         let identity = source.host().identity();
-        let kernel_log = crate::facts::kernel_log::KernelLogFacts::collect(
-            source,
-            identity.as_ref(),
-            &mut problems.system,
-        );
+        let kernel_log =
+            crate::facts::kernel_log::KernelLogFacts::collect(source, (), &mut problems.system);
         let installs = InstallFacts::collect(source, &platform.env, &mut problems.installs);
         let libraries = LibraryFacts::collect(source, &installs, &mut problems.libraries);
         let compiler = CompilerFacts::collect(source, &installs, &mut problems.compiler);
