@@ -191,8 +191,11 @@ fn main() {
         .expect("OUT_DIR is writable");
     std::fs::write(Path::new(&out_dir).join("environment.rs"), environment.0)
         .expect("OUT_DIR is writable");
-    std::fs::write(Path::new(&out_dir).join("kernel_log.rs"), kernel_log_table())
-        .expect("OUT_DIR is writable");
+    std::fs::write(
+        Path::new(&out_dir).join("kernel_log.rs"),
+        kernel_log_table(),
+    )
+    .expect("OUT_DIR is writable");
 }
 
 /// Parses the knowledge file `path` with its kind's parser; a malformed file stops the build,

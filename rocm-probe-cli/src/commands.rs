@@ -454,7 +454,11 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
             .unwrap_or_default();
         let all = s.all.iter().map(|p| format!("{p:?}")).collect::<Vec<_>>();
         writeln!(out, "  {kind}: {}", all.join(" … "))?;
-        writeln!(out, "    {}", render::wrap(s.source, 92).replace('\n', "\n    "))?;
+        writeln!(
+            out,
+            "    {}",
+            render::wrap(s.source, 92).replace('\n', "\n    ")
+        )?;
     }
     // Where applications' own runtimes are looked for, and the variables assessed.
     use rocm_probe::facts::{bundled, libenv};

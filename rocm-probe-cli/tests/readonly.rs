@@ -153,7 +153,10 @@ fn passive_report_of_this_machine_only_reads() {
 /// else loaded, written, opened as a device or executed.
 #[test]
 fn passive_report_of_this_machine_as_nobody_only_reads() {
-    if !strace_available() || !nix::unistd::geteuid().is_root() || !Path::new("/usr/bin/setpriv").exists() {
+    if !strace_available()
+        || !nix::unistd::geteuid().is_root()
+        || !Path::new("/usr/bin/setpriv").exists()
+    {
         eprintln!("skipped: needs root, strace and setpriv");
         return;
     }
@@ -164,7 +167,12 @@ fn passive_report_of_this_machine_as_nobody_only_reads() {
         .args(["-f", "-qq", "-s", "256", "-o"])
         .arg(&log)
         .args(["-e", "trace=execve,open,openat,openat2,write,ioctl,mmap"])
-        .args(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"])
+        .args([
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+        ])
         .arg(&bin)
         .env_clear()
         .env("PATH", "/usr/bin:/bin")
@@ -237,7 +245,11 @@ fn the_live_report_names_its_kernel_log_source_or_why_none_was_readable() {
             id == "driver.kernel-log-read" || id == "driver.kernel-log-unreadable"
         })
         .collect();
-    assert_eq!(log.len(), 1, "exactly one says how the log was read: {log:#?}");
+    assert_eq!(
+        log.len(),
+        1,
+        "exactly one says how the log was read: {log:#?}"
+    );
     // Shown with --nocapture: which source this machine gave, or why none.
     eprintln!("{}: {}", log[0]["id"], log[0]["summary"]);
     for e in log[0]["evidence"].as_array().unwrap() {

@@ -346,7 +346,8 @@ pub fn process(line: &str) -> Option<(String, u32)> {
 }
 
 fn number_after(line: &str, key: &str) -> Option<i64> {
-    line.rfind(key).and_then(|at| leading_int(&line[at + key.len()..]))
+    line.rfind(key)
+        .and_then(|at| leading_int(&line[at + key.len()..]))
 }
 
 fn leading_int(s: &str) -> Option<i64> {
@@ -393,7 +394,12 @@ mod tests {
         assert_eq!(d.rows.len(), SIGNATURES.len());
         assert_eq!(d.as_of, AS_OF);
         assert!(data::parse("as_of = \"2026-01-01\"\n[[signature]]\nkind = \"x\"\nall = [\"a\"]\nsource = \"s\"\n").is_err());
-        assert!(data::parse("as_of = \"2026-01-01\"\n[[signature]]\nkind = \"gpu-reset\"\nall = [\"a\"]\n").is_err());
+        assert!(
+            data::parse(
+                "as_of = \"2026-01-01\"\n[[signature]]\nkind = \"gpu-reset\"\nall = [\"a\"]\n"
+            )
+            .is_err()
+        );
     }
 
     #[test]
@@ -459,7 +465,9 @@ mod tests {
         assert!(wanted(
             "amdgpu 0000:0e:00.0: amdgpu:  Process python3 pid 15615 thread python3 pid 15615"
         ));
-        assert!(!wanted("amdgpu 0000:0e:00.0: amdgpu: SMU is resumed successfully!"));
+        assert!(!wanted(
+            "amdgpu 0000:0e:00.0: amdgpu: SMU is resumed successfully!"
+        ));
     }
 
     #[test]
@@ -479,7 +487,10 @@ mod tests {
         assert_eq!(e[1].pci_id, None);
         assert_eq!(e[2].ring, None);
         assert!(e[3].ring.as_deref().is_some_and(|r| r.len() <= 64));
-        assert_eq!(e[4].pci_address, None, "an address glued to more text is not one");
+        assert_eq!(
+            e[4].pci_address, None,
+            "an address glued to more text is not one"
+        );
     }
 
     #[test]
@@ -507,6 +518,9 @@ mod tests {
         };
         assert_eq!(f.command(Some(&root)), LogCommand::Dmesg);
         assert_eq!(f.command(None), LogCommand::SudoDmesg);
-        assert_eq!(cap_eff("Name:\tx\nCapEff:\t000001ffffffffff\n"), Some(0x1ff_ffff_ffff));
+        assert_eq!(
+            cap_eff("Name:\tx\nCapEff:\t000001ffffffffff\n"),
+            Some(0x1ff_ffff_ffff)
+        );
     }
 }

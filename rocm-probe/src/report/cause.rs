@@ -42,7 +42,11 @@ pub(super) fn log_command(findings: &mut [Finding], command: &str) {
             .replace("`dmesg", &format!("`{command}"))
     };
     for f in findings.iter_mut() {
-        for step in f.remedy_steps.iter_mut().filter(|s| s.action == Action::ReadLog) {
+        for step in f
+            .remedy_steps
+            .iter_mut()
+            .filter(|s| s.action == Action::ReadLog)
+        {
             if let Some(c) = step.command.as_mut() {
                 let rest = c
                     .strip_prefix("sudo dmesg")
@@ -173,10 +177,16 @@ mod tests {
             f[0].remedy_steps[0].command.as_deref(),
             Some("journalctl -k -b | grep -i amdgpu")
         );
-        assert_eq!(f[0].remedy_steps[1].command.as_deref(), Some("amd-smi bad-pages"));
+        assert_eq!(
+            f[0].remedy_steps[1].command.as_deref(),
+            Some("amd-smi bad-pages")
+        );
         let mut f = make();
         log_command(&mut f, "dmesg");
-        assert_eq!(f[0].remedy_steps[0].command.as_deref(), Some("dmesg | grep -i amdgpu"));
+        assert_eq!(
+            f[0].remedy_steps[0].command.as_deref(),
+            Some("dmesg | grep -i amdgpu")
+        );
         let mut f = make();
         log_command(&mut f, "sudo dmesg");
         assert_eq!(

@@ -129,7 +129,10 @@ pub fn read(root: &SysRoot, keep: &dyn Fn(&str) -> bool) -> KernelLog {
                     Err(why) => log.refused.push((LogSource::Journal, why)),
                 }
             }
-            for (path, which) in LOG_FILES.iter().zip([LogSource::KernLog, LogSource::Messages]) {
+            for (path, which) in LOG_FILES
+                .iter()
+                .zip([LogSource::KernLog, LogSource::Messages])
+            {
                 if log.source.is_some() {
                     break;
                 }
@@ -315,7 +318,12 @@ fn read_records(mut file: impl Read, sink: &mut Sink<'_>) -> Result<(), Refusal>
 
 /// Reads a log file through the root: its last [`TAIL_CAP`] bytes, non-blocking, a regular
 /// file only.
-fn read_file(root: &SysRoot, abs: &str, format: Format, sink: &mut Sink<'_>) -> Result<(), Refusal> {
+fn read_file(
+    root: &SysRoot,
+    abs: &str,
+    format: Format,
+    sink: &mut Sink<'_>,
+) -> Result<(), Refusal> {
     match root.contents(abs) {
         Ok(Contents::File(path)) => {
             let (file, len) = open_regular(&path)?;
@@ -473,7 +481,11 @@ mod tests {
         let texts: Vec<&str> = log.lines.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(
             texts,
-            ["amdgpu 0000:03:00.0: ok", "bad \u{fffd} byte and tab", "no header at all"]
+            [
+                "amdgpu 0000:03:00.0: ok",
+                "bad \u{fffd} byte and tab",
+                "no header at all"
+            ]
         );
         assert_eq!(log.lines[0].priority, Some(6));
         assert_eq!(log.lines[0].usec, Some(1000));
@@ -504,7 +516,10 @@ mod tests {
         assert_eq!(log.source, Some(LogSource::KernLog));
         assert_eq!(log.refused, [(LogSource::Kmsg, Refusal::Absent)]);
         let texts: Vec<&str> = log.lines.iter().map(|l| l.text.as_str()).collect();
-        assert_eq!(texts, ["Linux version 6.8", "amdgpu 0000:03:00.0: new boot"]);
+        assert_eq!(
+            texts,
+            ["Linux version 6.8", "amdgpu 0000:03:00.0: new boot"]
+        );
         assert_eq!(log.lines[1].usec, Some(7_500_000));
     }
 
@@ -536,7 +551,10 @@ mod tests {
         // No writer ever opens it: a blocking open or read would hang the test.
         let log = read(&root, &all);
         assert_eq!(log.source, None);
-        assert!(matches!(log.refused[0], (LogSource::Kmsg, Refusal::Unusable(_))));
+        assert!(matches!(
+            log.refused[0],
+            (LogSource::Kmsg, Refusal::Unusable(_))
+        ));
     }
 
     #[test]
@@ -547,7 +565,10 @@ mod tests {
         let f = std::fs::File::create(&path).unwrap();
         f.set_len(200 << 20).unwrap();
         drop(f);
-        let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
         io::Write::write_all(&mut f, b"\n3,9,9,-;amdgpu last line\n").unwrap();
         let root = SysRoot::fixture(dir.path());
         let log = read(&root, &|t: &str| t.contains("amdgpu"));

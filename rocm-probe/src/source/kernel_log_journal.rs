@@ -36,7 +36,8 @@ pub(crate) fn read(sink: &mut Sink<'_>) -> Result<(), Refusal> {
         let sym = |e: libloading::Error| Refusal::Unusable(e.to_string());
         (
             *lib.get::<Open>(b"sd_journal_open\0").map_err(sym)?,
-            *lib.get::<AddMatch>(b"sd_journal_add_match\0").map_err(sym)?,
+            *lib.get::<AddMatch>(b"sd_journal_add_match\0")
+                .map_err(sym)?,
             *lib.get::<Next>(b"sd_journal_next\0").map_err(sym)?,
             *lib.get::<GetData>(b"sd_journal_get_data\0").map_err(sym)?,
             *lib.get::<Close>(b"sd_journal_close\0").map_err(sym)?,

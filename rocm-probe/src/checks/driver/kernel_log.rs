@@ -124,7 +124,10 @@ fn gpu(
     let init = of(&[Kind::ProbeFailed, Kind::InitFailed, Kind::IpInitFailed]);
     let firmware = of(&[Kind::FirmwareLoadFailed]);
     if !firmware.is_empty() {
-        let mut files: Vec<&str> = firmware.iter().filter_map(|e| e.firmware.as_deref()).collect();
+        let mut files: Vec<&str> = firmware
+            .iter()
+            .filter_map(|e| e.firmware.as_deref())
+            .collect();
         files.sort_unstable();
         files.dedup();
         let files = i18n::list(&files);
@@ -284,10 +287,7 @@ fn atomics(f: &Facts, from: &str, events: &[Event], out: &mut Vec<Finding>) {
         let (name, subject) = match gpus.as_slice() {
             [] => (msg!("driver.klog-unknown-gpu"), None),
             [one] => label(f, one),
-            many => (
-                i18n::list(many.iter().map(|a| label(f, a).0)),
-                None,
-            ),
+            many => (i18n::list(many.iter().map(|a| label(f, a).0)), None),
         };
         out.push(
             about(
