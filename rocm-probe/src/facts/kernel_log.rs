@@ -37,6 +37,8 @@ pub enum Kind {
     MesNoResponse,
     /// A GPU page fault, with the process when the log names it.
     PageFault,
+    /// An uncorrectable hardware (RAS) error was signalled.
+    RasUncorrectable,
 }
 
 /// One signature row (`data/kernel_log.toml`).
@@ -93,6 +95,8 @@ pub struct Event {
     pub ring: Option<String>,
     /// The MES message (`REMOVE_QUEUE`).
     pub mes_message: Option<String>,
+    /// The RAS event (`ERREVENT_ATHUB_INTERRUPT`).
+    pub ras_event: Option<String>,
     /// The process the GPU worked for, as the kernel names it (at most 15 characters).
     pub process: Option<String>,
     /// Its pid.
@@ -257,6 +261,7 @@ pub fn parse(lines: &[(String, Option<u64>)]) -> Vec<Event> {
             ip_block: None,
             ring: None,
             mes_message: None,
+            ras_event: None,
             process: None,
             pid: None,
             usec: *usec,
@@ -288,6 +293,9 @@ pub fn parse(lines: &[(String, Option<u64>)]) -> Vec<Event> {
                 }
             }
             Kind::InitFailed | Kind::GpuReset => {}
+            Kind::RasUncorrectable => {
+                event.ras_event = between(text, "uncorrectable hardware error(", ")");
+            }
         }
         events.push(event);
     }
@@ -438,7 +446,11 @@ mod tests {
             "amdgpu 0000:c5:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=2662395, emitted seq=2662397",
             "amdgpu 0000:c1:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
             "amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!",
+            "amdgpu 0000:1c:00.0: {1}uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!",
         ]);
+        assert_eq!(e[5].kind, Kind::RasUncorrectable);
+        assert_eq!(e[5].ras_event.as_deref(), Some("ERREVENT_ATHUB_INTERRUPT"));
+        assert_eq!(e[5].pci_address.as_deref(), Some("0000:1c:00.0"));
         assert_eq!(e[0].kind, Kind::ProbeFailed);
         assert_eq!(e[0].error, Some(-12));
         assert_eq!(e[0].pci_address.as_deref(), Some("0000:83:00.0"));

@@ -9,7 +9,8 @@ use crate::facts::Facts;
 use crate::facts::kernel_log::{Event, Kind};
 use crate::finding::{
     Action, Evidence, FIRMWARE_LOAD_FAILED, Finding, GPU_HANG, GPU_INIT_FAILED, GPU_PAGE_FAULT,
-    KERNEL_LOG_READ, KERNEL_LOG_UNREADABLE, KFD_ATOMICS_REJECTED, RemedyStep, Status, Subject,
+    KERNEL_LOG_READ, KERNEL_LOG_UNREADABLE, KFD_ATOMICS_REJECTED, RAS_EVENT_LOGGED, RemedyStep, Status,
+    Subject,
 };
 use crate::source::kernel_log::{LogSource, Refusal};
 use crate::{i18n, msg};
@@ -231,6 +232,25 @@ fn gpu(
             )
             .with_all(evidence(from, &hangs))
             .remedy(msg!("driver.klog-hang-remedy", cmd)),
+        );
+    }
+    let ras = of(&[Kind::RasUncorrectable]);
+    if !ras.is_empty() {
+        let mut kinds: Vec<&str> = ras.iter().filter_map(|e| e.ras_event.as_deref()).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        out.push(
+            about(
+                RAS_EVENT_LOGGED.finding(msg!(
+                    "hardware.klog-ras",
+                    gpu = name.clone(),
+                    count = ras.len(),
+                    events = i18n::list(&kinds)
+                )),
+                subject.clone(),
+            )
+            .with_all(evidence(from, &ras))
+            .remedy(msg!("hardware.klog-ras-remedy", cmd)),
         );
     }
     let faults = of(&[Kind::PageFault]);

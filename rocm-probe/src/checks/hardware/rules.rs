@@ -32,6 +32,10 @@ declare_rules! {
     RUNTIME_SUSPENDED = "hardware.runtime-suspended", Hardware, Info;
     PARTITION_MODE_MISMATCH = "hardware.partition-mode-mismatch", Hardware, Warn;
     APU_MEMORY_CAPPED = "hardware.apu-memory-capped", Hardware, Info;
+    // From the kernel log (checks/driver/kernel_log.rs).
+    RAS_EVENT_LOGGED = "hardware.ras-event-logged", Hardware, Warn => [
+        driver::rules::GPU_HANG,
+    ];
 }
 
 declare_rules! {

@@ -6,7 +6,7 @@
 use crate::data_file;
 
 /// The kinds a row may name (`facts::kernel_log::Kind`, spelled as in the file).
-pub const KINDS: [&str; 9] = [
+pub const KINDS: [&str; 10] = [
     "probe-failed",
     "init-failed",
     "ip-init-failed",
@@ -16,6 +16,7 @@ pub const KINDS: [&str; 9] = [
     "gpu-reset",
     "mes-no-response",
     "page-fault",
+    "ras-uncorrectable",
 ];
 
 /// One row as written in the file.
