@@ -9,8 +9,8 @@ use crate::facts::Facts;
 use crate::facts::kernel_log::{Event, Kind};
 use crate::finding::{
     Action, Evidence, FIRMWARE_LOAD_FAILED, Finding, GPU_HANG, GPU_INIT_FAILED, GPU_PAGE_FAULT,
-    KERNEL_LOG_READ, KERNEL_LOG_UNREADABLE, KFD_ATOMICS_REJECTED, RAS_EVENT_LOGGED, RemedyStep, Status,
-    Subject,
+    KERNEL_LOG_READ, KERNEL_LOG_UNREADABLE, KFD_ATOMICS_REJECTED, RAS_EVENT_LOGGED, RemedyStep,
+    Status, Subject,
 };
 use crate::source::kernel_log::{LogSource, Refusal};
 use crate::{i18n, msg};
