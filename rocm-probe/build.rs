@@ -37,6 +37,10 @@ mod bundled_data;
 #[allow(dead_code)]
 mod override_hazard_data;
 
+#[path = "src/facts/kernel_log/data.rs"]
+#[allow(dead_code)]
+mod kernel_log_data;
+
 #[path = "src/facts/libenv/data.rs"]
 #[allow(dead_code)]
 mod environment_data;
@@ -196,6 +200,11 @@ fn main() {
     .expect("OUT_DIR is writable");
     std::fs::write(Path::new(&out_dir).join("environment.rs"), environment.0)
         .expect("OUT_DIR is writable");
+    std::fs::write(
+        Path::new(&out_dir).join("kernel_log.rs"),
+        kernel_log_table(),
+    )
+    .expect("OUT_DIR is writable");
 }
 
 /// Parses the knowledge file `path` with its kind's parser; a malformed file stops the build,
@@ -372,6 +381,28 @@ fn firmware_table() -> String {
         &data.as_of,
         "The rows, in the file's order.",
         "GPUS: &[Firmware]",
+        rows,
+    )
+}
+
+/// `data/kernel_log.toml` in terms of `facts::kernel_log`'s types.
+fn kernel_log_table() -> String {
+    let data = load("data/kernel_log.toml", kernel_log_data::parse);
+    let rows = data.rows.iter().map(|r| {
+        let kind: String = r
+            .kind
+            .split('-')
+            .map(|w| w[..1].to_uppercase() + &w[1..])
+            .collect();
+        format!(
+            "Signature {{ kind: Kind::{kind}, all: &{:?}, source: {:?} }}",
+            r.all, r.source
+        )
+    });
+    generated(
+        &data.as_of,
+        "The signatures, in the file's order (the first that matches a line wins).",
+        "SIGNATURES: &[Signature]",
         rows,
     )
 }

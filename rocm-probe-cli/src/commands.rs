@@ -459,6 +459,27 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
         )?;
         writeln!(out, "    {}", g.source)?;
     }
+    // The kernel-log signatures (driver.firmware-load-failed, gpu-init-failed, gpu-hang, …).
+    use rocm_probe::facts::kernel_log;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        msg!("cli.data-kernel-log-header", date = kernel_log::AS_OF)
+    )?;
+    for s in kernel_log::SIGNATURES {
+        let kind = serde_json::to_value(s.kind)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let all = s.all.iter().map(|p| format!("{p:?}")).collect::<Vec<_>>();
+        writeln!(out, "  {kind}: {}", all.join(" … "))?;
+        writeln!(
+            out,
+            "    {}",
+            render::wrap(s.source, 92).replace('\n', "\n    ")
+        )?;
+    }
     // Where applications' own runtimes are looked for, and the variables assessed.
     use rocm_probe::facts::{bundled, libenv};
     writeln!(out)?;

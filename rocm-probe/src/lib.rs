@@ -14,6 +14,8 @@
 //! - `active::ioctl` issues the read-only `/dev/kfd` ioctls (one safe function per ioctl).
 //! - `active::thunk`, `active::rocr` and `active::hip` call into libhsakmt, ROCr and HIP loaded
 //!   at run time; `active::dispatch` writes the AQL packet into a queue slot.
+//! - `source::kernel_log_journal` reads the systemd journal through libsystemd loaded at run
+//!   time.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]

@@ -13,6 +13,7 @@ pub mod firmware;
 pub mod frameworks;
 pub mod gtt;
 pub mod install;
+pub mod kernel_log;
 pub mod libenv;
 pub mod libraries;
 pub mod marketing;
@@ -86,6 +87,8 @@ pub struct Facts {
     pub os_release: Option<OsRelease>,
     /// Who runs the probe; `None` when not recorded.
     pub identity: Option<Identity>,
+    /// The kernel log of this boot as events, and who may read it.
+    pub kernel_log: crate::facts::kernel_log::KernelLogFacts,
     /// `/dev/kfd`, then the render node of each GPU node.
     pub devices: Vec<DeviceFacts>,
     /// The container around the probe: runtime, user namespace, the mounts holding the device
@@ -245,6 +248,8 @@ impl Facts {
         let platform = PlatformFacts::collect(source, (), &mut problems.system);
         let os_release = OsRelease::collect(source, (), &mut problems.system);
         let identity = source.host().identity();
+        let kernel_log =
+            crate::facts::kernel_log::KernelLogFacts::collect(source, (), &mut problems.system);
         let installs = InstallFacts::collect(source, &platform.env, &mut problems.installs);
         let libraries = LibraryFacts::collect(source, &installs, &mut problems.libraries);
         let compiler = CompilerFacts::collect(source, &installs, &mut problems.compiler);
@@ -296,6 +301,7 @@ impl Facts {
             platform,
             os_release,
             identity,
+            kernel_log,
             devices,
             container,
             installs,

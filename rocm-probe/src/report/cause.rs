@@ -31,6 +31,39 @@ pub(super) fn link(findings: &mut [Finding]) {
     }
 }
 
+/// Every remedy that reads the kernel log reads it the way that works for this user
+/// (`facts::kernel_log::LogCommand`: `sudo dmesg`, plain `dmesg` for root or without
+/// `dmesg_restrict`, `journalctl -k -b` for `adm`/`systemd-journal`): the commands of
+/// `read-log` steps, and the `dmesg` code spans of remedy sentences, as the checks wrote them.
+pub(super) fn log_command(findings: &mut [Finding], command: &str) {
+    use crate::finding::Action;
+    let rewrite = |text: &str| -> String {
+        text.replace("`sudo dmesg", "`dmesg")
+            .replace("`dmesg", &format!("`{command}"))
+    };
+    for f in findings.iter_mut() {
+        for step in f
+            .remedy_steps
+            .iter_mut()
+            .filter(|s| s.action == Action::ReadLog)
+        {
+            if let Some(c) = step.command.as_mut() {
+                let rest = c
+                    .strip_prefix("sudo dmesg")
+                    .or_else(|| c.strip_prefix("dmesg"));
+                if let Some(rest) = rest {
+                    *c = format!("{command}{rest}");
+                }
+            }
+        }
+        if let Some(r) = f.remedy.as_mut() {
+            if r.contains("`dmesg") || r.contains("`sudo dmesg") {
+                *r = rewrite(r);
+            }
+        }
+    }
+}
+
 /// Whether following `caused_by` links from `from` reaches `to`.
 fn leads_to(findings: &[Finding], from: &str, to: &str) -> bool {
     let mut at = from;
@@ -111,6 +144,56 @@ mod tests {
     use crate::finding::{
         AMDGPU_NOT_LOADED, GPU_NOT_BOUND, KFD_READY, RAS_UNCORRECTABLE, SECURE_BOOT,
     };
+
+    #[test]
+    fn log_remedies_take_the_users_form() {
+        use crate::finding::{Action, RemedyStep};
+        let make = || {
+            vec![
+                GPU_NOT_BOUND
+                    .finding("x")
+                    .remedy("Check `dmesg | grep kfd`, or `sudo dmesg | grep -i amdgpu`.")
+                    .step(RemedyStep::run(
+                        Action::ReadLog,
+                        "kernel log",
+                        "sudo dmesg | grep -i amdgpu",
+                        "read",
+                    ))
+                    .step(RemedyStep::run(
+                        Action::ReadLog,
+                        "bad pages",
+                        "amd-smi bad-pages",
+                        "pages",
+                    )),
+            ]
+        };
+        let mut f = make();
+        log_command(&mut f, "journalctl -k -b");
+        assert_eq!(
+            f[0].remedy.as_deref(),
+            Some("Check `journalctl -k -b | grep kfd`, or `journalctl -k -b | grep -i amdgpu`.")
+        );
+        assert_eq!(
+            f[0].remedy_steps[0].command.as_deref(),
+            Some("journalctl -k -b | grep -i amdgpu")
+        );
+        assert_eq!(
+            f[0].remedy_steps[1].command.as_deref(),
+            Some("amd-smi bad-pages")
+        );
+        let mut f = make();
+        log_command(&mut f, "dmesg");
+        assert_eq!(
+            f[0].remedy_steps[0].command.as_deref(),
+            Some("dmesg | grep -i amdgpu")
+        );
+        let mut f = make();
+        log_command(&mut f, "sudo dmesg");
+        assert_eq!(
+            f[0].remedy.as_deref(),
+            Some("Check `sudo dmesg | grep kfd`, or `sudo dmesg | grep -i amdgpu`.")
+        );
+    }
 
     #[test]
     fn a_warning_that_causes_a_failure_is_the_root_and_the_failure_its_symptom() {

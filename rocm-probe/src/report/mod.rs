@@ -111,6 +111,10 @@ impl Report {
         }
         findings.sort_by_key(|f| f.layer);
         cause::link(&mut findings);
+        cause::log_command(
+            &mut findings,
+            facts.kernel_log.command(facts.identity.as_ref()).command(),
+        );
 
         let no_gpu = facts
             .inventory

@@ -7,6 +7,8 @@ pub mod escape;
 pub mod fixture;
 pub mod host;
 pub mod input;
+pub mod kernel_log;
+pub mod kernel_log_journal;
 pub mod problem;
 pub mod record;
 pub mod root;

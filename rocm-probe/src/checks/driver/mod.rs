@@ -2,6 +2,7 @@
 
 pub mod active;
 pub mod container;
+pub mod kernel_log;
 pub mod platform;
 pub mod rules;
 pub mod wsl;
@@ -48,6 +49,7 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
         return out;
     }
     let unbound = bindings(f, &mut out);
+    kernel_log::check(f, &mut out);
     let cause = if no_gpu {
         Some(&NO_AMD_GPU)
     } else if unbound {

@@ -75,7 +75,23 @@ declare_rules! {
     ];
     FIRMWARE_MISSING = "driver.firmware-missing", Driver, Fail => [
         GPU_NOT_BOUND,
+        FIRMWARE_LOAD_FAILED,
     ];
+    // The kernel log (checks/driver/kernel_log.rs).
+    FIRMWARE_LOAD_FAILED = "driver.firmware-load-failed", Driver, Fail => [
+        GPU_INIT_FAILED,
+        GPU_NOT_BOUND,
+    ];
+    GPU_INIT_FAILED = "driver.gpu-init-failed", Driver, Fail => [
+        GPU_NOT_BOUND,
+    ];
+    KFD_ATOMICS_REJECTED = "driver.kfd-atomics-rejected", Driver, Fail => [
+        GPU_NOT_IN_KFD,
+    ];
+    GPU_HANG = "driver.gpu-hang", Driver, Warn;
+    GPU_PAGE_FAULT = "driver.gpu-page-fault", Driver, Warn;
+    KERNEL_LOG_UNREADABLE = "driver.kernel-log-unreadable", Driver, Info;
+    KERNEL_LOG_READ = "driver.kernel-log-read", Driver, Pass;
 }
 
 declare_rules! {

@@ -17,6 +17,7 @@ declare_rules! {
     PARTITION_MISSING = "hardware.partition-missing", Hardware, Warn;
     BAR_UNASSIGNED = "hardware.bar-unassigned", Hardware, Fail => [
         driver::rules::GPU_NOT_BOUND,
+        driver::rules::GPU_INIT_FAILED,
     ];
 }
 
@@ -31,6 +32,10 @@ declare_rules! {
     RUNTIME_SUSPENDED = "hardware.runtime-suspended", Hardware, Info;
     PARTITION_MODE_MISMATCH = "hardware.partition-mode-mismatch", Hardware, Warn;
     APU_MEMORY_CAPPED = "hardware.apu-memory-capped", Hardware, Info;
+    // From the kernel log (checks/driver/kernel_log.rs).
+    RAS_EVENT_LOGGED = "hardware.ras-event-logged", Hardware, Warn => [
+        driver::rules::GPU_HANG,
+    ];
 }
 
 declare_rules! {

@@ -1,0 +1,77 @@
+//! The kernel-log signatures, `rocm-probe/data/kernel_log.toml`: parsed and checked here, by the
+//! build script (which turns them into the `SIGNATURES` table compiled into the crate) and by
+//! the crate's own tests. Depends on `toml` and std only, because the build script includes this
+//! file as a module. The file's header documents the format.
+
+use crate::data_file;
+
+/// The kinds a row may name (`facts::kernel_log::Kind`, spelled as in the file).
+pub const KINDS: [&str; 10] = [
+    "probe-failed",
+    "init-failed",
+    "ip-init-failed",
+    "firmware-load-failed",
+    "kfd-atomics-rejected",
+    "ring-timeout",
+    "gpu-reset",
+    "mes-no-response",
+    "page-fault",
+    "ras-uncorrectable",
+];
+
+/// One row as written in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// One of [`KINDS`].
+    pub kind: String,
+    /// Substrings that must all appear in a line, in this order.
+    pub all: Vec<String>,
+    /// Where the line's meaning is documented (kernel source, a public report quoting it).
+    pub source: String,
+}
+
+/// The whole file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Data {
+    /// When the rows were last checked against their sources, `YYYY-MM-DD`.
+    pub as_of: String,
+    /// Rows, in the file's order (the first that matches a line wins).
+    pub rows: Vec<Row>,
+}
+
+fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
+    let at = |what: &str| format!("signature #{}: {what}", i + 1);
+    const KEYS: [&str; 3] = ["kind", "all", "source"];
+    if let Some(key) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(at(&format!("unknown key `{key}`")));
+    }
+    let text = |key: &str| match t.get(key) {
+        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+        _ => Err(at(&format!("no {key}"))),
+    };
+    let kind = text("kind")?;
+    if !KINDS.contains(&kind.as_str()) {
+        return Err(at(&format!("unknown kind `{kind}`")));
+    }
+    let all = match t.get("all") {
+        Some(toml::Value::Array(a)) if !a.is_empty() => a
+            .iter()
+            .map(|v| match v {
+                toml::Value::String(s) if !s.is_empty() => Ok(s.clone()),
+                _ => Err(at("a pattern is empty or not a string")),
+            })
+            .collect::<Result<Vec<String>, String>>()?,
+        _ => return Err(at("`all` is missing or empty")),
+    };
+    Ok(Row {
+        source: text("source")?,
+        kind,
+        all,
+    })
+}
+
+/// Parses and checks the file: every row has a known kind, patterns and a source.
+pub fn parse(text: &str) -> Result<Data, String> {
+    let (as_of, rows) = data_file::parse_rows(text, "kernel-log data", "signature", row)?;
+    Ok(Data { as_of, rows })
+}
