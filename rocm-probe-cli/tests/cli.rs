@@ -1149,11 +1149,28 @@ fn explain_data_lists_the_release_rows() {
         en.stdout
     );
     // The data's own names, paths and variables.
+    let kinds: Vec<String> = rocm_probe::facts::kernel_log::SIGNATURES
+        .iter()
+        .filter_map(|s| {
+            serde_json::to_value(s.kind)
+                .ok()?
+                .as_str()
+                .map(str::to_owned)
+        })
+        .collect();
     let data_words: Vec<&str> = bundled::RUNTIMES
         .iter()
         .flat_map(|r| std::iter::once(r.name).chain(r.paths.iter().copied()))
         .chain(libenv::SETTINGS.iter().flat_map(|s| [s.variable, s.reader]))
         .chain(["site-packages", "HSA_OVERRIDE_GFX_VERSION"])
+        // The kernel log's signatures and their sources are the data's own text: the lines
+        // amdgpu prints and where their meaning is quoted from.
+        .chain(
+            rocm_probe::facts::kernel_log::SIGNATURES
+                .iter()
+                .flat_map(|s| s.all.iter().copied().chain([s.source])),
+        )
+        .chain(kinds.iter().map(String::as_str))
         .collect();
     // Apart from names (ROCm, TheRock, Core SDK, HIP), targets, URLs and the data's own names, paths
     // and variables, nothing is English.
