@@ -31,6 +31,7 @@ declare_rules! {
     RUNTIME_SUSPENDED = "hardware.runtime-suspended", Hardware, Info;
     PARTITION_MODE_MISMATCH = "hardware.partition-mode-mismatch", Hardware, Warn;
     APU_MEMORY_CAPPED = "hardware.apu-memory-capped", Hardware, Info;
+    GPU_THROTTLING = "hardware.gpu-throttling", Hardware, Warn;
 }
 
 declare_rules! {
