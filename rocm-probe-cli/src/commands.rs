@@ -560,22 +560,36 @@ fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write)
     };
     let inventory = Inventory::from_facts(&facts);
     warn_problems(&inventory);
+    // Firmware versions and telemetry (never read on a runtime-suspended GPU).
+    let (fw_versions, _) = collect::<rocm_probe::facts::fw_versions::FwVersionFacts>(
+        source,
+        (Some(&inventory), Some(&facts)),
+    );
+    let (telemetry, _) = collect::<rocm_probe::facts::telemetry::TelemetryFacts>(
+        source,
+        (Some(&inventory), Some(&facts)),
+    );
     if json {
         #[derive(serde::Serialize)]
         struct WithRocr<'a> {
             #[serde(flatten)]
             inventory: &'a Inventory,
+            firmware: &'a [rocm_probe::facts::fw_versions::GpuFirmwareVersions],
+            telemetry: &'a [rocm_probe::facts::telemetry::GpuTelemetry],
             #[serde(skip_serializing_if = "Option::is_none")]
             rocr: Option<&'a rocm_probe::active::RocrResult>,
         }
         let body = WithRocr {
             inventory: &inventory,
+            firmware: &fw_versions.gpus,
+            telemetry: &telemetry.gpus,
             rocr: rocr.as_ref(),
         };
         serde_json::to_writer_pretty(&mut *out, &Document::new(source, &body))?;
         writeln!(out)?;
     } else {
         render::agents::text(&inventory, out)?;
+        render::agents::gpu_state(&fw_versions, &telemetry, out)?;
         if let Some(r) = &rocr {
             render::agents::rocr_text(r, out)?;
         }

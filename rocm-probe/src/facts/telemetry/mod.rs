@@ -119,6 +119,9 @@ pub fn gpu_devices(inventory: Option<&Inventory>) -> Vec<(usize, Option<String>,
     let Some(inv) = inventory else {
         return Vec::new();
     };
+    // A minor two GPUs claim (old kernels print 0 for every node) is read for the first one
+    // only: the files behind it are one device's.
+    let mut seen = std::collections::BTreeSet::new();
     inv.gpus
         .iter()
         .filter_map(|g| {
@@ -128,6 +131,9 @@ pub fn gpu_devices(inventory: Option<&Inventory>) -> Vec<(usize, Option<String>,
                 .iter()
                 .find(|a| a.node == node)?
                 .drm_render_minor?;
+            if !seen.insert(minor) {
+                return None;
+            }
             Some((
                 g.index,
                 g.pci_address.clone(),
