@@ -104,6 +104,7 @@ declare_rules! {
     DRIVER_EXPECT_RULES;
     EXPECT_AMDGPU = "driver.expect-amdgpu", Driver, Fail;
     EXPECT_KERNEL = "driver.expect-kernel", Driver, Fail;
+    EXPECT_FIRMWARE = "driver.expect-firmware", Driver, Fail;
 }
 
 declare_rules! {
