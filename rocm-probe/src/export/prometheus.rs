@@ -598,76 +598,6 @@ fn ras_families(inv: &Inventory, facts: &Facts, families: &mut Vec<Family>) {
     families.extend([errors, pages]);
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn status_codes_follow_weight() {
-        let codes: Vec<u8> = STATUSES.iter().map(|s| status_code(*s)).collect();
-        assert_eq!(codes, [0, 1, 2, 3, 4]);
-        // Ordered like Status itself, so max() of statuses is max() of codes.
-        for w in STATUSES.windows(2) {
-            assert!(w[0] < w[1]);
-        }
-        let ids: Vec<&str> = STATUSES.iter().map(|s| status_id(*s)).collect();
-        assert_eq!(ids, ["skip", "pass", "info", "warn", "fail"]);
-        // The ids are the JSON report's.
-        for s in STATUSES {
-            assert_eq!(
-                serde_json::to_value(s).unwrap(),
-                serde_json::json!(status_id(s))
-            );
-        }
-    }
-
-    #[test]
-    fn label_values_are_escaped() {
-        assert_eq!(escape_label_value("plain"), "plain");
-        assert_eq!(
-            escape_label_value(r#"AMD "Radeon" C:\GPU"#),
-            r#"AMD \"Radeon\" C:\\GPU"#
-        );
-        assert_eq!(escape_label_value("a\nb"), "a\\nb");
-        assert_eq!(escape_label_value("\\n"), "\\\\n");
-        // UTF-8 stays as it is; other controls become visible text that still parses.
-        assert_eq!(escape_label_value("Radeon™ 780M"), "Radeon™ 780M");
-        assert_eq!(escape_label_value("\x1b[31mEVIL\t"), "\\\\x1b[31mEVIL\\\\t");
-    }
-
-    #[test]
-    fn a_family_writes_help_type_and_unique_series() {
-        let mut f = Family::new("rocm_probe_x", Kind::Gauge, "X.");
-        f.push(&[("a", some("1")), ("b", None)], 1u8);
-        // Same series again (an empty value is an absent label): dropped.
-        f.push(&[("a", some("1")), ("b", some(""))], 2u8);
-        f.push(&[("a", some("q\"")), ("b", some("2"))], 0.5);
-        f.push(&[("a", some("nan"))], f64::NAN);
-        let mut out = String::new();
-        f.write(&mut out);
-        assert_eq!(
-            out,
-            "# HELP rocm_probe_x X.\n# TYPE rocm_probe_x gauge\nrocm_probe_x{a=\"1\"} 1\nrocm_probe_x{a=\"q\\\"\",b=\"2\"} 0.5\n"
-        );
-        // A family without samples writes nothing.
-        let mut out = String::new();
-        Family::new("rocm_probe_y", Kind::Counter, "Y.").write(&mut out);
-        assert_eq!(out, "");
-    }
-
-    #[test]
-    fn large_and_small_values_are_plain_numbers() {
-        assert_eq!(
-            Value::from(u64::MAX).render().unwrap(),
-            u64::MAX.to_string()
-        );
-        assert_eq!(Value::from(16.0 * 1e9).render().unwrap(), "16000000000");
-        assert_eq!(Value::from(2.5e9).render().unwrap(), "2500000000");
-        assert_eq!(Value::from(0.000_25).render().unwrap(), "0.00025");
-        assert_eq!(Value::from(f64::INFINITY).render(), None);
-    }
-}
-
 /// The firmware versions of each GPU.
 fn firmware_family(facts: &Facts, families: &mut Vec<Family>) {
     let mut fw = Family::new(
@@ -814,4 +744,74 @@ fn telemetry_families(facts: &Facts, families: &mut Vec<Family>) {
     families.extend([
         temp, power, fan, clock, busy, vram, gtt, throttling, skipped,
     ]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_codes_follow_weight() {
+        let codes: Vec<u8> = STATUSES.iter().map(|s| status_code(*s)).collect();
+        assert_eq!(codes, [0, 1, 2, 3, 4]);
+        // Ordered like Status itself, so max() of statuses is max() of codes.
+        for w in STATUSES.windows(2) {
+            assert!(w[0] < w[1]);
+        }
+        let ids: Vec<&str> = STATUSES.iter().map(|s| status_id(*s)).collect();
+        assert_eq!(ids, ["skip", "pass", "info", "warn", "fail"]);
+        // The ids are the JSON report's.
+        for s in STATUSES {
+            assert_eq!(
+                serde_json::to_value(s).unwrap(),
+                serde_json::json!(status_id(s))
+            );
+        }
+    }
+
+    #[test]
+    fn label_values_are_escaped() {
+        assert_eq!(escape_label_value("plain"), "plain");
+        assert_eq!(
+            escape_label_value(r#"AMD "Radeon" C:\GPU"#),
+            r#"AMD \"Radeon\" C:\\GPU"#
+        );
+        assert_eq!(escape_label_value("a\nb"), "a\\nb");
+        assert_eq!(escape_label_value("\\n"), "\\\\n");
+        // UTF-8 stays as it is; other controls become visible text that still parses.
+        assert_eq!(escape_label_value("Radeon™ 780M"), "Radeon™ 780M");
+        assert_eq!(escape_label_value("\x1b[31mEVIL\t"), "\\\\x1b[31mEVIL\\\\t");
+    }
+
+    #[test]
+    fn a_family_writes_help_type_and_unique_series() {
+        let mut f = Family::new("rocm_probe_x", Kind::Gauge, "X.");
+        f.push(&[("a", some("1")), ("b", None)], 1u8);
+        // Same series again (an empty value is an absent label): dropped.
+        f.push(&[("a", some("1")), ("b", some(""))], 2u8);
+        f.push(&[("a", some("q\"")), ("b", some("2"))], 0.5);
+        f.push(&[("a", some("nan"))], f64::NAN);
+        let mut out = String::new();
+        f.write(&mut out);
+        assert_eq!(
+            out,
+            "# HELP rocm_probe_x X.\n# TYPE rocm_probe_x gauge\nrocm_probe_x{a=\"1\"} 1\nrocm_probe_x{a=\"q\\\"\",b=\"2\"} 0.5\n"
+        );
+        // A family without samples writes nothing.
+        let mut out = String::new();
+        Family::new("rocm_probe_y", Kind::Counter, "Y.").write(&mut out);
+        assert_eq!(out, "");
+    }
+
+    #[test]
+    fn large_and_small_values_are_plain_numbers() {
+        assert_eq!(
+            Value::from(u64::MAX).render().unwrap(),
+            u64::MAX.to_string()
+        );
+        assert_eq!(Value::from(16.0 * 1e9).render().unwrap(), "16000000000");
+        assert_eq!(Value::from(2.5e9).render().unwrap(), "2500000000");
+        assert_eq!(Value::from(0.000_25).render().unwrap(), "0.00025");
+        assert_eq!(Value::from(f64::INFINITY).render(), None);
+    }
 }
