@@ -32,6 +32,7 @@ declare_rules! {
     PARTITION_MODE_MISMATCH = "hardware.partition-mode-mismatch", Hardware, Warn;
     APU_MEMORY_CAPPED = "hardware.apu-memory-capped", Hardware, Info;
     GPU_THROTTLING = "hardware.gpu-throttling", Hardware, Warn;
+    GPU_FAN_STOPPED = "hardware.gpu-fan-stopped", Hardware, Warn => [GPU_THROTTLING];
 }
 
 declare_rules! {

@@ -1,5 +1,6 @@
 //! Layer 1, what the GPU's firmware says it is doing right now (issue 19, item 4): throttling in
-//! effect, from `gpu_metrics`' ASIC-independent `indep_throttle_status`.
+//! effect, from `gpu_metrics`' ASIC-independent `indep_throttle_status`; and a fan standing
+//! still on a hot, busy GPU (hwmon).
 //!
 //! One firmware quirk is known and filtered: RDNA 3 and RDNA 4 discrete GPUs set
 //! `TEMP_HOTSPOT` almost always, idle included (Umio-Yasuno/libdrm-amdgpu-sys-rs#7 on Navi 31,
@@ -11,7 +12,7 @@ use crate::facts::Facts;
 use crate::facts::agent::Inventory;
 use crate::facts::telemetry::gpu_metrics::{Throttler, throttler_names};
 use crate::facts::telemetry::{GpuTelemetry, gpu_devices};
-use crate::finding::{Evidence, Finding, GPU_THROTTLING, Status, Subject};
+use crate::finding::{Evidence, Finding, GPU_FAN_STOPPED, GPU_THROTTLING, Status, Subject};
 use crate::msg;
 
 /// Below this hotspot temperature (°C) a set `TEMP_HOTSPOT` bit is the firmware quirk, not
@@ -38,12 +39,64 @@ pub fn throttling(t: &GpuTelemetry) -> Vec<(Throttler, String)> {
         .collect()
 }
 
+/// A fan at 0 RPM counts as stopped only at or above this temperature (°C, the hottest hwmon
+/// sensor): RDNA 3/4 cards keep their fans off below a cutoff of about 70–75 °C by design
+/// (LACT#384, LACT#263).
+pub const FAN_STOPPED_HOT_C: i64 = 80;
+/// … and only while the GPU is at least this busy (`gpu_busy_percent`).
+pub const FAN_STOPPED_BUSY: u64 = 50;
+
+/// The hottest sensor (°C) when the GPU has a fan (`fan1_max` > 0) reading 0 RPM while busy and
+/// hot.
+pub fn fan_stopped(t: &GpuTelemetry) -> Option<i64> {
+    let h = t.hwmon.as_ref()?;
+    let hottest = h.temperatures.iter().filter_map(|s| s.millidegrees).max()? / 1000;
+    let stopped = h.fan_rpm == Some(0)
+        && h.fan_max_rpm.is_some_and(|m| m > 0)
+        && t.busy_percent.is_some_and(|b| b >= FAN_STOPPED_BUSY)
+        && hottest >= FAN_STOPPED_HOT_C;
+    stopped.then_some(hottest)
+}
+
 /// One finding per GPU whose firmware throttles it now: a warning for thermal or current
 /// limits, information for power limits alone (a GPU at its power cap under full load).
 pub fn check(f: &Facts, inv: &Inventory) -> Vec<Finding> {
     let mut out = Vec::new();
     let dirs: Vec<_> = gpu_devices(Some(inv));
     for t in &f.telemetry.gpus {
+        if let (Some(hottest), Some(g), Some(h)) =
+            (fan_stopped(t), inv.gpus.get(t.gpu), t.hwmon.as_ref())
+        {
+            let dir = dirs
+                .iter()
+                .find(|d| d.0 == t.gpu)
+                .map_or_else(String::new, |d| d.3.clone());
+            let hw = format!("{dir}/hwmon/{}", h.dir);
+            out.push(
+                GPU_FAN_STOPPED
+                    .finding(msg!(
+                        "hardware.gpu-fan-stopped",
+                        gpu = inv.gpu_name(g).to_string(),
+                        celsius = hottest,
+                        busy = t.busy_percent.unwrap_or(0)
+                    ))
+                    .with(Evidence::new(format!("{hw}/fan1_input"), "0"))
+                    .with(Evidence::new(
+                        format!("{hw}/fan1_max"),
+                        h.fan_max_rpm.unwrap_or(0).to_string(),
+                    ))
+                    .with(Evidence::new(
+                        format!("{hw}/temp*_input"),
+                        msg!("hardware.gpu-hotspot-sensor", celsius = hottest),
+                    ))
+                    .with(Evidence::new(
+                        format!("{dir}/gpu_busy_percent"),
+                        t.busy_percent.unwrap_or(0).to_string(),
+                    ))
+                    .remedy(msg!("hardware.gpu-fan-stopped-remedy"))
+                    .about(Subject::gpu(g.index, g.pci_address.clone())),
+            );
+        }
         let set = throttling(t);
         if set.is_empty() {
             continue;
@@ -190,6 +243,29 @@ mod tests {
                 (Throttler::Thermal, "TEMP_EDGE".to_owned())
             ]
         );
+    }
+
+    #[test]
+    fn a_fan_is_stopped_only_when_hot_and_busy() {
+        let t = |fan: u64, max: u64, busy: u64, c: i64| GpuTelemetry {
+            hwmon: Some(Hwmon {
+                temperatures: vec![Temperature {
+                    label: "junction".into(),
+                    millidegrees: Some(c * 1000),
+                    crit_millidegrees: None,
+                }],
+                fan_rpm: Some(fan),
+                fan_max_rpm: Some(max),
+                ..Hwmon::default()
+            }),
+            busy_percent: Some(busy),
+            ..GpuTelemetry::default()
+        };
+        assert_eq!(fan_stopped(&t(0, 6000, 100, 109)), Some(109));
+        assert_eq!(fan_stopped(&t(0, 6000, 100, 70)), None); // zero-RPM below the cutoff
+        assert_eq!(fan_stopped(&t(0, 6000, 3, 95)), None); // idle
+        assert_eq!(fan_stopped(&t(1200, 6000, 100, 95)), None);
+        assert_eq!(fan_stopped(&t(0, 0, 100, 95)), None); // no fan (passive, APU)
     }
 
     #[test]
