@@ -37,6 +37,10 @@ mod bundled_data;
 #[allow(dead_code)]
 mod environment_data;
 
+#[path = "src/facts/firmware_bad/data.rs"]
+#[allow(dead_code)]
+mod firmware_bad_data;
+
 fn read(path: &Path) -> String {
     println!("cargo::rerun-if-changed={}", path.display());
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -187,6 +191,11 @@ fn main() {
         .expect("OUT_DIR is writable");
     std::fs::write(Path::new(&out_dir).join("environment.rs"), environment.0)
         .expect("OUT_DIR is writable");
+    std::fs::write(
+        Path::new(&out_dir).join("firmware_bad.rs"),
+        firmware_bad_table(),
+    )
+    .expect("OUT_DIR is writable");
 }
 
 /// Parses the knowledge file `path` with its kind's parser; a malformed file stops the build,
@@ -346,6 +355,28 @@ fn firmware_table() -> String {
         &data.as_of,
         "The rows, in the file's order.",
         "GPUS: &[Firmware]",
+        rows,
+    )
+}
+
+/// `data/firmware_bad.toml` in terms of `facts::firmware_bad`'s types.
+fn firmware_bad_table() -> String {
+    let data = load("data/firmware_bad.toml", firmware_bad_data::parse);
+    let rows = data.rows.iter().map(|r| {
+        let versions: Vec<String> = r.versions.iter().map(|v| format!("0x{v:x}")).collect();
+        format!(
+            "KnownBad {{ target: {:?}, component: {:?}, versions: &[{}], symptom: {:?}, source: {:?} }}",
+            r.target,
+            r.component,
+            versions.join(", "),
+            r.symptom,
+            r.source
+        )
+    });
+    generated(
+        &data.as_of,
+        "The rows, in the file's order.",
+        "KNOWN_BAD: &[KnownBad]",
         rows,
     )
 }

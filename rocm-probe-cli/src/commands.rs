@@ -439,6 +439,26 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
         )?;
         writeln!(out, "    {}", g.source)?;
     }
+    // Firmware versions public reports name as bad (driver.firmware-known-bad).
+    use rocm_probe::facts::firmware_bad;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        msg!("cli.data-firmware-bad-header", date = firmware_bad::AS_OF)
+    )?;
+    for r in firmware_bad::KNOWN_BAD {
+        let versions = rocm_probe::i18n::list(r.versions.iter().map(|v| format!("0x{v:08x}")));
+        let row = msg!(
+            "cli.data-firmware-bad-row",
+            target = r.target,
+            component = r.component.to_uppercase(),
+            versions,
+            symptom = r.symptom
+        );
+        writeln!(out, "  {row}")?;
+        writeln!(out, "    {}", r.source)?;
+    }
     // Where applications' own runtimes are looked for, and the variables assessed.
     use rocm_probe::facts::{bundled, libenv};
     writeln!(out)?;

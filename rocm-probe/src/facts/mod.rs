@@ -10,6 +10,7 @@ pub mod data_file;
 pub mod drm;
 pub mod fatbin;
 pub mod firmware;
+pub mod firmware_bad;
 pub mod frameworks;
 pub mod fw_versions;
 pub mod gtt;
