@@ -1132,6 +1132,16 @@ fn explain_data_lists_the_release_rows() {
         "{}",
         en.stdout
     );
+    // The known-bad firmware rows, each with its report.
+    for r in rocm_probe::facts::firmware_bad::KNOWN_BAD {
+        assert!(en.stdout.contains(r.source), "{}", r.source);
+    }
+    assert!(
+        en.stdout
+            .contains("gfx1151 MES 0x00000083: MES failed to respond to msg=REMOVE_QUEUE"),
+        "{}",
+        en.stdout
+    );
     // The ROCr ISA rows: each with its source, what it adds, and 7.0's removals.
     for r in rocm_probe::facts::rocr_isa::ROWS {
         assert!(
@@ -1180,6 +1190,12 @@ fn explain_data_lists_the_release_rows() {
         .iter()
         .flat_map(|r| std::iter::once(r.name).chain(r.paths.iter().copied()))
         .chain(libenv::SETTINGS.iter().flat_map(|s| [s.variable, s.reader]))
+        // The kernel log lines the known-bad firmware rows quote, verbatim.
+        .chain(
+            rocm_probe::facts::firmware_bad::KNOWN_BAD
+                .iter()
+                .map(|r| r.symptom),
+        )
         .chain(["site-packages"])
         .collect();
     // Apart from names (ROCm, TheRock, Core SDK, HIP), targets, URLs and the data's own names, paths
