@@ -28,6 +28,8 @@ pub fn check(f: &Facts, out: &mut Vec<Finding>) {
             let Some(row) = v.value.and_then(|value| lookup(&target, component, value)) else {
                 continue;
             };
+            // The report's address (the row's source starts with it; its title follows).
+            let report = row.source.split_whitespace().next().unwrap_or(row.source);
             let object = gpu
                 .pci_address
                 .clone()
@@ -46,13 +48,13 @@ pub fn check(f: &Facts, out: &mut Vec<Finding>) {
                         v.text.clone(),
                     ))
                     .with(Evidence::new(
-                        row.source,
+                        report,
                         msg!("driver.firmware-known-bad-symptom", symptom = row.symptom),
                     ))
                     .remedy(msg!(
                         "driver.firmware-known-bad-remedy",
                         component = component.to_uppercase(),
-                        source = row.source
+                        source = report
                     ))
                     .step(RemedyStep::say(
                         Action::Upgrade,
