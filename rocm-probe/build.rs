@@ -41,6 +41,10 @@ mod override_hazard_data;
 #[allow(dead_code)]
 mod kernel_log_data;
 
+#[path = "src/facts/firmware_bad/data.rs"]
+#[allow(dead_code)]
+mod firmware_bad_data;
+
 #[path = "src/facts/libenv/data.rs"]
 #[allow(dead_code)]
 mod environment_data;
@@ -194,6 +198,11 @@ fn main() {
     std::fs::write(Path::new(&out_dir).join("bundled.rs"), bundled_table())
         .expect("OUT_DIR is writable");
     std::fs::write(
+        Path::new(&out_dir).join("firmware_bad.rs"),
+        firmware_bad_table(),
+    )
+    .expect("OUT_DIR is writable");
+    std::fs::write(
         Path::new(&out_dir).join("override_hazard.rs"),
         override_hazard_table(),
     )
@@ -344,6 +353,28 @@ fn min_kernel_table() -> String {
         &data.as_of,
         "The rows, in the file's order.",
         "GPUS: &[MinKernel]",
+        rows,
+    )
+}
+
+/// `data/firmware_bad.toml` in terms of `facts::firmware_bad`'s types.
+fn firmware_bad_table() -> String {
+    let data = load("data/firmware_bad.toml", firmware_bad_data::parse);
+    let rows = data.rows.iter().map(|r| {
+        let versions: Vec<String> = r.versions.iter().map(|v| format!("0x{v:x}")).collect();
+        format!(
+            "KnownBad {{ target: {:?}, component: {:?}, versions: &[{}], symptom: {:?}, source: {:?} }}",
+            r.target,
+            r.component,
+            versions.join(", "),
+            r.symptom,
+            r.source
+        )
+    });
+    generated(
+        &data.as_of,
+        "The rows, in the file's order.",
+        "KNOWN_BAD: &[KnownBad]",
         rows,
     )
 }

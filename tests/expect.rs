@@ -114,6 +114,32 @@ fn another_rocm_release_names_both_versions() {
 }
 
 #[test]
+fn firmware_is_written_exactly_and_a_different_mes_names_the_gpu_and_both_versions() {
+    let e = written(&fixtures_dir().join("apu-phoenix-780m"));
+    assert_eq!(
+        e.firmware.get("mes").map(String::as_str),
+        Some("=0x00000080")
+    );
+    assert_eq!(e.firmware.len(), 12);
+    let dir = copy_fixture("apu-phoenix-780m");
+    std::fs::write(
+        dir.path()
+            .join("sys/class/drm/card1/device/fw_version/mes_fw_version"),
+        "0x00000083\n",
+    )
+    .unwrap();
+    let r = checked(dir.path(), &e);
+    assert_eq!(
+        unmet(&r),
+        vec![(
+            "driver.expect-firmware".to_owned(),
+            vec!["GPU 0 firmware mes: expected =0x00000080, found 0x00000083".to_owned()]
+        )]
+    );
+    assert_eq!(r.exit_code_allowing(e.policy.worst), 1);
+}
+
+#[test]
 fn a_missing_partition_names_the_gpu() {
     let e = written(&fixtures_dir().join("mi308x-cpx-8gpu"));
     assert_eq!(e.gpus.agents_per_gpu, Some(4));

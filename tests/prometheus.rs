@@ -23,8 +23,9 @@ const NODE_EXPORTER: &str = "/usr/bin/prometheus-node-exporter";
 
 /// The fixtures the external tools check: partitions, a desktop GPU, RAS errors, a degraded link,
 /// and no GPU at all.
-const CHECKED: [&str; 6] = [
+const CHECKED: [&str; 7] = [
     "mi300x-cpx-8gpu",
+    "apu-phoenix-780m",
     "rx7900xtx",
     "ras-uncorrectable",
     "pcie-link-x8",
@@ -328,6 +329,41 @@ fn every_fixture_gives_a_well_formed_textfile() {
             assert_eq!(nodes.len(), info.samples.len(), "{name}");
         }
     }
+}
+
+#[test]
+fn firmware_and_telemetry_follow_the_sysfs_files() {
+    // The real Phoenix capture (LACT): device/fw_version/*, vbios_version, hwmon6, gpu_busy_percent.
+    let t = parse(&textfile("apu-phoenix-780m"));
+    let gpu = [("gpu", "0"), ("pci_address", "0000:64:00.0")];
+    let fw = |component: &str, version: &str| {
+        let mut l = gpu.to_vec();
+        l.extend([("component", component), ("version", version)]);
+        value(&t, "rocm_probe_firmware_info", &l)
+    };
+    assert_eq!(fw("mes", "0x00000080"), 1.0);
+    assert_eq!(fw("smc", "0x004c6000"), 1.0);
+    assert_eq!(fw("vbios", "113-PHXGENERIC-001"), 1.0);
+    assert_eq!(t["rocm_probe_firmware_info"].samples.len(), 13);
+    let mut edge = gpu.to_vec();
+    edge.push(("sensor", "edge"));
+    assert_eq!(value(&t, "rocm_probe_gpu_temperature_celsius", &edge), 25.0);
+    assert_eq!(value(&t, "rocm_probe_gpu_power_watts", &gpu), 3.103);
+    let mut sclk = gpu.to_vec();
+    sclk.push(("clock", "sclk"));
+    assert_eq!(value(&t, "rocm_probe_gpu_clock_hertz", &sclk), 800e6);
+    assert_eq!(value(&t, "rocm_probe_gpu_busy_ratio", &gpu), 0.0);
+    assert_eq!(
+        value(&t, "rocm_probe_gpu_vram_used_bytes", &gpu),
+        1272893440.0
+    );
+    assert_eq!(
+        value(&t, "rocm_probe_gpu_gtt_used_bytes", &gpu),
+        211398656.0
+    );
+    // gpu_metrics v2.1 has no ASIC-independent throttle status: no throttling samples.
+    assert!(!t.contains_key("rocm_probe_gpu_throttling"));
+    assert!(!t.contains_key("rocm_probe_gpu_telemetry_skipped"));
 }
 
 #[test]

@@ -322,3 +322,41 @@ fn summary_lines_name_the_root_cause_within_the_width() {
     );
     assert!(line.ends_with('…') || line.chars().count() < 80, "{line}");
 }
+
+#[test]
+fn a_power_capped_r9700_is_information_and_its_hotspot_bit_is_ignored() {
+    // ROCm/rocm-systems#11781: PPT0 and the always-set TEMP_HOTSPOT bit at 75 °C.
+    let r = report("r9700-power-cap-throttling");
+    assert_eq!(r.verdict.root_cause, None);
+    let f = finding(&r, "hardware.gpu-throttling");
+    assert_eq!(f.status, Status::Info);
+    assert_eq!(
+        evidence(f, "/gpu_metrics").as_deref(),
+        Some("indep_throttle_status 0x1000000001: PPT0")
+    );
+    assert_eq!(
+        evidence(f, "/power1_cap").as_deref(),
+        Some("power cap 225 W")
+    );
+    assert!(matches!(f.subject, Some(Subject::Gpu { index: 0, .. })));
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.id == "hardware.gpu-fan-stopped")
+    );
+}
+
+#[test]
+fn a_stopped_fan_at_109_c_is_the_cause_of_the_thermal_throttling() {
+    // ROCm/legacy-rocm-build#6078: the R9700's blower never spins; 109 °C, thermally throttled.
+    let r = report("r9700-fan-stopped-109c");
+    assert_eq!(r.verdict.root_cause, Some("hardware.gpu-fan-stopped"));
+    assert_eq!(r.verdict.status, Status::Warn);
+    let fan = finding(&r, "hardware.gpu-fan-stopped");
+    assert_eq!(evidence(fan, "/fan1_input").as_deref(), Some("0"));
+    assert_eq!(evidence(fan, "/temp*_input").as_deref(), Some("109 °C"));
+    let t = finding(&r, "hardware.gpu-throttling");
+    assert_eq!(t.status, Status::Warn);
+    assert_eq!(t.caused_by, Some("hardware.gpu-fan-stopped"));
+    assert!(t.summary.contains("TEMP_HOTSPOT"), "{}", t.summary);
+}

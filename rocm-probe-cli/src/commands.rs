@@ -421,6 +421,26 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
         writeln!(out, "  {row}")?;
         writeln!(out, "    {}", g.source)?;
     }
+    // Firmware versions public reports name as bad (driver.firmware-known-bad).
+    use rocm_probe::facts::firmware_bad;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        msg!("cli.data-firmware-bad-header", date = firmware_bad::AS_OF)
+    )?;
+    for r in firmware_bad::KNOWN_BAD {
+        let versions = rocm_probe::i18n::list(r.versions.iter().map(|v| format!("0x{v:08x}")));
+        let row = msg!(
+            "cli.data-firmware-bad-row",
+            target = r.target,
+            component = r.component.to_uppercase(),
+            versions,
+            symptom = r.symptom
+        );
+        writeln!(out, "  {row}")?;
+        writeln!(out, "    {}", r.source)?;
+    }
     // The overrides public reports show hanging a GPU (never suggested).
     use rocm_probe::facts::override_hazard;
     writeln!(out)?;
@@ -601,22 +621,36 @@ fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write)
     };
     let inventory = Inventory::from_facts(&facts);
     warn_problems(&inventory);
+    // Firmware versions and telemetry (never read on a runtime-suspended GPU).
+    let (fw_versions, _) = collect::<rocm_probe::facts::fw_versions::FwVersionFacts>(
+        source,
+        (Some(&inventory), Some(&facts)),
+    );
+    let (telemetry, _) = collect::<rocm_probe::facts::telemetry::TelemetryFacts>(
+        source,
+        (Some(&inventory), Some(&facts)),
+    );
     if json {
         #[derive(serde::Serialize)]
         struct WithRocr<'a> {
             #[serde(flatten)]
             inventory: &'a Inventory,
+            firmware: &'a [rocm_probe::facts::fw_versions::GpuFirmwareVersions],
+            telemetry: &'a [rocm_probe::facts::telemetry::GpuTelemetry],
             #[serde(skip_serializing_if = "Option::is_none")]
             rocr: Option<&'a rocm_probe::active::RocrResult>,
         }
         let body = WithRocr {
             inventory: &inventory,
+            firmware: &fw_versions.gpus,
+            telemetry: &telemetry.gpus,
             rocr: rocr.as_ref(),
         };
         serde_json::to_writer_pretty(&mut *out, &Document::new(source, &body))?;
         writeln!(out)?;
     } else {
         render::agents::text(&inventory, out)?;
+        render::agents::gpu_state(&fw_versions, &telemetry, out)?;
         if let Some(r) = &rocr {
             render::agents::rocr_text(r, out)?;
         }

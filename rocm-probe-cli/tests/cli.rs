@@ -165,6 +165,45 @@ fn agents_text_uses_rocminfo_field_names() {
 }
 
 #[test]
+fn agents_show_firmware_and_telemetry_and_leave_a_suspended_gpu_asleep() {
+    let text = |name: &str| {
+        let r = run(probe().arg("--root").arg(fixture(name)).arg("agents"));
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r.stdout
+    };
+    let phoenix = text("apu-phoenix-780m");
+    assert!(
+        phoenix.lines().any(
+            |l| l.starts_with("GPU 0 firmware: vbios 113-PHXGENERIC-001, ")
+                && l.contains("mes 0x00000080")
+        ),
+        "{phoenix}"
+    );
+    assert!(
+        phoenix.lines().any(|l| l
+            == "GPU 0 now: edge 25 °C, 3.1 W, sclk 800 MHz, busy 0%, VRAM used 1213 MiB, GTT used 201 MiB, gpu_metrics v2.1"),
+        "{phoenix}"
+    );
+    let asleep = text("dgpu-runtime-suspended");
+    assert!(
+        asleep
+            .lines()
+            .any(|l| l == "GPU 0 now: not read (runtime-suspended; reading would wake it)"),
+        "{asleep}"
+    );
+    let doc = json("r9700-power-cap-throttling");
+    let m = &doc["telemetry"][0]["metrics"];
+    assert_eq!(m["status"], "parsed");
+    // PPT0 (bit 0) and TEMP_HOTSPOT (bit 36).
+    assert_eq!(m["indep_throttle_status"], 0x10_0000_0001_u64);
+    assert_eq!(m["socket_power_mw"], 225000);
+    assert_eq!(doc["firmware"][0]["vbios"], "113-2E490TX-US2");
+    let doc = json("dgpu-runtime-suspended");
+    assert_eq!(doc["telemetry"][0]["skipped"], "runtime-suspended");
+    assert!(doc["telemetry"][0]["hwmon"].is_null());
+}
+
+#[test]
 fn no_gpu_fixture_exits_1_with_one_line() {
     for cmd in [
         &["targets"][..],
@@ -1093,6 +1132,16 @@ fn explain_data_lists_the_release_rows() {
         "{}",
         en.stdout
     );
+    // The known-bad firmware rows, each with its report.
+    for r in rocm_probe::facts::firmware_bad::KNOWN_BAD {
+        assert!(en.stdout.contains(r.source), "{}", r.source);
+    }
+    assert!(
+        en.stdout
+            .contains("gfx1151 MES 0x00000083: MES failed to respond to msg=REMOVE_QUEUE"),
+        "{}",
+        en.stdout
+    );
     // The ROCr ISA rows: each with its source, what it adds, and 7.0's removals.
     for r in rocm_probe::facts::rocr_isa::ROWS {
         assert!(
@@ -1171,6 +1220,13 @@ fn explain_data_lists_the_release_rows() {
                 .flat_map(|s| s.all.iter().copied().chain([s.source])),
         )
         .chain(kinds.iter().map(String::as_str))
+        // The kernel log lines the known-bad firmware rows quote, verbatim.
+        .chain(
+            rocm_probe::facts::firmware_bad::KNOWN_BAD
+                .iter()
+                .map(|r| r.symptom),
+        )
+        .chain(["site-packages"])
         .collect();
     // Apart from names (ROCm, TheRock, Core SDK, HIP), targets, URLs and the data's own names, paths
     // and variables, nothing is English.

@@ -498,7 +498,32 @@ fn apu_one_integrated_gpu_and_its_cpu() {
     assert!(pic.hives.is_empty());
     assert_eq!(pic.cpu_links.iter().copied().collect::<Vec<_>>(), [(0, 0)]);
     assert!(p.html.contains("integrated"));
+    // The card's firmware (device/fw_version) and how the GPU is doing (hwmon, busy, VRAM).
+    assert!(
+        p.html.contains("MES 0x00000080, MES_KIQ 0x00000106"),
+        "firmware row"
+    );
+    assert!(
+        p.html.contains(
+            "<dt>Now</dt><dd>hottest sensor 25 °C, 3.1 W, 0% busy, 1.2 GiB VRAM in use</dd>"
+        ),
+        "telemetry row"
+    );
     screenshot(&p.file, "apu-phoenix-780m", &[PASS_BG]);
+}
+
+#[test]
+fn a_suspended_gpu_card_says_its_telemetry_was_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = page(&fixture("dgpu-runtime-suspended"), dir.path());
+    check_static(&p.html);
+    assert!(
+        p.html.contains(
+            "<dt>Now</dt><dd>not read:<wbr> the GPU is runtime-suspended and reading would wake it</dd>"
+        ),
+        "{}",
+        p.html
+    );
 }
 
 #[test]

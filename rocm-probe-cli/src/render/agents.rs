@@ -184,6 +184,85 @@ fn machine(inv: &Inventory, out: &mut dyn Write) -> io::Result<()> {
     )
 }
 
+/// Each physical GPU's firmware and, unless it is runtime-suspended, how it is doing now: one
+/// line each, after the machine summary.
+pub fn gpu_state(
+    fw: &rocm_probe::facts::fw_versions::FwVersionFacts,
+    telemetry: &rocm_probe::facts::telemetry::TelemetryFacts,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    for g in &fw.gpus {
+        let mut parts = Vec::new();
+        if let Some(v) = &g.vbios {
+            parts.push(format!("vbios {}", escape::text(v)));
+        }
+        parts.extend(
+            g.components
+                .iter()
+                .map(|(k, v)| format!("{} {}", escape::text(k), escape::text(&v.text))),
+        );
+        writeln!(out, "GPU {} firmware: {}", g.gpu, parts.join(", "))?;
+    }
+    for t in &telemetry.gpus {
+        if t.skipped.is_some() {
+            writeln!(
+                out,
+                "GPU {} now: not read (runtime-suspended; reading would wake it)",
+                t.gpu
+            )?;
+            continue;
+        }
+        let mut parts = Vec::new();
+        if let Some(h) = &t.hwmon {
+            for s in &h.temperatures {
+                if let Some(m) = s.millidegrees {
+                    parts.push(format!("{} {} °C", escape::text(&s.label), m / 1000));
+                }
+            }
+            if let Some(uw) = h.power_uw {
+                parts.push(format!("{:.1} W", uw as f64 / 1e6));
+            }
+            if let Some(rpm) = h.fan_rpm {
+                parts.push(format!("fan {rpm} RPM"));
+            }
+            if let Some(hz) = h.sclk_hz {
+                parts.push(format!("sclk {} MHz", hz / 1_000_000));
+            }
+        }
+        if let Some(b) = t.busy_percent {
+            parts.push(format!("busy {b}%"));
+        }
+        if let Some(v) = t.vram_used {
+            parts.push(format!("VRAM used {} MiB", v >> 20));
+        }
+        if let Some(v) = t.gtt_used {
+            parts.push(format!("GTT used {} MiB", v >> 20));
+        }
+        if let Some(m) = &t.metrics {
+            match (m.status, m.format_revision, m.content_revision) {
+                (Some(rocm_probe::facts::telemetry::MetricsStatus::Parsed), Some(f), Some(c)) => {
+                    parts.push(format!("gpu_metrics v{f}.{c}"));
+                }
+                (Some(status), f, c) => parts.push(format!(
+                    "gpu_metrics v{}.{} not read ({})",
+                    opt(f),
+                    opt(c),
+                    serde_json::to_value(status)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_default()
+                )),
+                _ => {}
+            }
+            if let Some(status) = m.indep_throttle_status.filter(|s| *s != 0) {
+                parts.push(format!("indep_throttle_status 0x{status:x}"));
+            }
+        }
+        writeln!(out, "GPU {} now: {}", t.gpu, parts.join(", "))?;
+    }
+    Ok(())
+}
+
 /// ROCr's own enumeration (`agents --active`), after the sysfs view.
 pub fn rocr_text(r: &rocm_probe::active::RocrResult, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "ROCr (--active)")?;

@@ -98,6 +98,33 @@ pub(super) fn node_list(nodes: &[u32]) -> String {
     parts.join(", ")
 }
 
+/// How a GPU is doing now, in a few words: its hottest sensor, power, busy and VRAM use; or why
+/// it was not read.
+fn now(t: &rocm_probe::facts::telemetry::GpuTelemetry) -> String {
+    if t.skipped.is_some() {
+        return msg!("html.card-now-suspended");
+    }
+    let mut parts = Vec::new();
+    if let Some(h) = &t.hwmon {
+        if let Some(m) = h.temperatures.iter().filter_map(|s| s.millidegrees).max() {
+            parts.push(msg!("html.card-now-temperature", celsius = m / 1000));
+        }
+        if let Some(uw) = h.power_uw {
+            parts.push(format!("{:.1} W", uw as f64 / 1e6));
+        }
+    }
+    if let Some(b) = t.busy_percent {
+        parts.push(msg!("html.card-now-busy", percent = b));
+    }
+    if let Some(v) = t.vram_used {
+        parts.push(msg!("html.card-now-vram", used = bytes(v)));
+    }
+    if parts.is_empty() {
+        return msg!("html.unknown");
+    }
+    i18n::list(parts)
+}
+
 fn bytes(b: u64) -> String {
     const GIB: f64 = (1u64 << 30) as f64;
     let gib = b as f64 / GIB;
@@ -372,7 +399,7 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
         for g in &inv.gpus {
             let empty = Vec::new();
             let named = gpu_findings.get(&g.index).unwrap_or(&empty);
-            card(report, inv, g, &links, named, s)?;
+            card(report, facts, inv, g, &links, named, s)?;
         }
         writeln!(s, "</div>")?;
         writeln!(s, "</section>")?;
@@ -581,6 +608,7 @@ fn names(text: &str, needle: &str) -> bool {
 
 fn card(
     report: &Report,
+    facts: &Facts,
     inv: &Inventory,
     g: &PhysicalGpu,
     links: &Links,
@@ -692,9 +720,23 @@ fn card(
         if let Some(v) = c.sdma_firmware {
             fw.push(format!("SDMA {v}"));
         }
+        // device/fw_version: MES, SMC, … as sysfs prints them.
+        // (MEC and SDMA are shown once, from KFD, above.)
+        fw.extend(
+            c.firmware
+                .iter()
+                .filter(|(k, _)| {
+                    !(k.as_str() == "mec" && c.mec_firmware.is_some()
+                        || k.as_str() == "sdma" && c.sdma_firmware.is_some())
+                })
+                .map(|(k, v)| format!("{} {v}", k.to_uppercase())),
+        );
         if !fw.is_empty() {
             rows.push((msg!("html.card-firmware"), i18n::list(fw)));
         }
+    }
+    if let Some(t) = facts.telemetry.gpus.iter().find(|t| t.gpu == g.index) {
+        rows.push((msg!("html.card-now"), now(t)));
     }
     writeln!(s, "<dl>")?;
     for (label, value) in rows {

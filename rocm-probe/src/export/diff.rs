@@ -51,6 +51,7 @@ fn area_of(path: &str) -> &'static str {
     let leaf = path.rsplit('.').next().unwrap_or(path);
     match leaf {
         "vbios" | "mec_firmware" | "sdma_firmware" => "firmware",
+        _ if path.contains(".firmware.") => "firmware",
         "compute_partition" | "memory_partition" => "partition",
         "kernel" | "amdgpu" | "rocm" => "versions",
         _ if path.starts_with("libraries") => "versions",
@@ -308,6 +309,26 @@ mod tests {
                 ("findings", "x.a", Some("pass"), None),
                 ("findings", "x.b", None, Some("warn")),
             ]
+        );
+    }
+
+    #[test]
+    fn firmware_components_are_firmware() {
+        let mut a = report(1, 1, "pass", json!([]));
+        let mut b = a.clone();
+        a["facts"]["config"]["gpus"][0]["firmware"] = json!({"mes": "0x00000080", "smc": "0x1"});
+        b["facts"]["config"]["gpus"][0]["firmware"] = json!({"mes": "0x00000083", "smc": "0x1"});
+        let d = diff(&a, &b).unwrap();
+        assert_eq!(d.differences.len(), 1, "{:?}", d.differences);
+        let x = &d.differences[0];
+        assert_eq!(
+            (x.area, x.path.as_str(), x.a.as_deref(), x.b.as_deref()),
+            (
+                "firmware",
+                "gpus[0].firmware.mes",
+                Some("0x00000080"),
+                Some("0x00000083")
+            )
         );
     }
 

@@ -25,6 +25,15 @@
 //! | `rocm_probe_pcie_link_width_lanes` | gauge | `pci_address`, `kind` (`current`, `max`) |
 //! | `rocm_probe_ras_errors_total` | counter | `kfd_node`, `block`, `kind` (`correctable`, `uncorrectable`) |
 //! | `rocm_probe_ras_bad_pages` | gauge | `kfd_node`, `state` (`retired`, `pending`) |
+//! | `rocm_probe_firmware_info` | gauge | `gpu`, `pci_address`, `component` (`vbios`, `mes`, `smc`, …), `version` |
+//! | `rocm_probe_gpu_temperature_celsius` | gauge | `gpu`, `pci_address`, `sensor` (hwmon label: `edge`, `junction`, `mem`) |
+//! | `rocm_probe_gpu_power_watts` | gauge | `gpu`, `pci_address` (hwmon `power1_average`/`power1_input`) |
+//! | `rocm_probe_gpu_fan_rpm` | gauge | `gpu`, `pci_address` |
+//! | `rocm_probe_gpu_clock_hertz` | gauge | `gpu`, `pci_address`, `clock` (`sclk`, `mclk`) |
+//! | `rocm_probe_gpu_busy_ratio` | gauge | `gpu`, `pci_address` (`gpu_busy_percent` / 100) |
+//! | `rocm_probe_gpu_vram_used_bytes`, `rocm_probe_gpu_gtt_used_bytes` | gauge | `gpu`, `pci_address` |
+//! | `rocm_probe_gpu_throttling` | gauge | `gpu`, `pci_address`, `kind` (`power`, `current`, `thermal`, `other`): 1 while in effect, from `gpu_metrics` |
+//! | `rocm_probe_gpu_telemetry_skipped` | gauge | `gpu`, `pci_address`, `reason` (`runtime-suspended`) |
 //! | `rocm_probe_duration_seconds` | gauge | — |
 //!
 //! Status codes: skip=0 pass=1 info=2 warn=3 fail=4 ([`status_code`]). `kfd_node` is the KFD node
@@ -222,6 +231,8 @@ pub fn render(report: &Report, facts: &Facts, duration: Duration) -> String {
     if let Some(inv) = &facts.inventory {
         ras_families(inv, facts, &mut families);
     }
+    firmware_family(facts, &mut families);
+    telemetry_families(facts, &mut families);
     let mut duration_f = Family::new(
         "rocm_probe_duration_seconds",
         Kind::Gauge,
@@ -585,6 +596,154 @@ fn ras_families(inv: &Inventory, facts: &Facts, families: &mut Vec<Family>) {
         }
     }
     families.extend([errors, pages]);
+}
+
+/// The firmware versions of each GPU.
+fn firmware_family(facts: &Facts, families: &mut Vec<Family>) {
+    let mut fw = Family::new(
+        "rocm_probe_firmware_info",
+        Kind::Gauge,
+        "Always 1 per firmware component of each physical GPU: the component (vbios, or the name of device/fw_version/<component>_fw_version) and its version as sysfs prints it.",
+    );
+    for g in &facts.fw_versions.gpus {
+        let gpu = some(g.gpu);
+        if let Some(v) = &g.vbios {
+            fw.push(
+                &[
+                    ("gpu", gpu.clone()),
+                    ("pci_address", g.pci_address.clone()),
+                    ("component", some("vbios")),
+                    ("version", some(v)),
+                ],
+                1u8,
+            );
+        }
+        for (name, v) in &g.components {
+            fw.push(
+                &[
+                    ("gpu", gpu.clone()),
+                    ("pci_address", g.pci_address.clone()),
+                    ("component", some(name)),
+                    ("version", some(&v.text)),
+                ],
+                1u8,
+            );
+        }
+    }
+    families.push(fw);
+}
+
+/// Each GPU's temperatures, power, fan, clocks, busy and memory use, and throttling.
+fn telemetry_families(facts: &Facts, families: &mut Vec<Family>) {
+    use crate::facts::telemetry::gpu_metrics::{Throttler, throttler_names};
+    let mut temp = Family::new(
+        "rocm_probe_gpu_temperature_celsius",
+        Kind::Gauge,
+        "Temperature of each hwmon sensor of the GPU (edge, junction, mem), in degrees Celsius.",
+    );
+    let mut power = Family::new(
+        "rocm_probe_gpu_power_watts",
+        Kind::Gauge,
+        "Power the GPU draws (hwmon power1_average, else power1_input), in watts.",
+    );
+    let mut fan = Family::new(
+        "rocm_probe_gpu_fan_rpm",
+        Kind::Gauge,
+        "Fan speed of the GPU (hwmon fan1_input), in revolutions per minute.",
+    );
+    let mut clock = Family::new(
+        "rocm_probe_gpu_clock_hertz",
+        Kind::Gauge,
+        "Current graphics (sclk) and memory (mclk) clock of the GPU (hwmon freq1_input, freq2_input), in hertz.",
+    );
+    let mut busy = Family::new(
+        "rocm_probe_gpu_busy_ratio",
+        Kind::Gauge,
+        "How busy the GPU is (gpu_busy_percent / 100), from 0 to 1.",
+    );
+    let mut vram = Family::new(
+        "rocm_probe_gpu_vram_used_bytes",
+        Kind::Gauge,
+        "VRAM in use on the GPU (mem_info_vram_used), in bytes.",
+    );
+    let mut gtt = Family::new(
+        "rocm_probe_gpu_gtt_used_bytes",
+        Kind::Gauge,
+        "System memory mapped by the GPU in use (mem_info_gtt_used), in bytes.",
+    );
+    let mut throttling = Family::new(
+        "rocm_probe_gpu_throttling",
+        Kind::Gauge,
+        "1 when the GPU's firmware reports throttling of that kind (power, current, thermal, other) in effect, else 0 (gpu_metrics indep_throttle_status; absent when the table has none).",
+    );
+    let mut skipped = Family::new(
+        "rocm_probe_gpu_telemetry_skipped",
+        Kind::Gauge,
+        "Always 1 for a GPU whose telemetry was not read, with the reason (runtime-suspended: reading would wake it).",
+    );
+    for t in &facts.telemetry.gpus {
+        let gpu = ("gpu", some(t.gpu));
+        let pci = ("pci_address", t.pci_address.clone());
+        if t.skipped.is_some() {
+            skipped.push(
+                &[
+                    gpu.clone(),
+                    pci.clone(),
+                    ("reason", some("runtime-suspended")),
+                ],
+                1u8,
+            );
+            continue;
+        }
+        if let Some(h) = &t.hwmon {
+            for s in &h.temperatures {
+                if let Some(m) = s.millidegrees {
+                    temp.push(
+                        &[gpu.clone(), pci.clone(), ("sensor", some(&s.label))],
+                        m as f64 / 1000.0,
+                    );
+                }
+            }
+            if let Some(uw) = h.power_uw {
+                power.push(&[gpu.clone(), pci.clone()], uw as f64 / 1e6);
+            }
+            if let Some(rpm) = h.fan_rpm {
+                fan.push(&[gpu.clone(), pci.clone()], rpm);
+            }
+            for (name, hz) in [("sclk", h.sclk_hz), ("mclk", h.mclk_hz)] {
+                if let Some(hz) = hz {
+                    clock.push(&[gpu.clone(), pci.clone(), ("clock", some(name))], hz);
+                }
+            }
+        }
+        if let Some(b) = t.busy_percent {
+            busy.push(&[gpu.clone(), pci.clone()], b as f64 / 100.0);
+        }
+        if let Some(v) = t.vram_used {
+            vram.push(&[gpu.clone(), pci.clone()], v);
+        }
+        if let Some(v) = t.gtt_used {
+            gtt.push(&[gpu.clone(), pci.clone()], v);
+        }
+        if let Some(status) = t.metrics.as_ref().and_then(|m| m.indep_throttle_status) {
+            let set = throttler_names(status);
+            for (kind, id) in [
+                (Throttler::Power, "power"),
+                (Throttler::Current, "current"),
+                (Throttler::Thermal, "thermal"),
+                (Throttler::Other, "other"),
+            ] {
+                let on = set.iter().any(|(k, _)| *k == kind);
+                throttling.push(
+                    &[gpu.clone(), pci.clone(), ("kind", some(id))],
+                    u8::from(on),
+                );
+            }
+        }
+    }
+    families.extend([
+        temp, power, fan, clock, busy, vram, gtt, throttling, skipped,
+    ]);
 }
 
 #[cfg(test)]

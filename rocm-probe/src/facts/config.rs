@@ -35,6 +35,10 @@ pub struct GpuConfig {
     pub mec_firmware: Option<u32>,
     /// Firmware: SDMA version (not part of the fingerprint).
     pub sdma_firmware: Option<u32>,
+    /// Firmware: the versions of `device/fw_version/<component>_fw_version` by component
+    /// (`mes`, `smc`, …), as sysfs prints them (not part of the fingerprint).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", default)]
+    pub firmware: BTreeMap<String, String>,
 }
 
 /// The node's configuration.
@@ -84,6 +88,18 @@ impl NodeConfig {
                     vbios: drm.and_then(|d| d.vbios_version.clone()),
                     mec_firmware: agents.iter().find_map(|a| a.mec_firmware),
                     sdma_firmware: agents.iter().find_map(|a| a.sdma_firmware),
+                    firmware: facts
+                        .fw_versions
+                        .gpus
+                        .iter()
+                        .find(|f| f.gpu == g.index)
+                        .map(|f| {
+                            f.components
+                                .iter()
+                                .map(|(k, v)| (k.clone(), v.text.clone()))
+                                .collect()
+                        })
+                        .unwrap_or_default(),
                 });
             }
         }
@@ -231,6 +247,7 @@ mod tests {
             vbios: Some("113-D67301-063".into()),
             mec_firmware: Some(78),
             sdma_firmware: Some(8),
+            firmware: BTreeMap::from([("mes".to_owned(), "0x00000080".to_owned())]),
         };
         let a = NodeConfig {
             gpus: vec![gpu.clone()],
@@ -240,6 +257,9 @@ mod tests {
         let mut b = a.clone();
         b.gpus[0].pci_address = Some("0000:83:00.0".into());
         b.gpus[0].vbios = None;
+        b.gpus[0]
+            .firmware
+            .insert("mes".to_owned(), "0x00000083".to_owned());
         assert_eq!(fingerprint(&a), fingerprint(&b));
         b.gpus[0].device_id = Some(0x74a1);
         assert_ne!(fingerprint(&a), fingerprint(&b));

@@ -10,7 +10,9 @@ pub mod data_file;
 pub mod drm;
 pub mod fatbin;
 pub mod firmware;
+pub mod firmware_bad;
 pub mod frameworks;
+pub mod fw_versions;
 pub mod gtt;
 pub mod install;
 pub mod kernel_log;
@@ -30,6 +32,7 @@ pub mod process;
 pub mod properties;
 pub mod rocr_isa;
 pub mod support;
+pub mod telemetry;
 pub mod tools;
 pub mod topo;
 pub mod topology;
@@ -81,6 +84,11 @@ pub struct Facts {
     pub firmware: crate::facts::firmware::FirmwareFacts,
     /// TTM's and amdgpu's limits on the system memory GPUs may use (APU memory ceilings).
     pub gtt: crate::facts::gtt::GttFacts,
+    /// The firmware versions each GPU runs (`device/fw_version/*`, VBIOS).
+    pub fw_versions: crate::facts::fw_versions::FwVersionFacts,
+    /// Each GPU's temperatures, power, fan, clocks, busy and memory use, and `gpu_metrics`
+    /// (not read on a runtime-suspended GPU).
+    pub telemetry: crate::facts::telemetry::TelemetryFacts,
     /// Command line, blacklists, Secure Boot, containers, environment.
     pub platform: PlatformFacts,
     /// The operating system (`/etc/os-release`); `None` when not captured.
@@ -230,6 +238,16 @@ impl Facts {
                 }
             };
         let inventory = kfd.as_ref().map(Inventory::from_facts);
+        let fw_versions = crate::facts::fw_versions::FwVersionFacts::collect(
+            source,
+            (inventory.as_ref(), kfd.as_ref()),
+            &mut problems.system,
+        );
+        let telemetry = crate::facts::telemetry::TelemetryFacts::collect(
+            source,
+            (inventory.as_ref(), kfd.as_ref()),
+            &mut problems.system,
+        );
         let processes = kfd.as_ref().and_then(|k| {
             let (ps, p) = collect::<Processes>(source, &k.topology);
             ps.map(|ps| Processes { problems: p, ..ps })
@@ -298,6 +316,8 @@ impl Facts {
             module,
             firmware,
             gtt,
+            fw_versions,
+            telemetry,
             platform,
             os_release,
             identity,

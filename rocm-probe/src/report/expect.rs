@@ -18,6 +18,9 @@
 //! rocm = ">=6.2, <6.3"         # comparators joined by commas; "6.2" matches 6.2.x
 //! amdgpu = ">=6.8"             # amdgpu module version (amdgpu-dkms); absent for in-tree
 //! kernel = ">=6.8"
+//! [firmware]                   # every GPU's device/fw_version/<component>_fw_version
+//! mes = ">=0x00000080, !=0x00000083"   # hex, compared as numbers
+//! smc = "=0x004c6000"
 //! [require]
 //! libraries = ["rocblas", "hipblaslt"]   # present, with kernels for every GPU
 //! frameworks = ["PyTorch"]               # found, and ready on every GPU
@@ -27,7 +30,7 @@
 //! ```
 
 use crate::msg;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
@@ -35,8 +38,8 @@ use serde::{Deserialize, Serialize};
 use crate::facts::Facts;
 use crate::facts::agent::Inventory;
 use crate::finding::{
-    EXPECT_AMDGPU, EXPECT_FRAMEWORKS, EXPECT_GPUS, EXPECT_KERNEL, EXPECT_LIBRARIES, EXPECT_PCIE,
-    EXPECT_ROCM, Evidence, Finding, Layer, Status, Subject,
+    EXPECT_AMDGPU, EXPECT_FIRMWARE, EXPECT_FRAMEWORKS, EXPECT_GPUS, EXPECT_KERNEL,
+    EXPECT_LIBRARIES, EXPECT_PCIE, EXPECT_ROCM, Evidence, Finding, Layer, Status, Subject,
 };
 
 /// A node-conformance file.
@@ -52,6 +55,10 @@ pub struct Expectations {
     /// Version ranges.
     #[serde(default, skip_serializing_if = "Versions::is_empty")]
     pub versions: Versions,
+    /// Firmware version ranges by component (`mes`, `smc`, …: `device/fw_version/<component>_fw_version`
+    /// of every GPU that has the file).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub firmware: BTreeMap<String, String>,
     /// Libraries and frameworks that must work on every GPU.
     #[serde(default, skip_serializing_if = "Require::is_empty")]
     pub require: Require,
@@ -196,6 +203,14 @@ impl Expectations {
                 });
             }
         }
+        for (component, range) in &e.firmware {
+            if let Err(m) = FirmwareRange::parse(range) {
+                return Err(ExpectError {
+                    path: path.to_owned(),
+                    message: format!("key `firmware.{component}`: {m}"),
+                });
+            }
+        }
         let unknown = unknown_ignored(&e.policy.ignore);
         if !unknown.is_empty() {
             return Err(ExpectError {
@@ -245,6 +260,18 @@ impl Expectations {
             e.versions.amdgpu = m.version.as_deref().map(exact);
             e.versions.kernel = m.kernel_release.as_deref().map(exact);
         }
+        // Each component every GPU that has it runs at one version: that version, exactly.
+        let mut seen: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for g in &facts.fw_versions.gpus {
+            for (k, v) in g.components.iter().filter(|(_, v)| v.value.is_some()) {
+                seen.entry(k).or_default().insert(&v.text);
+            }
+        }
+        e.firmware = seen
+            .into_iter()
+            .filter(|(_, v)| v.len() == 1)
+            .filter_map(|(k, v)| Some((k.to_owned(), exact(v.first()?))))
+            .collect();
         e.require.libraries = libraries_with_kernels(facts, findings);
         e.require.frameworks = ready_frameworks(findings);
         e.policy.ignore = findings
@@ -282,8 +309,40 @@ impl Expectations {
         self.check_gpus(facts, inv, below, &mut out);
         self.check_pcie(facts, &mut out);
         self.check_versions(facts, &mut out);
+        self.check_firmware(facts, &mut out);
         self.check_require(facts, below, &mut out);
         out
+    }
+
+    /// `[firmware]`: every GPU with the component's file must run a version in its range; a GPU
+    /// whose drm device has a `fw_version` directory without the file is unmet (`found none`).
+    fn check_firmware(&self, facts: &Facts, out: &mut Vec<Finding>) {
+        let mut unmet = Vec::new();
+        for (component, want) in &self.firmware {
+            let Ok(range) = FirmwareRange::parse(want) else {
+                continue;
+            };
+            for g in facts
+                .fw_versions
+                .gpus
+                .iter()
+                .filter(|g| !g.components.is_empty())
+            {
+                let have = g.components.get(component);
+                if have.and_then(|v| v.value).is_some_and(|v| range.matches(v)) {
+                    continue;
+                }
+                let have = have.map_or_else(|| msg!("expect.none"), |v| v.text.clone());
+                unmet.push(msg!("expect.firmware", gpu = g.gpu, component, want, have));
+            }
+        }
+        if !unmet.is_empty() {
+            out.push(unmet_finding(
+                EXPECT_FIRMWARE,
+                &msg!("expect.firmware-what"),
+                &unmet,
+            ));
+        }
     }
 
     fn check_gpus(
@@ -693,6 +752,44 @@ impl VersionRange {
     }
 }
 
+/// Firmware comparators joined by commas, hex values: `>=0x00000080`, `=0x004c6000`,
+/// `!=0x83`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FirmwareRange(Vec<(String, u64)>);
+
+impl FirmwareRange {
+    /// Parses a range; the error says what is wrong.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut parts = Vec::new();
+        for raw in text.split(',') {
+            let raw = raw.trim();
+            let op = ["<=", ">=", "!=", "<", ">", "="]
+                .into_iter()
+                .find(|op| raw.starts_with(op))
+                .unwrap_or("=");
+            let value = crate::facts::fw_versions::parse_version(raw.trim_start_matches(op).trim())
+                .ok_or_else(|| {
+                    format!("{raw:?} is not a firmware version comparison such as >=0x00000080")
+                })?;
+            parts.push((op.to_owned(), value));
+        }
+        Ok(Self(parts))
+    }
+
+    /// Whether `version` is in the range.
+    pub fn matches(&self, version: u64) -> bool {
+        self.0.iter().all(|(op, want)| match op.as_str() {
+            "=" => version == *want,
+            "!=" => version != *want,
+            "<" => version < *want,
+            "<=" => version <= *want,
+            ">" => version > *want,
+            ">=" => version >= *want,
+            _ => false,
+        })
+    }
+}
+
 /// Compares with missing trailing components as 0 (6.2 = 6.2.0).
 fn compare(a: &[u64], b: &[u64]) -> std::cmp::Ordering {
     let n = a.len().max(b.len());
@@ -813,11 +910,24 @@ mod tests {
     }
 
     #[test]
+    fn firmware_ranges_are_hex_comparisons() {
+        let r = FirmwareRange::parse(">=0x00000080, !=0x00000083").unwrap();
+        assert!(r.matches(0x80) && r.matches(0x86));
+        assert!(!r.matches(0x83) && !r.matches(0x7f));
+        assert!(FirmwareRange::parse("0x80").unwrap().matches(0x80));
+        assert!(FirmwareRange::parse(">=128").is_err());
+        let e = Expectations::parse("[firmware]\nmes = \">=0x8z\"\n", "x.toml").unwrap_err();
+        assert!(e.message.contains("firmware.mes"), "{}", e.message);
+    }
+
+    #[test]
     fn round_trip_through_toml() {
         let mut e = Expectations::default();
         e.gpus.physical = Some(8);
         e.gpus.targets = Some(vec!["gfx942".into()]);
         e.versions.rocm = Some("=6.2.0".into());
+        e.firmware
+            .insert("mes".into(), ">=0x00000080, !=0x00000083".into());
         e.policy.ignore = vec!["hardware.partition-missing".into()];
         let text = e.to_toml("a test");
         assert_eq!(Expectations::parse(&text, "t").unwrap(), e);

@@ -2,6 +2,7 @@
 
 pub mod active;
 pub mod container;
+pub mod firmware_versions;
 pub mod kernel_log;
 pub mod platform;
 pub mod rules;
@@ -79,6 +80,7 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
         return out;
     }
     not_in_kfd(f, &mut out);
+    firmware_versions::check(f, &mut out);
     devices(f, &mut out);
     container::check(f, &mut out);
     tuning(f, profile, &mut out);

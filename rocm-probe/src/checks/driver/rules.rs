@@ -51,6 +51,7 @@ declare_rules! {
     IDENTITY_NOT_RECORDED = "driver.identity-not-recorded", Driver, Skip;
     KFD_READY = "driver.kfd-ready", Driver, Pass;
     CONTAINER = "driver.container", Driver, Info;
+    FIRMWARE_KNOWN_BAD = "driver.firmware-known-bad", Driver, Warn;
     WSL = "driver.wsl", Driver, Info;
     WSL_DXG_UNUSABLE = "driver.wsl-dxg-unusable", Driver, Fail => [
         runtime::rules::ROCR_INIT_FAILED,
@@ -120,6 +121,7 @@ declare_rules! {
     DRIVER_EXPECT_RULES;
     EXPECT_AMDGPU = "driver.expect-amdgpu", Driver, Fail;
     EXPECT_KERNEL = "driver.expect-kernel", Driver, Fail;
+    EXPECT_FIRMWARE = "driver.expect-firmware", Driver, Fail;
 }
 
 declare_rules! {

@@ -2,6 +2,7 @@
 
 pub mod platform;
 pub mod rules;
+pub mod telemetry;
 
 use std::collections::BTreeMap;
 
@@ -95,6 +96,7 @@ pub fn check(f: &Facts) -> Vec<Finding> {
             out.extend(devices(inv, kfd));
         }
         out.extend(platform::memory_capped(f, inv));
+        out.extend(telemetry::check(f, inv));
     }
     out
 }

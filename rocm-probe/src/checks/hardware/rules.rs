@@ -36,6 +36,8 @@ declare_rules! {
     RAS_EVENT_LOGGED = "hardware.ras-event-logged", Hardware, Warn => [
         driver::rules::GPU_HANG,
     ];
+    GPU_THROTTLING = "hardware.gpu-throttling", Hardware, Warn;
+    GPU_FAN_STOPPED = "hardware.gpu-fan-stopped", Hardware, Warn => [GPU_THROTTLING];
 }
 
 declare_rules! {

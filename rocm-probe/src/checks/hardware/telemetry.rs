@@ -1,0 +1,289 @@
+//! Layer 1, what the GPU's firmware says it is doing right now (issue 19, item 4): throttling in
+//! effect, from `gpu_metrics`' ASIC-independent `indep_throttle_status`; and a fan standing
+//! still on a hot, busy GPU (hwmon).
+//!
+//! One firmware quirk is known and filtered: RDNA 3 and RDNA 4 discrete GPUs set
+//! `TEMP_HOTSPOT` almost always, idle included (Umio-Yasuno/libdrm-amdgpu-sys-rs#7 on Navi 31,
+//! ROCm/rocm-systems#11781 on Navi 48 at 37 °C, LACT's RX 7600S capture at 54 °C; MangoHud
+//! #1690 ignores it below 90 °C). The probe counts `TEMP_HOTSPOT` only when the hotspot
+//! temperature is at least [`HOTSPOT_REAL_C`].
+
+use crate::facts::Facts;
+use crate::facts::agent::Inventory;
+use crate::facts::telemetry::gpu_metrics::{Throttler, throttler_names};
+use crate::facts::telemetry::{GpuTelemetry, gpu_devices};
+use crate::finding::{Evidence, Finding, GPU_FAN_STOPPED, GPU_THROTTLING, Status, Subject};
+use crate::msg;
+
+/// Below this hotspot temperature (°C) a set `TEMP_HOTSPOT` bit is the firmware quirk, not
+/// throttling (MangoHud's threshold, flightlessmango/MangoHud#1690).
+pub const HOTSPOT_REAL_C: u32 = 90;
+
+/// The throttlers in effect: `(group, bit name)`, the hotspot quirk removed.
+pub fn throttling(t: &GpuTelemetry) -> Vec<(Throttler, String)> {
+    let Some(m) = &t.metrics else {
+        return Vec::new();
+    };
+    let Some(status) = m.indep_throttle_status else {
+        return Vec::new();
+    };
+    let hotspot_c = m.temperature_hotspot_mc.map(|v| v / 1000).or_else(|| {
+        t.hwmon
+            .as_ref()
+            .and_then(|h| h.temperature("junction"))
+            .and_then(|v| u32::try_from(v / 1000).ok())
+    });
+    throttler_names(status)
+        .into_iter()
+        .filter(|(_, name)| name != "TEMP_HOTSPOT" || hotspot_c.is_none_or(|c| c >= HOTSPOT_REAL_C))
+        .collect()
+}
+
+/// A fan at 0 RPM counts as stopped only at or above this temperature (°C, the hottest hwmon
+/// sensor): RDNA 3/4 cards keep their fans off below a cutoff of about 70–75 °C by design
+/// (LACT#384, LACT#263).
+pub const FAN_STOPPED_HOT_C: i64 = 80;
+/// … and only while the GPU is at least this busy (`gpu_busy_percent`).
+pub const FAN_STOPPED_BUSY: u64 = 50;
+
+/// The hottest sensor (°C) when the GPU has a fan (`fan1_max` > 0) reading 0 RPM while busy and
+/// hot.
+pub fn fan_stopped(t: &GpuTelemetry) -> Option<i64> {
+    let h = t.hwmon.as_ref()?;
+    let hottest = h.temperatures.iter().filter_map(|s| s.millidegrees).max()? / 1000;
+    let stopped = h.fan_rpm == Some(0)
+        && h.fan_max_rpm.is_some_and(|m| m > 0)
+        && t.busy_percent.is_some_and(|b| b >= FAN_STOPPED_BUSY)
+        && hottest >= FAN_STOPPED_HOT_C;
+    stopped.then_some(hottest)
+}
+
+/// One finding per GPU whose firmware throttles it now: a warning for thermal or current
+/// limits, information for power limits alone (a GPU at its power cap under full load).
+pub fn check(f: &Facts, inv: &Inventory) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let dirs: Vec<_> = gpu_devices(Some(inv));
+    for t in &f.telemetry.gpus {
+        if let (Some(hottest), Some(g), Some(h)) =
+            (fan_stopped(t), inv.gpus.get(t.gpu), t.hwmon.as_ref())
+        {
+            let dir = dirs
+                .iter()
+                .find(|d| d.0 == t.gpu)
+                .map_or_else(String::new, |d| d.3.clone());
+            let hw = format!("{dir}/hwmon/{}", h.dir);
+            out.push(
+                GPU_FAN_STOPPED
+                    .finding(msg!(
+                        "hardware.gpu-fan-stopped",
+                        gpu = inv.gpu_name(g).to_string(),
+                        celsius = hottest,
+                        busy = t.busy_percent.unwrap_or(0)
+                    ))
+                    .with(Evidence::new(format!("{hw}/fan1_input"), "0"))
+                    .with(Evidence::new(
+                        format!("{hw}/fan1_max"),
+                        h.fan_max_rpm.unwrap_or(0).to_string(),
+                    ))
+                    .with(Evidence::new(
+                        format!("{hw}/temp*_input"),
+                        msg!("hardware.gpu-hotspot-sensor", celsius = hottest),
+                    ))
+                    .with(Evidence::new(
+                        format!("{dir}/gpu_busy_percent"),
+                        t.busy_percent.unwrap_or(0).to_string(),
+                    ))
+                    .remedy(msg!("hardware.gpu-fan-stopped-remedy"))
+                    .about(Subject::gpu(g.index, g.pci_address.clone())),
+            );
+        }
+        let set = throttling(t);
+        if set.is_empty() {
+            continue;
+        }
+        let Some(g) = inv.gpus.get(t.gpu) else {
+            continue;
+        };
+        let dir = dirs
+            .iter()
+            .find(|d| d.0 == t.gpu)
+            .map_or_else(String::new, |d| d.3.clone());
+        let name = inv.gpu_name(g).to_string();
+        let bits: Vec<&str> = set.iter().map(|(_, n)| n.as_str()).collect();
+        let power_only = set.iter().all(|(k, _)| *k == Throttler::Power);
+        let status = if power_only {
+            Status::Info
+        } else {
+            Status::Warn
+        };
+        let metrics = t.metrics.as_ref();
+        let mut finding = GPU_THROTTLING
+            .finding_with(
+                status,
+                if power_only {
+                    msg!(
+                        "hardware.gpu-throttling-power",
+                        gpu = name,
+                        bits = bits.join(", ")
+                    )
+                } else {
+                    msg!(
+                        "hardware.gpu-throttling",
+                        gpu = name,
+                        bits = bits.join(", ")
+                    )
+                },
+            )
+            .with(Evidence::new(
+                format!("{dir}/gpu_metrics"),
+                msg!(
+                    "hardware.gpu-throttling-status",
+                    status = format!(
+                        "0x{:x}",
+                        metrics.and_then(|m| m.indep_throttle_status).unwrap_or(0)
+                    ),
+                    bits = bits.join(", ")
+                ),
+            ));
+        if let Some(m) = metrics {
+            if let Some(c) = m.temperature_hotspot_mc.or(m.temperature_gfx_mc) {
+                finding = finding.with(Evidence::new(
+                    format!("{dir}/gpu_metrics"),
+                    msg!("hardware.gpu-hotspot", celsius = c / 1000),
+                ));
+            }
+            if let Some(mw) = m.socket_power_mw {
+                finding = finding.with(Evidence::new(
+                    format!("{dir}/gpu_metrics"),
+                    msg!("hardware.gpu-socket-power", watts = mw / 1000),
+                ));
+            }
+        }
+        if let Some(h) = &t.hwmon {
+            if let Some(cap) = h.power_cap_uw {
+                finding = finding.with(Evidence::new(
+                    format!("{dir}/hwmon/{}/power1_cap", h.dir),
+                    msg!("hardware.gpu-power-cap", watts = cap / 1_000_000),
+                ));
+            }
+        }
+        let remedy = if power_only {
+            msg!("hardware.gpu-throttling-power-remedy")
+        } else {
+            msg!("hardware.gpu-throttling-remedy")
+        };
+        out.push(
+            finding
+                .remedy(remedy)
+                .about(Subject::gpu(g.index, g.pci_address.clone())),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::telemetry::gpu_metrics::parse;
+    use crate::facts::telemetry::{Hwmon, Temperature};
+
+    fn with(bytes: &[u8]) -> GpuTelemetry {
+        GpuTelemetry {
+            metrics: Some(parse(bytes)),
+            ..GpuTelemetry::default()
+        }
+    }
+
+    fn capture(path: &str) -> Vec<u8> {
+        std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("..")
+                .join(path),
+        )
+        .unwrap()
+    }
+
+    /// Sets `indep_throttle_status` (offset 112) and the hotspot temperature (offset 6) of a
+    /// v1.3 table.
+    fn v13(status: u64, hotspot_c: u16) -> Vec<u8> {
+        let mut b = capture("tests/data/gpu_metrics/rx7800xt-v1.3");
+        b[112..120].copy_from_slice(&status.to_le_bytes());
+        b[6..8].copy_from_slice(&hotspot_c.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn the_rdna3_hotspot_bit_below_90_c_is_not_throttling() {
+        // LACT's real RX 7600S table: TEMP_HOTSPOT (bit 36) set at 54 °C, idle.
+        let b = capture("tests/data/gpu_metrics/rx7600s-v1.3");
+        let t = with(&b);
+        assert_eq!(
+            t.metrics.as_ref().unwrap().indep_throttle_status,
+            Some(1 << 36)
+        );
+        assert_eq!(
+            t.metrics.as_ref().unwrap().temperature_hotspot_mc,
+            Some(54000)
+        );
+        assert!(throttling(&t).is_empty());
+        // At 95 °C it counts.
+        assert_eq!(
+            throttling(&with(&v13(1 << 36, 95))),
+            vec![(Throttler::Thermal, "TEMP_HOTSPOT".to_owned())]
+        );
+        // Power and the hotspot quirk at 75 °C (ROCm/rocm-systems#11781, under load): power only.
+        assert_eq!(
+            throttling(&with(&v13(1 | 1 << 36, 75))),
+            vec![(Throttler::Power, "PPT0".to_owned())]
+        );
+        assert_eq!(
+            throttling(&with(&v13(1 << 35 | 1 << 16, 60))),
+            vec![
+                (Throttler::Current, "TDC_GFX".to_owned()),
+                (Throttler::Thermal, "TEMP_EDGE".to_owned())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_fan_is_stopped_only_when_hot_and_busy() {
+        let t = |fan: u64, max: u64, busy: u64, c: i64| GpuTelemetry {
+            hwmon: Some(Hwmon {
+                temperatures: vec![Temperature {
+                    label: "junction".into(),
+                    millidegrees: Some(c * 1000),
+                    crit_millidegrees: None,
+                }],
+                fan_rpm: Some(fan),
+                fan_max_rpm: Some(max),
+                ..Hwmon::default()
+            }),
+            busy_percent: Some(busy),
+            ..GpuTelemetry::default()
+        };
+        assert_eq!(fan_stopped(&t(0, 6000, 100, 109)), Some(109));
+        assert_eq!(fan_stopped(&t(0, 6000, 100, 70)), None); // zero-RPM below the cutoff
+        assert_eq!(fan_stopped(&t(0, 6000, 3, 95)), None); // idle
+        assert_eq!(fan_stopped(&t(1200, 6000, 100, 95)), None);
+        assert_eq!(fan_stopped(&t(0, 0, 100, 95)), None); // no fan (passive, APU)
+    }
+
+    #[test]
+    fn no_table_no_status_no_throttling() {
+        assert!(throttling(&GpuTelemetry::default()).is_empty());
+        // v2.1 (Phoenix) has no ASIC-independent status.
+        let apu = capture("fixtures/apu-phoenix-780m/sys/class/drm/card1/device/gpu_metrics");
+        assert!(throttling(&with(&apu)).is_empty());
+        // Without a hotspot in the table, hwmon's junction decides.
+        let mut t = with(&v13(1 << 36, u16::MAX));
+        t.hwmon = Some(Hwmon {
+            temperatures: vec![Temperature {
+                label: "junction".into(),
+                millidegrees: Some(41000),
+                crit_millidegrees: None,
+            }],
+            ..Hwmon::default()
+        });
+        assert!(throttling(&t).is_empty());
+    }
+}
