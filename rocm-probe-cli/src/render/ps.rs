@@ -10,7 +10,7 @@ const MIB: u64 = 1 << 20;
 /// Renders the process view.
 pub fn text(ps: &Processes, out: &mut dyn Write) -> io::Result<()> {
     if ps.processes.is_empty() {
-        return writeln!(out, "No process is using a GPU through KFD.");
+        return writeln!(out, "{}", rocm_probe::msg!("cli.ps-none"));
     }
     writeln!(
         out,
@@ -24,7 +24,12 @@ pub fn text(ps: &Processes, out: &mut dyn Write) -> io::Result<()> {
             .as_deref()
             .map_or_else(|| "?".to_owned(), escape::text);
         if p.gpus.is_empty() {
-            writeln!(out, "{:>8}  {comm:<16} (no GPU memory or queues)", p.pid)?;
+            writeln!(
+                out,
+                "{:>8}  {comm:<16} {}",
+                p.pid,
+                rocm_probe::msg!("cli.ps-no-gpu")
+            )?;
         }
         for g in &p.gpus {
             let queues: Vec<String> = p
