@@ -469,6 +469,9 @@ pub enum Command {
         /// Shorthand for --format json.
         #[arg(long, conflicts_with = "format")]
         json: bool,
+        /// Text: one row per KFD GPU node (every partition) instead of one per physical GPU.
+        #[arg(long)]
+        nodes: bool,
         #[command(flatten)]
         source: RootArg,
         #[command(flatten)]

@@ -72,15 +72,32 @@ fn dispatch(args: &Args, source: Source, out: &mut dyn Write) -> Result<u8> {
             c.color.color,
             out,
         ),
-        Command::Explain { data: true, .. } => explain_data(out),
-        Command::Explain { id, .. } => explain(id.as_deref(), args.lang(), out),
-        Command::Topo { format, json, .. } => {
+        Command::Explain { id, data, .. } => {
+            // Rendered whole, then every line wider than the terminal wrapped under itself.
+            let mut text = Vec::new();
+            let code = if *data {
+                explain_data(&mut text)?
+            } else {
+                explain(id.as_deref(), args.lang(), &mut text)?
+            };
+            let width = render::width();
+            for line in String::from_utf8_lossy(&text).lines() {
+                writeln!(out, "{}", render::fit(line, width))?;
+            }
+            Ok(code)
+        }
+        Command::Topo {
+            format,
+            json,
+            nodes,
+            ..
+        } => {
             let format = if *json {
                 crate::args::TopoFormat::Json
             } else {
                 *format
             };
-            topo(&source, format, out)
+            topo(&source, format, *nodes, out)
         }
         Command::Completions { shell, .. } => {
             let mut cmd = <Args as clap::CommandFactory>::command();
@@ -243,7 +260,7 @@ fn report(
         Format::Markdown => render::markdown::markdown(&report, &facts, source, out)?,
         Format::Text => {
             let style = render::report::Style {
-                color: render::use_color(color),
+                color: render::use_color(color, args.output.output.is_none()),
                 verbose: args.verbose,
                 layer: args.layer,
             };
@@ -376,14 +393,15 @@ fn diff(a: &std::path::Path, b: &std::path::Path, json: bool, out: &mut dyn Writ
 
 fn explain(id: Option<&str>, lang: rocm_probe::i18n::Lang, out: &mut dyn Write) -> Result<u8> {
     let Some(id) = id else {
+        let width = render::width();
         for r in rules() {
-            writeln!(
-                out,
-                "{:<36} {:<5} {}",
+            let line = format!(
+                "{:<36} {} {}",
                 r.id,
-                rocm_probe::finding::status_word(r.status, lang),
+                render::pad(rocm_probe::finding::status_word(r.status, lang), 5),
                 rocm_probe::finding::rule_title(r, lang)
-            )?;
+            );
+            writeln!(out, "{}", render::hang(&line, width, "", &" ".repeat(43)))?;
         }
         return Ok(OK);
     };
@@ -408,7 +426,7 @@ fn explain(id: Option<&str>, lang: rocm_probe::i18n::Lang, out: &mut dyn Write) 
     )?;
     writeln!(out)?;
     let text = rocm_probe::finding::rule_explain(r, lang);
-    writeln!(out, "{}", render::wrap(text, 96))?;
+    writeln!(out, "{}", render::wrap(text, render::width()))?;
     // The cause graph around it: what the report names as this finding's cause, and what it
     // names as following from it.
     let causes: Vec<&str> = rocm_probe::finding::causes_of(r.id).map(|c| c.id).collect();
@@ -663,7 +681,12 @@ fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write)
     Ok(code)
 }
 
-fn topo(source: &Source, format: crate::args::TopoFormat, out: &mut dyn Write) -> Result<u8> {
+fn topo(
+    source: &Source,
+    format: crate::args::TopoFormat,
+    nodes: bool,
+    out: &mut dyn Write,
+) -> Result<u8> {
     let facts = match AgentFacts::gather(source) {
         Ok(facts) => facts,
         Err(e) => return no_kfd(&e),
@@ -672,7 +695,9 @@ fn topo(source: &Source, format: crate::args::TopoFormat, out: &mut dyn Write) -
     warn_problems(&inventory);
     let m = rocm_probe::facts::topo::matrix(&facts.topology);
     match format {
-        crate::args::TopoFormat::Text => write!(out, "{}", rocm_probe::facts::topo::text(&m))?,
+        crate::args::TopoFormat::Text => {
+            render::topo::text(&m, &inventory, nodes, render::width(), out)?;
+        }
         crate::args::TopoFormat::Dot => {
             write!(out, "{}", rocm_probe::facts::topo::dot(&m, &inventory))?
         }
