@@ -406,7 +406,15 @@ fn explain(id: Option<&str>, lang: rocm_probe::i18n::Lang, out: &mut dyn Write) 
         return Ok(OK);
     };
     let Some(r) = rule(id) else {
-        anyhow::bail!(msg!("cli.unknown-finding", id = format!("{id:?}")));
+        let near = closest_ids(id);
+        if near.is_empty() {
+            anyhow::bail!(msg!("cli.unknown-finding", id = format!("{id:?}")));
+        }
+        anyhow::bail!(msg!(
+            "cli.unknown-finding-near",
+            id = format!("{id:?}"),
+            near = rocm_probe::i18n::list(&near)
+        ));
     };
     writeln!(
         out,
@@ -444,6 +452,32 @@ fn explain(id: Option<&str>, lang: rocm_probe::i18n::Lang, out: &mut dyn Write) 
         }
     }
     Ok(OK)
+}
+
+/// The declared ids closest to an unknown `id`: those that contain it, else those within a few
+/// edits of it (a third of its length, at least 3), nearest first; at most five.
+fn closest_ids(id: &str) -> Vec<&'static str> {
+    let id = id.trim().to_ascii_lowercase();
+    if id.is_empty() {
+        return Vec::new();
+    }
+    let containing: Vec<&'static str> = rules()
+        .iter()
+        .map(|r| r.id)
+        .filter(|r| r.contains(id.as_str()))
+        .take(5)
+        .collect();
+    if !containing.is_empty() {
+        return containing;
+    }
+    let limit = (id.chars().count() / 3).max(3);
+    let mut near: Vec<(usize, &'static str)> = rules()
+        .iter()
+        .map(|r| (strsim::levenshtein(&id, r.id), r.id))
+        .filter(|(d, _)| *d <= limit)
+        .collect();
+    near.sort();
+    near.into_iter().take(5).map(|(_, r)| r).collect()
 }
 
 /// `explain --data`: the release rows the GPU-support check knows, and the newest of them.

@@ -89,3 +89,18 @@ fn the_sweep_sees_a_wide_line() {
     assert!(too_wide(&format!("     {}", "/x".repeat(60))).is_empty());
     assert_eq!(too_wide(&"通过 ".repeat(20)).len(), 1);
 }
+
+/// Without COLUMNS and not on a terminal (a pipe, a file): 80 columns.
+#[test]
+fn a_pipe_gets_80_columns() {
+    let r = run(probe()
+        .env_remove("COLUMNS")
+        .arg("--root")
+        .arg(common::fixture("kfd-permission-denied")));
+    assert!(r.stdout.lines().all(|l| l.width() <= WIDTH), "{}", r.stdout);
+    assert!(
+        r.stdout.lines().next().unwrap().width() > 60,
+        "{}",
+        r.stdout
+    );
+}
