@@ -8,6 +8,9 @@ use std::io::{self, Write};
 use rocm_probe::facts::topo::{Link, TopoMatrix};
 use rocm_probe::{Inventory, msg};
 
+/// What a matrix shows of a link.
+type Cell = dyn Fn(&Link) -> String;
+
 /// The rows and columns: a label and the KFD node whose links stand for it.
 struct Axis {
     labels: Vec<String>,
@@ -72,7 +75,7 @@ pub fn text(
         }
     };
     let link = |a: u32, b: u32| m.links.get(&(a, b));
-    let tables: [(&str, &dyn Fn(&Link) -> String); 4] = [
+    let tables: [(&str, &Cell); 4] = [
         ("Weight between two GPUs", &|l: &Link| {
             l.weight.map_or("N/A".to_owned(), |w| w.to_string())
         }),
