@@ -109,9 +109,9 @@ pub fn pad(s: &str, width: usize) -> String {
 /// A no-break space: what joins the words of a `command` in backticks while it is wrapped.
 const GLUE: char = '\u{a0}';
 
-/// Wraps prose at `width` columns: at spaces, and between CJK characters (which have none), by
-/// the Unicode line-breaking rules (never before closing punctuation), never inside a word, a
-/// path or a URL, and never inside a `command` in backticks (it is copied and pasted whole).
+/// Wraps prose at `width` columns: at spaces, and between CJK characters (which have none; never
+/// before closing punctuation), never inside a word, a path or a URL, and never inside a
+/// `command` in backticks that fits on a line (it is copied and pasted whole).
 pub fn wrap(text: &str, width: usize) -> String {
     hang(text, width, "", "")
 }
