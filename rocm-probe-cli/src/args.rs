@@ -671,7 +671,8 @@ pub fn hoist(argv: Vec<OsString>) -> Result<Vec<OsString>, clap::Error> {
     let Some(name) = argv.get(i).and_then(|t| t.to_str()) else {
         return Ok(argv);
     };
-    let Some(sub) = cmd.find_subcommand(name) else {
+    // `help` is clap's own: `rocm-probe --root DIR help` prints the help as before.
+    let Some(sub) = cmd.find_subcommand(name).filter(|s| s.get_name() != "help") else {
         return Ok(argv);
     };
     if given.is_empty() {

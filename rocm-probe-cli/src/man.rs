@@ -18,12 +18,13 @@ const SECTIONS: &[(&str, &[&str])] = &[
             "0\tThe command ran and found nothing wrong: report and check found no failure (and, with --strict, no warning); agents, topo and targets found a GPU; diff found no difference; inspect found a loadable code object for every GPU.",
             "1\tThe command ran and its answer is no: a failure in the report (a warning too with --strict) or an unmet expectation of check; no GPU or no KFD for agents, topo, ps and targets; a difference for diff; a GPU without a loadable code object for inspect.",
             "2\tThe probe could not run: an argument or option it does not take, an unreadable --root, --expect or report file, a --lock held by another run, a --deadline that passed, or an output it could not write.",
+            "3\treport and check: no failure, but no GPU could be checked, so the verdict is undetermined (under WSL, for example).",
         ],
     ),
     (
         "ENVIRONMENT",
         &[
-            "LC_ALL, LC_MESSAGES, LANG\tThe language of the prose when --lang is not given: zh_* is Simplified Chinese, anything else English.",
+            "LC_ALL, LC_MESSAGES, LANG\tThe language of the prose when --lang is not given, from the first that is set: zh* is Simplified Chinese, anything else English.",
             "COLUMNS\tThe width text output is wrapped at; else the terminal's width; 80 when the output is not a terminal.",
             "NO_COLOR\tWhen set and not empty, --color auto does not colour.",
             "CLICOLOR_FORCE\tWhen set and not 0, --color auto colours even when the output is not a terminal.",
