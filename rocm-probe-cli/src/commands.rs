@@ -21,49 +21,103 @@ const OK: u8 = 0;
 /// Exit code: the command ran and found no GPU (or a failure, for reports).
 const NOT_FOUND: u8 = 1;
 
-/// Runs the command; `Err` means the probe could not run (exit 2).
+/// Runs the command; `Err` means the probe could not run (exit 2). With `-o FILE` the output
+/// goes to FILE (atomically, and only when the command ran), not to `out`.
 pub fn run(args: &Args, out: &mut dyn Write) -> Result<u8> {
-    let source = match &args.root {
+    let started = std::time::Instant::now();
+    let shared = args.shared();
+    let source = match shared.root {
         Some(dir) => Source::fixture(dir)?,
         None => Source::live(),
     };
-    match &args.command {
-        Some(Command::Snapshot { dir, no_redact }) => snapshot(source, dir, !*no_redact, out),
-        None => report(&source, &args.report, None, args.color, out),
-        Some(Command::Report(r)) => report(&source, r, None, args.color, out),
-        Some(Command::Check {
-            expect,
-            write_expect,
-            report: r,
-        }) => check(
+    let _lock = match shared.lock {
+        Some(path) => Some(crate::runlock::acquire(path)?),
+        None => None,
+    };
+    // Held until the command is done: with -o it goes to the file, and with --deadline nothing
+    // is printed by a run that ends past it.
+    let held = shared.output.is_some() || shared.deadline.is_some();
+    let mut buffer: Vec<u8> = Vec::new();
+    let code = if held {
+        dispatch(args, source, &mut buffer)?
+    } else {
+        dispatch(args, source, out)?
+    };
+    // A run that finished, but later than its deadline, fails as the watchdog would have failed
+    // it a moment earlier: the deadline is the answer's, not only the watchdog's.
+    if let Some(limit) = shared.deadline.filter(|&limit| started.elapsed() > limit) {
+        anyhow::bail!(msg!("cli.deadline", seconds = limit.as_secs_f64()));
+    }
+    match shared.output {
+        Some(path) => rocm_probe::source::atomic::write_output(path, &buffer)
+            .map_err(|e| option_error("--output", path, &e))?,
+        None if held => out.write_all(&buffer)?,
+        None => {}
+    }
+    Ok(code)
+}
+
+fn dispatch(args: &Args, source: Source, out: &mut dyn Write) -> Result<u8> {
+    let Some(command) = &args.command else {
+        return report(&source, &args.report, None, args.color.color, out);
+    };
+    match command {
+        Command::Snapshot { dir, no_redact, .. } => snapshot(source, dir, !*no_redact, out),
+        Command::Report(c) => report(&source, &c.report, None, c.color.color, out),
+        Command::Check(c) => check(
             &source,
-            expect.as_deref(),
-            write_expect.as_deref(),
-            r,
-            args.color,
+            c.expect.as_deref(),
+            c.write_expect.as_deref(),
+            &c.report,
+            c.color.color,
             out,
         ),
-        Some(Command::Explain { data: true, .. }) => explain_data(out),
-        Some(Command::Explain { id, .. }) => explain(id.as_deref(), args.lang(), out),
-        Some(Command::Topo { format }) => topo(&source, *format, out),
-        Some(Command::Completions { shell }) => {
+        Command::Explain { id, data, .. } => {
+            // Rendered whole, then every line wider than the terminal wrapped under itself.
+            let mut text = Vec::new();
+            let code = if *data {
+                explain_data(&mut text)?
+            } else {
+                explain(id.as_deref(), args.lang(), &mut text)?
+            };
+            let width = render::width();
+            for line in String::from_utf8_lossy(&text).lines() {
+                writeln!(out, "{}", render::fit(line, width))?;
+            }
+            Ok(code)
+        }
+        Command::Topo {
+            format,
+            json,
+            nodes,
+            ..
+        } => {
+            let format = if *json {
+                crate::args::TopoFormat::Json
+            } else {
+                *format
+            };
+            topo(&source, format, *nodes, out)
+        }
+        Command::Completions { shell, .. } => {
             let mut cmd = <Args as clap::CommandFactory>::command();
             clap_complete::generate(*shell, &mut cmd, "rocm-probe", out);
             Ok(OK)
         }
-        Some(Command::Man) => {
-            clap_mangen::Man::new(<Args as clap::CommandFactory>::command()).render(out)?;
-            Ok(OK)
+        Command::Man { command, dir, .. } => {
+            crate::man::run(command.as_deref(), dir.as_deref(), out)
         }
-        Some(Command::Diff { a, b, json }) => diff(a, b, *json, out),
-        Some(Command::SlurmWrapper {
+        Command::Diff { a, b, format, .. } => diff(a, b, format.is_json(), out),
+        Command::SlurmWrapper {
             slurm_conf,
             probe,
             scontrol,
             lock,
             deadline,
-        }) => crate::slurm::wrapper(
-            args.root.as_deref(),
+            source: root,
+            ..
+        } => crate::slurm::wrapper(
+            root.root.as_deref(),
             slurm_conf,
             probe.as_deref(),
             scontrol.as_deref(),
@@ -71,20 +125,21 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<u8> {
             *deadline,
             out,
         ),
-        Some(Command::Agents { json, active }) => agents(&source, *json, active, out),
-        Some(Command::Ps { json }) => ps(&source, *json, out),
-        Some(Command::Targets { name }) => targets(&source, *name, out),
-        Some(Command::Inspect {
+        Command::Agents { format, active, .. } => agents(&source, format.is_json(), active, out),
+        Command::Ps { format, .. } => ps(&source, format.is_json(), out),
+        Command::Targets { name, .. } => targets(&source, *name, out),
+        Command::Inspect {
             files,
             targets,
-            json,
+            format,
             extract,
             disasm,
-        }) => inspect(
+            ..
+        } => inspect(
             &source,
             files,
             targets,
-            *json,
+            format.is_json(),
             extract.as_deref(),
             *disasm,
             out,
@@ -159,10 +214,12 @@ fn report(
         }),
         active: args.active.options(),
     };
-    let _lock = match &args.lock {
-        Some(path) => Some(crate::runlock::acquire(path)?),
-        None => None,
-    };
+    let format = if args.json { Format::Json } else { args.format };
+    if args.layer.is_some() && !matches!(format, Format::Text | Format::Json) {
+        let format = clap::ValueEnum::to_possible_value(&format)
+            .map_or_else(String::new, |v| v.get_name().to_owned());
+        anyhow::bail!(msg!("cli.layer-not-for-format", format));
+    }
     let started = std::time::Instant::now();
     let collect = rocm_probe::facts::CollectOptions {
         active: options.active.clone(),
@@ -189,17 +246,13 @@ fn report(
         writeln!(out, "{}", report.summary(usize::from(args.summary_width)))?;
         return Ok(exit(&report));
     }
-    let format = if args.json { Format::Json } else { args.format };
-    // -o FILE: the whole report goes there (atomically), nothing to standard output.
-    let mut buffer: Vec<u8> = Vec::new();
-    let out: &mut dyn Write = if args.output.is_some() {
-        &mut buffer
-    } else {
-        out
-    };
     match format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, &Document::new(source, &report))?;
+            let mut doc = serde_json::to_value(Document::new(source, &report))?;
+            if let Some(n) = args.layer {
+                only_layer(&mut doc, n);
+            }
+            serde_json::to_writer_pretty(&mut *out, &doc)?;
             writeln!(out)?;
         }
         Format::Junit => render::junit::junit(&report, out)?,
@@ -207,19 +260,41 @@ fn report(
         Format::Markdown => render::markdown::markdown(&report, &facts, source, out)?,
         Format::Text => {
             let style = render::report::Style {
-                color: render::use_color(color),
+                color: render::use_color(color, args.output.output.is_none()),
                 verbose: args.verbose,
                 layer: args.layer,
             };
             render::report::text(&report, source, style, out)?;
         }
     }
-    if let Some(path) = &args.output {
-        rocm_probe::source::atomic::write_output(path, &buffer)
-            .map_err(|e| option_error("--output", path, &e))?;
-    }
     Ok(exit(&report))
 }
+
+/// `--layer N` on a JSON report: only that layer in `layers`, only its findings in `findings`
+/// (the verdict and facts stay whole: they are the machine's).
+fn only_layer(doc: &mut serde_json::Value, n: u8) {
+    let Some(name) = rocm_probe::finding::Layer::ALL
+        .iter()
+        .find(|l| l.number() == n)
+        .map(|l| l.id())
+    else {
+        return;
+    };
+    if let Some(layers) = doc.get_mut("layers").and_then(|v| v.as_array_mut()) {
+        layers
+            .retain(|l| l.get("number").and_then(serde_json::Value::as_u64) == Some(u64::from(n)));
+    }
+    if let Some(findings) = doc.get_mut("findings").and_then(|v| v.as_array_mut()) {
+        findings.retain(|f| f.get("layer").and_then(serde_json::Value::as_str) == Some(name));
+    }
+}
+
+/// Names that say "an archive" in a format `snapshot` does not write (it writes a directory, or
+/// a .tar.gz / .tgz archive): refused rather than made into a directory of that name.
+const ARCHIVE_SUFFIXES: &[&str] = &[
+    ".zip", ".tar", ".tar.xz", ".txz", ".tar.bz2", ".tbz", ".tbz2", ".tar.zst", ".tzst", ".gz",
+    ".xz", ".bz2", ".zst", ".7z", ".rar", ".tar.lz", ".lz", ".lzma", ".cpio", ".rpm", ".deb",
+];
 
 fn snapshot(
     source: Source,
@@ -227,6 +302,22 @@ fn snapshot(
     redact: bool,
     out: &mut dyn Write,
 ) -> Result<u8> {
+    // As the library decides it (case-sensitive); every other spelling of an archive is refused.
+    let path = dir.to_string_lossy();
+    let archive = path.ends_with(".tar.gz") || path.ends_with(".tgz");
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if !archive {
+        if let Some(ext) = ARCHIVE_SUFFIXES.iter().find(|e| name.ends_with(*e)) {
+            anyhow::bail!(msg!(
+                "cli.snapshot-unknown-extension",
+                dir = dir.display(),
+                ext = *ext
+            ));
+        }
+    }
     let summary = rocm_probe::export::snapshot::snapshot(source, dir, redact).map_err(|e| {
         anyhow::anyhow!(msg!(
             "cli.snapshot-into",
@@ -235,12 +326,14 @@ fn snapshot(
         ))
     })?;
     let (files, links, dir) = (summary.files, summary.links, dir.display());
-    let wrote = if redact {
-        msg!("cli.snapshot-wrote-redacted", files, links, dir)
-    } else {
-        msg!("cli.snapshot-wrote", files, links, dir)
+    let wrote = match (archive, redact) {
+        (false, true) => msg!("cli.snapshot-wrote-redacted", files, links, dir),
+        (false, false) => msg!("cli.snapshot-wrote", files, links, dir),
+        (true, true) => msg!("cli.snapshot-wrote-archive-redacted", files, links, dir),
+        (true, false) => msg!("cli.snapshot-wrote-archive", files, links, dir),
     };
     writeln!(out, "{wrote}")?;
+    writeln!(out, "{}", msg!("cli.snapshot-read-back", dir))?;
     for entry in &summary.failed {
         stdio::warn(msg!("cli.not-copied", entry));
     }
@@ -300,19 +393,28 @@ fn diff(a: &std::path::Path, b: &std::path::Path, json: bool, out: &mut dyn Writ
 
 fn explain(id: Option<&str>, lang: rocm_probe::i18n::Lang, out: &mut dyn Write) -> Result<u8> {
     let Some(id) = id else {
+        let width = render::width();
         for r in rules() {
-            writeln!(
-                out,
-                "{:<36} {:<5} {}",
+            let line = format!(
+                "{:<36} {} {}",
                 r.id,
-                rocm_probe::finding::status_word(r.status, lang),
+                render::pad(rocm_probe::finding::status_word(r.status, lang), 5),
                 rocm_probe::finding::rule_title(r, lang)
-            )?;
+            );
+            writeln!(out, "{}", render::hang(&line, width, "", &" ".repeat(43)))?;
         }
         return Ok(OK);
     };
     let Some(r) = rule(id) else {
-        anyhow::bail!(msg!("cli.unknown-finding", id = format!("{id:?}")));
+        let near = closest_ids(id);
+        if near.is_empty() {
+            anyhow::bail!(msg!("cli.unknown-finding", id = format!("{id:?}")));
+        }
+        anyhow::bail!(msg!(
+            "cli.unknown-finding-near",
+            id = format!("{id:?}"),
+            near = rocm_probe::i18n::list(&near)
+        ));
     };
     writeln!(
         out,
@@ -332,7 +434,7 @@ fn explain(id: Option<&str>, lang: rocm_probe::i18n::Lang, out: &mut dyn Write) 
     )?;
     writeln!(out)?;
     let text = rocm_probe::finding::rule_explain(r, lang);
-    writeln!(out, "{}", render::wrap(text, 96))?;
+    writeln!(out, "{}", render::wrap(text, render::width()))?;
     // The cause graph around it: what the report names as this finding's cause, and what it
     // names as following from it.
     let causes: Vec<&str> = rocm_probe::finding::causes_of(r.id).map(|c| c.id).collect();
@@ -350,6 +452,32 @@ fn explain(id: Option<&str>, lang: rocm_probe::i18n::Lang, out: &mut dyn Write) 
         }
     }
     Ok(OK)
+}
+
+/// The declared ids closest to an unknown `id`: those that contain it, else those within a few
+/// edits of it (a third of its length, at least 3), nearest first; at most five.
+fn closest_ids(id: &str) -> Vec<&'static str> {
+    let id = id.trim().to_ascii_lowercase();
+    if id.is_empty() {
+        return Vec::new();
+    }
+    let containing: Vec<&'static str> = rules()
+        .iter()
+        .map(|r| r.id)
+        .filter(|r| r.contains(id.as_str()))
+        .take(5)
+        .collect();
+    if !containing.is_empty() {
+        return containing;
+    }
+    let limit = (id.chars().count() / 3).max(3);
+    let mut near: Vec<(usize, &'static str)> = rules()
+        .iter()
+        .map(|r| (strsim::levenshtein(&id, r.id), r.id))
+        .filter(|(d, _)| *d <= limit)
+        .collect();
+    near.sort();
+    near.into_iter().take(5).map(|(_, r)| r).collect()
 }
 
 /// `explain --data`: the release rows the GPU-support check knows, and the newest of them.
@@ -662,7 +790,12 @@ fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write)
     Ok(code)
 }
 
-fn topo(source: &Source, format: crate::args::TopoFormat, out: &mut dyn Write) -> Result<u8> {
+fn topo(
+    source: &Source,
+    format: crate::args::TopoFormat,
+    nodes: bool,
+    out: &mut dyn Write,
+) -> Result<u8> {
     let facts = match AgentFacts::gather(source) {
         Ok(facts) => facts,
         Err(e) => return no_kfd(&e),
@@ -671,7 +804,9 @@ fn topo(source: &Source, format: crate::args::TopoFormat, out: &mut dyn Write) -
     warn_problems(&inventory);
     let m = rocm_probe::facts::topo::matrix(&facts.topology);
     match format {
-        crate::args::TopoFormat::Text => write!(out, "{}", rocm_probe::facts::topo::text(&m))?,
+        crate::args::TopoFormat::Text => {
+            render::topo::text(&m, &inventory, nodes, render::width(), out)?;
+        }
         crate::args::TopoFormat::Dot => {
             write!(out, "{}", rocm_probe::facts::topo::dot(&m, &inventory))?
         }
@@ -836,7 +971,7 @@ fn warn_problems(inventory: &Inventory) {
 }
 
 /// An option's file could not be used: `--output PATH: why`.
-fn option_error(option: &str, path: &std::path::Path, e: &std::io::Error) -> anyhow::Error {
+pub fn option_error(option: &str, path: &std::path::Path, e: &std::io::Error) -> anyhow::Error {
     anyhow::anyhow!(msg!(
         "cli.option-path-error",
         option,

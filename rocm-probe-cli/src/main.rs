@@ -6,6 +6,7 @@
 mod args;
 mod commands;
 mod disasm;
+mod man;
 mod render;
 mod runlock;
 mod slurm;
@@ -39,6 +40,12 @@ fn main() -> ExitCode {
     // error's: an error is made into a sentence only when it is shown.
     rocm_probe::i18n::scoped(lang, || {
         let ran = commands::run(&args, &mut out);
+        if ENDED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            // The watchdog is ending the run: it says so, once.
+            loop {
+                std::thread::park();
+            }
+        }
         match ran.and_then(|code| out.flush().map(|()| code).map_err(Into::into)) {
             Ok(code) => ExitCode::from(code),
             Err(err) => {
@@ -66,12 +73,18 @@ fn chain(err: &anyhow::Error) -> String {
     texts.join(colon)
 }
 
+/// Set by whichever ends the run first: the command, or the watchdog of `--deadline`.
+static ENDED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Ends the process with exit 2 once `limit` has passed: a probe stuck on a hung device or
 /// filesystem must still answer before its scheduler kills it without a word. The language is
 /// the thread's, so the watchdog is given the run's.
 fn watchdog(limit: std::time::Duration, lang: rocm_probe::i18n::Lang) {
     std::thread::spawn(move || {
         std::thread::sleep(limit);
+        if ENDED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
         let seconds = limit.as_secs_f64();
         let text = rocm_probe::i18n::scoped(lang, || rocm_probe::msg!("cli.deadline", seconds));
         stdio::warn(text);

@@ -639,7 +639,8 @@ fn layer_filter_and_color() {
         .args(["--layer", "2", "--color", "always"]));
     assert!(r.stdout.contains("Layer 2 "));
     assert!(!r.stdout.contains("Layer 1 "));
-    assert!(r.stdout.contains("\x1b[1;31mFAIL"), "{}", r.stdout);
+    // anstyle's SGR sequences: bold, then red.
+    assert!(r.stdout.contains("\x1b[1m\x1b[31mFAIL"), "{}", r.stdout);
     let r = run(probe()
         .env("NO_COLOR", "1")
         .arg("--root")
@@ -667,7 +668,7 @@ fn ps_lists_kfd_processes_with_queues() {
         "1:sdma"
     ]));
     assert!(
-        lines[3].starts_with("    5151  all_reduce_perf"),
+        lines[3].starts_with("   5151 all_reduce_perf"),
         "{}",
         lines[3]
     );

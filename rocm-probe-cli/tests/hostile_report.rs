@@ -20,7 +20,7 @@ fn probe(root: &Path, args: &[&str]) -> (Option<i32>, Vec<u8>, Vec<u8>) {
     let out = assert_cmd::Command::cargo_bin("rocm-probe")
         .unwrap()
         .env_clear()
-        .env("COLUMNS", "100")
+        .env("COLUMNS", "100000") // one line per finding: the tests read lines
         .arg("--root")
         .arg(root)
         .args(args)
@@ -118,6 +118,7 @@ fn eleven_megabytes_of_bad_properties_fit_in_256_mib() {
         .args(["--as=268435456", "--"])
         .arg(assert_cmd::cargo::cargo_bin("rocm-probe"))
         .env_clear()
+        .env("COLUMNS", "100000")
         .arg("--root")
         .arg(&root)
         .arg("--json")
@@ -276,12 +277,7 @@ fn colour_is_the_renderers_own_and_only_with_colour() {
         let rest = &always[i..];
         assert!(
             [
-                "\x1b[0m",
-                "\x1b[32m",
-                "\x1b[36m",
-                "\x1b[2m",
-                "\x1b[1;31m",
-                "\x1b[1;33m"
+                "\x1b[0m", "\x1b[32m", "\x1b[36m", "\x1b[2m", "\x1b[1m", "\x1b[31m", "\x1b[33m"
             ]
             .iter()
             .any(|c| rest.starts_with(c)),
@@ -331,6 +327,7 @@ fn an_unreadable_kfd_topology_is_not_a_missing_kfd() {
         cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
             .arg(&bin)
             .env_clear()
+            .env("COLUMNS", "100000")
             .arg("--root")
             .arg(&root)
             .args(args)
@@ -394,6 +391,7 @@ fn diff_against(edit: impl Fn(&mut serde_json::Value)) -> (Option<i32>, String) 
     let out = assert_cmd::Command::cargo_bin("rocm-probe")
         .unwrap()
         .env_clear()
+        .env("COLUMNS", "100000")
         .arg("diff")
         .arg(&a)
         .arg(&b)
@@ -438,6 +436,7 @@ fn check_expect_refuses_unknown_ignored_ids_naming_the_closest() {
     let out = assert_cmd::Command::cargo_bin("rocm-probe")
         .unwrap()
         .env_clear()
+        .env("COLUMNS", "100000")
         .arg("--root")
         .arg(fixtures().join("malformed/base"))
         .arg("check")

@@ -542,8 +542,9 @@ fn english_errors_and_diagnostics_are_unchanged() {
     );
     let snapshot = &said["snapshot"].stdout;
     let wrote = format!(
-        " symlinks to {} (redacted; --no-redact keeps everything)\n",
-        p("snapshot-en")
+        " symlinks to {dir} (redacted; --no-redact keeps everything)\n\
+         read it back with: rocm-probe --root {dir}\n",
+        dir = p("snapshot-en")
     );
     assert!(
         snapshot.starts_with("wrote ") && snapshot.ends_with(&wrote),

@@ -67,7 +67,11 @@ fn every_malformed_case_is_named_without_panic_hang_or_blowup() {
             c.args([LIMIT_AS, "--"]);
             c
         };
-        cmd.env_clear().arg(&bin).arg("--root").arg(&dir);
+        cmd.env_clear()
+            .env("COLUMNS", "100000")
+            .arg(&bin)
+            .arg("--root")
+            .arg(&dir);
         let (code, out) = run(&mut cmd);
         // A malformed GPU node can leave no GPU to check: the verdict is then undetermined (3).
         let expected_exit = if case.path == "fixture.toml" {
@@ -93,6 +97,7 @@ fn the_clean_base_has_no_input_problems() {
     let out = assert_cmd::Command::cargo_bin("rocm-probe")
         .unwrap()
         .env_clear()
+        .env("COLUMNS", "100000")
         .arg("--root")
         .arg(corpus().join("base"))
         .timeout(Duration::from_secs(10))

@@ -32,7 +32,13 @@ fn line(out: &mut dyn Write, indent: usize, label: &str, value: impl Display) ->
     if value.is_empty() {
         return writeln!(out, "{:pad$}{label}", "");
     }
-    writeln!(out, "{:pad$}{label:<width$}{value}", "", width = 27 - pad)
+    let first = format!("{:pad$}{label:<width$}", "", width = 27 - pad);
+    // A value too long for the line continues under itself.
+    writeln!(
+        out,
+        "{}",
+        super::hang(&value, super::width(), &first, &" ".repeat(27))
+    )
 }
 
 /// Values come from the machine, so they are escaped for the terminal here.
@@ -151,9 +157,8 @@ fn machine(inv: &Inventory, out: &mut dyn Write) -> io::Result<()> {
             [first, .., last] => format!("{} partitions: nodes {first}-{last}", g.nodes.len()),
             [] => String::new(),
         };
-        writeln!(
-            out,
-            "  GPU {}  {}  {}  {}  {} CUs  {}  {}",
+        let text = format!(
+            "GPU {}  {}  {}  {}  {} CUs  {}  {}",
             g.index,
             opt(g.pci_address.as_ref()),
             opt(g.gfx),
@@ -161,6 +166,11 @@ fn machine(inv: &Inventory, out: &mut dyn Write) -> io::Result<()> {
             opt(g.compute_units),
             gib(g.memory_bytes),
             nodes
+        );
+        writeln!(
+            out,
+            "{}",
+            super::hang(&text, super::width(), "  ", "        ")
         )?;
     }
     for h in &inv.hives {
@@ -267,23 +277,38 @@ pub fn gpu_state(
 pub fn rocr_text(r: &rocm_probe::active::RocrResult, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "ROCr (--active)")?;
     if let Some(e) = &r.load_error {
-        return writeln!(out, "  not loaded: {}", escape::text(&e.to_string()));
+        let text = format!("not loaded: {}", escape::text(&e.to_string()));
+        return writeln!(out, "{}", super::hang(&text, super::width(), "  ", "    "));
     }
     if let Some(lib) = &r.library {
-        writeln!(out, "  library:  {}", escape::text(lib))?;
+        let text = format!("library:  {}", escape::text(lib));
+        writeln!(
+            out,
+            "{}",
+            super::hang(&text, super::width(), "  ", "            ")
+        )?;
     }
     if let Some(init) = &r.init {
-        writeln!(out, "  hsa_init: {}", escape::text(init))?;
+        let text = format!("hsa_init: {}", escape::text(init));
+        writeln!(
+            out,
+            "{}",
+            super::hang(&text, super::width(), "  ", "            ")
+        )?;
     }
     for a in r.agents.iter().flatten() {
         let node = a.node.map_or("?".to_owned(), |n| n.to_string());
-        writeln!(
-            out,
-            "  node {node:>3}  {:<4} {:<24} pools {:<2} {}",
+        let text = format!(
+            "node {node:>3}  {:<4} {:<24} pools {:<2} {}",
             a.device,
             escape::text(&a.name),
             a.pools.unwrap_or(0),
             escape::text(&a.isas.join(", "))
+        );
+        writeln!(
+            out,
+            "{}",
+            super::hang(&text, super::width(), "  ", "      ")
         )?;
     }
     if let Some(s) = &r.shut_down {

@@ -7,8 +7,7 @@ pub mod junit;
 pub mod markdown;
 pub mod ps;
 pub mod report;
-
-use std::io::IsTerminal;
+pub mod topo;
 
 use rocm_probe::facts::os_release::Distro;
 use rocm_probe::finding::RemedyStep;
@@ -65,20 +64,27 @@ pub fn distro_name(distro: Option<Distro>) -> String {
     }
 }
 
-/// Resolves `--color` once: `auto` colours only a terminal, and never when NO_COLOR is set.
-pub fn use_color(choice: ColorChoice) -> bool {
+/// Resolves `--color` once for standard output: `auto` asks anstream, which colours only a
+/// terminal, never with NO_COLOR set or TERM=dumb, and always with CLICOLOR_FORCE. Output to a
+/// file (`-o`) is coloured only when asked (`always`, or CLICOLOR_FORCE).
+pub fn use_color(choice: ColorChoice, to_stdout: bool) -> bool {
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
+        ColorChoice::Auto if to_stdout => !matches!(
+            anstream::AutoStream::choice(&std::io::stdout()),
+            anstream::ColorChoice::Never
+        ),
         ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stdout().is_terminal()
+            std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| !v.is_empty() && v != "0")
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
     }
 }
 
-/// The width to wrap prose at: `COLUMNS` when set (what shells export and what tests pin),
-/// else the terminal's width when standard output is one, else 100; never below 40.
+/// The width to wrap text at: `COLUMNS` when set (what shells export and what tests pin), else
+/// the terminal's width when standard output is one, else 80 (a pipe, a file, an issue being
+/// pasted into); never below 40.
 pub fn width() -> usize {
     let from_env = std::env::var("COLUMNS")
         .ok()
@@ -87,24 +93,12 @@ pub fn width() -> usize {
         terminal_size::terminal_size_of(std::io::stdout())
             .map(|(terminal_size::Width(w), _)| usize::from(w))
     };
-    from_env.or_else(from_tty).unwrap_or(100).max(40)
+    from_env.or_else(from_tty).unwrap_or(80).max(40)
 }
 
-/// Columns a character takes on a terminal: two for CJK ideographs and full-width forms.
-fn char_columns(c: char) -> usize {
-    let wide = ('\u{1100}'..='\u{115f}').contains(&c)
-        || ('\u{2e80}'..='\u{a4cf}').contains(&c)
-        || ('\u{ac00}'..='\u{d7a3}').contains(&c)
-        || ('\u{f900}'..='\u{faff}').contains(&c)
-        || ('\u{fe30}'..='\u{fe4f}').contains(&c)
-        || ('\u{ff00}'..='\u{ff60}').contains(&c)
-        || ('\u{ffe0}'..='\u{ffe6}').contains(&c);
-    if wide { 2 } else { 1 }
-}
-
-/// Columns `s` takes on a terminal.
+/// Columns `s` takes on a terminal (East Asian wide characters count two).
 pub fn columns(s: &str) -> usize {
-    s.chars().map(char_columns).sum()
+    unicode_width::UnicodeWidthStr::width(s)
 }
 
 /// `s` padded with spaces to `width` columns (CJK counted as two).
@@ -112,77 +106,151 @@ pub fn pad(s: &str, width: usize) -> String {
     format!("{s}{}", " ".repeat(width.saturating_sub(columns(s))))
 }
 
-/// Wraps prose at `width` columns: at spaces, and between CJK characters (which have none),
-/// never before closing punctuation and never inside a `command` in backticks (it is copied
-/// and pasted whole).
+/// A no-break space: what joins the words of a `command` in backticks while it is wrapped.
+const GLUE: char = '\u{a0}';
+
+/// Wraps prose at `width` columns: at spaces, and between CJK characters (which have none; never
+/// before closing punctuation), never inside a word, a path or a URL, and never inside a
+/// `command` in backticks that fits on a line (it is copied and pasted whole).
 pub fn wrap(text: &str, width: usize) -> String {
-    let mut out = String::new();
-    let mut line = 0;
-    for word in unbroken_words(text) {
-        let pieces = if word.contains(' ') {
-            vec![word.as_str()]
-        } else {
-            pieces(&word)
-        };
-        for (i, piece) in pieces.into_iter().enumerate() {
-            let gap = usize::from(i == 0 && line > 0);
-            let w = columns(piece);
-            if line > 0 && line + gap + w > width {
-                out.push('\n');
-                line = 0;
-            } else if gap == 1 {
-                out.push(' ');
-                line += 1;
-            }
-            out.push_str(piece);
-            line += w;
-        }
-    }
-    out
+    hang(text, width, "", "")
 }
 
-/// The words of `text`, a backtick span with its spaces counting as one word.
-fn unbroken_words(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut open = false;
-    for word in text.split_whitespace() {
-        match out.last_mut() {
-            Some(last) if open => {
-                last.push(' ');
-                last.push_str(word);
-            }
-            _ => out.push(word.to_owned()),
-        }
-        if word.matches('`').count() % 2 == 1 {
-            open = !open;
-        }
-    }
-    out
+/// Wraps `text` at `width` columns, the first line starting with `first`, the others with
+/// `rest` (a hanging indent). A word longer than a line stays whole, on a line of its own.
+pub fn hang(text: &str, width: usize, first: &str, rest: &str) -> String {
+    // A span longer than a line is broken like prose: it could not be kept whole anyway.
+    let glued = glue_commands(text, width.saturating_sub(columns(rest)));
+    let options = textwrap::Options::new(width.max(1))
+        .initial_indent(first)
+        .subsequent_indent(rest)
+        .word_separator(textwrap::WordSeparator::Custom(break_points))
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .break_words(false);
+    textwrap::wrap(&glued, options)
+        .iter()
+        .map(|l| l.replace(GLUE, " "))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
-/// A word split where a line may break inside it: after each wide character, unless the next
-/// is punctuation that must not start a line.
-fn pieces(word: &str) -> Vec<&str> {
-    const NO_START: &str = "，。、：；！？）」』】〉》”’,.:;!?)]}";
-    let mut out = Vec::new();
+/// Where a line may break: after spaces, and between two characters of which one is wide (CJK,
+/// which has no spaces) unless the second must not start a line or the first must not end one.
+/// Never inside a run of narrow characters: a path or a URL is broken nowhere.
+fn break_points(line: &str) -> Box<dyn Iterator<Item = textwrap::core::Word<'_>> + '_> {
+    const NO_START: &str = "，。、：；！？）」』】〉》”’,.:;!?)]}%";
+    const NO_END: &str = "（「『【〈《“‘([{";
+    let wide = |c: char| unicode_width::UnicodeWidthChar::width(c) == Some(2);
+    let mut words = Vec::new();
     let mut start = 0;
-    let mut chars = word.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        let next = chars.peek().copied();
-        let after = i + c.len_utf8();
-        let breakable = match next {
-            None => false,
-            Some((_, n)) => (char_columns(c) == 2 || char_columns(n) == 2) && !NO_START.contains(n),
-        };
-        if breakable {
-            out.push(&word[start..after]);
-            start = after;
+    let mut chars = line.char_indices().peekable();
+    while let Some((_, c)) = chars.next() {
+        let Some(&(at, n)) = chars.peek() else { break };
+        let space = c == ' ' && n != ' ';
+        let cjk = c != ' '
+            && n != ' '
+            && (wide(c) || wide(n))
+            && !NO_START.contains(n)
+            && !NO_END.contains(c);
+        if space || cjk {
+            words.push(textwrap::core::Word::from(&line[start..at]));
+            start = at;
         }
     }
-    if start < word.len() {
-        out.push(&word[start..]);
+    if start < line.len() {
+        words.push(textwrap::core::Word::from(&line[start..]));
     }
+    Box::new(words.into_iter())
+}
+
+/// The spaces inside backtick spans of at most `max` columns replaced by [`GLUE`]; newlines
+/// become spaces, all other whitespace stays (padding in columns).
+fn glue_commands(text: &str, max: usize) -> String {
+    let text: String = text
+        .chars()
+        .map(|c| {
+            if matches!(c, '\n' | '\r' | '\t') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(open) = rest.find('`') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('`') else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        let span = &rest[open..open + close + 2];
+        if columns(span) <= max {
+            out.push_str(&span.replace(' ', &GLUE.to_string()));
+        } else {
+            out.push_str(span);
+        }
+        rest = &rest[open + close + 2..];
+    }
+    out.push_str(rest);
     out
+}
+
+/// One line of a listing, as it is when it fits in `width`, else wrapped under itself: its
+/// indent first, four more columns on the lines that continue it.
+pub fn fit(line: &str, width: usize) -> String {
+    if columns(line) <= width {
+        return line.to_owned();
+    }
+    let body = line.trim_start();
+    let indent = &line[..line.len() - body.len()];
+    hang(body, width, indent, &format!("{indent}    "))
+}
+
+/// A shell command for copying, at `width` columns after `indent`: as it is when it fits, else
+/// broken at spaces outside quotes with ` \` at each line's end (the shell joins the lines
+/// again), the continuation lines indented four more columns.
+pub fn command(command: &str, indent: &str, width: usize) -> String {
+    if columns(indent) + columns(command) <= width {
+        return format!("{indent}{command}");
+    }
+    // The words, split at spaces outside quotes.
+    let mut words: Vec<String> = vec![String::new()];
+    let mut quote: Option<char> = None;
+    for c in command.chars() {
+        match (quote, c) {
+            (None, ' ') => {
+                if !words.last().is_some_and(String::is_empty) {
+                    words.push(String::new());
+                }
+                continue;
+            }
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            _ => {}
+        }
+        if let Some(w) = words.last_mut() {
+            w.push(c);
+        }
+    }
+    let next = format!("{indent}    ");
+    let mut lines: Vec<String> = vec![indent.to_owned()];
+    for word in words.into_iter().filter(|w| !w.is_empty()) {
+        let Some(line) = lines.last_mut() else { break };
+        let bare = line.trim_end().is_empty();
+        // Room for the word and, should more follow, " \".
+        if !bare && columns(line) + 1 + columns(&word) + 2 > width {
+            line.push_str(" \\");
+            lines.push(format!("{next}{word}"));
+        } else {
+            if !bare {
+                line.push(' ');
+            }
+            line.push_str(&word);
+        }
+    }
+    lines.join("\n")
 }
 
 #[cfg(test)]
@@ -202,13 +270,45 @@ mod tests {
             squeeze(&zh),
             squeeze("安装同一版本的软件包，然后运行 `sudo ldconfig`。")
         );
-        let cmd = wrap("然后运行 `sudo apt install rocblas` 并重新登录", 12);
+        // A command that fits on a line stays whole; one longer than a line is broken.
+        let cmd = wrap("然后运行 `sudo apt install rocblas` 并重新登录", 30);
         assert!(
             cmd.lines()
                 .any(|l| l.contains("`sudo apt install rocblas`")),
             "{cmd}"
         );
+        let long = wrap("然后运行 `sudo apt install rocblas` 并重新登录", 12);
+        assert!(long.lines().all(|l| columns(l) <= 12), "{long}");
         assert_eq!(wrap("run `a b` now", 5), "run\n`a b`\nnow");
+        assert_eq!(
+            hang("aaa bbb ccc ddd", 9, "- ", "  "),
+            "- aaa bbb\n  ccc ddd"
+        );
+        let url = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html";
+        assert!(
+            wrap(&format!("see {url} now"), 40)
+                .lines()
+                .any(|l| l == url)
+        );
+        let cmd = command(
+            "sudo apt install rocm-hip-runtime rocblas hipblaslt miopen-hip",
+            "  ",
+            30,
+        );
+        for line in cmd.lines() {
+            assert!(columns(line) <= 30, "{line:?}");
+        }
+        assert_eq!(
+            cmd.replace(" \\\n", " ")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
+            "sudo apt install rocm-hip-runtime rocblas hipblaslt miopen-hip"
+        );
+        assert_eq!(
+            command("echo 'a b c d e f'", "", 10),
+            "echo \\\n    'a b c d e f'"
+        );
         assert_eq!(pad("通过", 4), "通过");
         assert_eq!(pad("PASS", 6), "PASS  ");
     }

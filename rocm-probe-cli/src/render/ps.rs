@@ -10,12 +10,12 @@ const MIB: u64 = 1 << 20;
 /// Renders the process view.
 pub fn text(ps: &Processes, out: &mut dyn Write) -> io::Result<()> {
     if ps.processes.is_empty() {
-        return writeln!(out, "No process is using a GPU through KFD.");
+        return writeln!(out, "{}", rocm_probe::msg!("cli.ps-none"));
     }
     writeln!(
         out,
-        "{:>8}  {:<16} {:>6} {:>6} {:>12} {:>10} {:>5} {:>11}  QUEUES",
-        "PID", "PROCESS", "NODE", "GPU_ID", "VRAM (MiB)", "SDMA", "CUs", "EVICTED ms"
+        "{:>7} {:<15} {:>4} {:>6} {:>9} {:>8} {:>4} {:>9}  QUEUES",
+        "PID", "PROCESS", "NODE", "GPU_ID", "VRAM MiB", "SDMA", "CUs", "EVICT ms"
     )?;
     let opt = |v: Option<u64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
     for p in &ps.processes {
@@ -24,7 +24,12 @@ pub fn text(ps: &Processes, out: &mut dyn Write) -> io::Result<()> {
             .as_deref()
             .map_or_else(|| "?".to_owned(), escape::text);
         if p.gpus.is_empty() {
-            writeln!(out, "{:>8}  {comm:<16} (no GPU memory or queues)", p.pid)?;
+            writeln!(
+                out,
+                "{:>7} {comm:<15} {}",
+                p.pid,
+                rocm_probe::msg!("cli.ps-no-gpu")
+            )?;
         }
         for g in &p.gpus {
             let queues: Vec<String> = p
@@ -33,9 +38,9 @@ pub fn text(ps: &Processes, out: &mut dyn Write) -> io::Result<()> {
                 .filter(|q| q.gpu_id == Some(g.gpu_id))
                 .map(|q| format!("{}:{}", q.id, q.type_name()))
                 .collect();
-            writeln!(
-                out,
-                "{:>8}  {comm:<16} {:>6} {:>6} {:>12} {:>10} {:>5} {:>11}  {}",
+            // The queues, which may be many, continue under their column.
+            let line = format!(
+                "{:>7} {comm:<15} {:>4} {:>6} {:>9} {:>8} {:>4} {:>9}  {}",
                 p.pid,
                 opt(g.node.map(u64::from)),
                 g.gpu_id,
@@ -48,6 +53,11 @@ pub fn text(ps: &Processes, out: &mut dyn Write) -> io::Result<()> {
                 } else {
                     queues.join(" ")
                 }
+            );
+            writeln!(
+                out,
+                "{}",
+                super::hang(&line, super::width(), "", &" ".repeat(71))
             )?;
         }
     }

@@ -27,14 +27,15 @@ impl Style {
         if !self.color {
             return word;
         }
-        let code = match s {
-            Status::Fail => "1;31",
-            Status::Warn => "1;33",
-            Status::Pass => "32",
-            Status::Info => "36",
-            Status::Skip => "2",
+        use anstyle::{AnsiColor, Style};
+        let style = match s {
+            Status::Fail => Style::new().bold().fg_color(Some(AnsiColor::Red.into())),
+            Status::Warn => Style::new().bold().fg_color(Some(AnsiColor::Yellow.into())),
+            Status::Pass => Style::new().fg_color(Some(AnsiColor::Green.into())),
+            Status::Info => Style::new().fg_color(Some(AnsiColor::Cyan.into())),
+            Status::Skip => Style::new().dimmed(),
         };
-        format!("\x1b[{code}m{word}\x1b[0m")
+        format!("{}{word}{}", style.render(), style.render_reset())
     }
 }
 
@@ -68,7 +69,8 @@ pub fn text(report: &Report, source: &Source, style: Style, out: &mut dyn Write)
             )
         }
     };
-    writeln!(out, "{first}")?;
+    let width = super::width();
+    writeln!(out, "{}", wrap_styled(&first, width, "", "  "))?;
     let from = match source.kind() {
         SourceKind::Live => msg!("cli.source-live"),
         SourceKind::Fixture { root } => msg!(
@@ -76,15 +78,12 @@ pub fn text(report: &Report, source: &Source, style: Style, out: &mut dyn Write)
             path = escape::text(&root.display().to_string())
         ),
     };
-    writeln!(
-        out,
-        "{}",
-        msg!(
-            "cli.source-line",
-            source = from,
-            profile = profile_name(report.profile)
-        )
-    )?;
+    let line = msg!(
+        "cli.source-line",
+        source = from,
+        profile = profile_name(report.profile)
+    );
+    writeln!(out, "{}", super::hang(&line, width, "", "  "))?;
     for layer in &report.layers {
         if style.layer.is_some_and(|n| n != layer.number) {
             continue;
@@ -95,17 +94,14 @@ pub fn text(report: &Report, source: &Source, style: Style, out: &mut dyn Write)
             (None, Some(id)) => format!("  {}", msg!("cli.layer-blocked", id)),
             (None, None) => String::new(),
         };
-        writeln!(
-            out,
-            "{}",
-            msg!(
-                "cli.layer-heading",
-                n = layer.number,
-                name = super::pad(&layer_name(layer.layer), 10),
-                status = style.status(layer.status),
-                tail
-            )
-        )?;
+        let heading = msg!(
+            "cli.layer-heading",
+            n = layer.number,
+            name = super::pad(&layer_name(layer.layer), 10),
+            status = style.status(layer.status),
+            tail
+        );
+        writeln!(out, "{}", wrap_styled(&heading, width, "", &" ".repeat(4)))?;
         for f in report.findings.iter().filter(|f| f.layer == layer.layer) {
             // A consequence whose cause gives a remedy points there instead of giving its own.
             finding(f, report.remedy_cause(f), style, out)?;
@@ -119,67 +115,112 @@ fn finding(f: &Finding, cause: Option<&str>, style: Style, out: &mut dyn Write) 
         .caused_by
         .map(|id| msg!("cli.caused-by", id))
         .unwrap_or_default();
-    writeln!(
-        out,
+    let width = super::width();
+    let line = format!(
         "  {} {}: {}{caused}",
         style.status(f.status),
         f.id,
         escape::text(&f.summary)
-    )?;
+    );
+    writeln!(out, "{}", wrap_styled(&line, width, "", &" ".repeat(7)))?;
     let detailed = style.verbose || !matches!(f.status, Status::Pass | Status::Info);
     if !detailed {
         return Ok(());
     }
     for e in &f.evidence {
-        writeln!(
-            out,
-            "         {}: {}",
+        let line = format!(
+            "{}: {}",
             escape::text(&e.source),
             e.value
                 .as_deref()
                 .map_or_else(|| msg!("cli.absent"), escape::text)
+        );
+        writeln!(
+            out,
+            "{}",
+            super::hang(&line, width, &" ".repeat(9), &" ".repeat(11))
         )?;
     }
     if let (Some(_), Some(cause)) = (&f.remedy, cause) {
+        let line = msg!(
+            "cli.remedy",
+            remedy = msg!("cli.remedy-see-cause", id = cause)
+        );
         writeln!(
             out,
-            "         {}",
-            msg!(
-                "cli.remedy",
-                remedy = msg!("cli.remedy-see-cause", id = cause)
-            )
+            "{}",
+            super::hang(&line, width, &" ".repeat(9), &" ".repeat(11))
         )?;
     } else if let Some(r) = &f.remedy {
         // The remedy is indented by 17 columns; the rest of the line is the terminal's.
         let label = msg!("cli.remedy", remedy = "");
         let indent = 9 + super::columns(&label);
-        let wrapped = super::wrap(
+        let wrapped = super::hang(
             &escape::text(r),
-            super::width().saturating_sub(indent).max(40),
-        )
-        .replace('\n', &format!("\n{}", " ".repeat(indent)));
-        writeln!(out, "         {label}{wrapped}")?;
+            width,
+            &format!("         {label}"),
+            &" ".repeat(indent),
+        );
+        writeln!(out, "{wrapped}")?;
         // Each command on a line of its own, unwrapped, so that it copies as it is.
         // A family's variants under its label, indented one step more.
         for line in super::command_lines(&f.remedy_steps) {
             match line {
                 super::CommandLine::Label(distro) => writeln!(
                     out,
-                    "{}  {}",
-                    " ".repeat(indent),
-                    msg!("cli.distro-label", distro = super::distro_name(distro))
+                    "{}",
+                    super::hang(
+                        &msg!("cli.distro-label", distro = super::distro_name(distro)),
+                        width,
+                        &" ".repeat(indent + 2),
+                        &" ".repeat(indent + 4),
+                    )
                 )?,
-                super::CommandLine::Command { command, variant } => writeln!(
-                    out,
-                    "{}  {}{}",
-                    " ".repeat(indent),
-                    if variant { "  " } else { "" },
-                    escape::text(command)
-                )?,
+                super::CommandLine::Command { command, variant } => {
+                    let at = " ".repeat(indent + 2 + if variant { 2 } else { 0 });
+                    writeln!(
+                        out,
+                        "{}",
+                        super::command(&escape::text(command), &at, width)
+                    )?;
+                }
             }
         }
     }
     Ok(())
+}
+
+/// [`super::hang`] for a line that may carry a status word's colour: the escape sequences take
+/// no columns, so the line is wrapped as if they were not there and they are put back around
+/// the status word (always in the first line's first words).
+fn wrap_styled(line: &str, width: usize, first: &str, rest: &str) -> String {
+    let Some(start) = line.find('\x1b') else {
+        return super::hang(line, width, first, rest);
+    };
+    let Some(end) = line[start..].find('m').map(|e| start + e + 1) else {
+        return super::hang(line, width, first, rest);
+    };
+    let open = &line[start..end];
+    let Some(close_at) = line[end..].find('\x1b').map(|c| end + c) else {
+        return super::hang(line, width, first, rest);
+    };
+    let close_end = line[close_at..]
+        .find('m')
+        .map_or(line.len(), |e| close_at + e + 1);
+    let close = &line[close_at..close_end];
+    let word = &line[end..close_at];
+    let plain = format!("{}{word}{}", &line[..start], &line[close_end..]);
+    let wrapped = super::hang(&plain, width, first, rest);
+    // The word is where it was: after the same prefix, in the first line.
+    let at = first.len() + start;
+    match wrapped.get(at..at + word.len()) {
+        Some(w) if w == word => format!(
+            "{}{open}{word}{close}{}",
+            &wrapped[..at],
+            &wrapped[at + word.len()..]
+        ),
+        _ => wrapped,
+    }
 }
 
 /// A layer as the report names it (see [`i18n::layer_name`]).

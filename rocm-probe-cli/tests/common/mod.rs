@@ -20,8 +20,11 @@ pub fn fixture(name: &str) -> PathBuf {
 /// hang fails the test instead of stalling the run.
 pub fn probe() -> Command {
     let mut cmd = Command::cargo_bin("rocm-probe").unwrap();
+    // Lines as long as their content: tests that read a finding's line read one line. The
+    // width is tested where it is the subject (tests/width.rs sets COLUMNS=80 or none).
     cmd.env_clear()
         .env("PATH", "/usr/bin:/bin")
+        .env("COLUMNS", "100000")
         .timeout(Duration::from_secs(60));
     cmd
 }
