@@ -211,7 +211,8 @@ pub fn gpu_state(
                 .iter()
                 .map(|(k, v)| format!("{} {}", escape::text(k), escape::text(&v.text))),
         );
-        writeln!(out, "GPU {} firmware: {}", g.gpu, parts.join(", "))?;
+        let line = format!("GPU {} firmware: {}", g.gpu, parts.join(", "));
+        writeln!(out, "{}", super::hang(&line, super::width(), "", "    "))?;
     }
     for t in &telemetry.gpus {
         if t.skipped.is_some() {
@@ -268,7 +269,8 @@ pub fn gpu_state(
                 parts.push(format!("indep_throttle_status 0x{status:x}"));
             }
         }
-        writeln!(out, "GPU {} now: {}", t.gpu, parts.join(", "))?;
+        let line = format!("GPU {} now: {}", t.gpu, parts.join(", "));
+        writeln!(out, "{}", super::hang(&line, super::width(), "", "    "))?;
     }
     Ok(())
 }
