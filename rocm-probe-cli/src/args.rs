@@ -5,9 +5,17 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+/// `--version`: the version and the source revision (build.rs: the git commit, or "unknown").
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("ROCM_PROBE_REVISION"),
+    ")"
+);
+
 /// Probe an AMD ROCm system layer by layer and say which layer is broken, why, and what to do.
 #[derive(Debug, Parser)]
-#[command(name = "rocm-probe", version, about)]
+#[command(name = "rocm-probe", version = VERSION, about)]
 pub struct Args {
     /// Read a fixture directory that mirrors a machine instead of this machine (its
     /// fixture.toml: at most 1 MiB, resolved inside DIR), or a fixture archive (.tar.gz, .tgz:
