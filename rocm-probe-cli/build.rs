@@ -17,12 +17,11 @@ fn main() {
 
 /// The short commit hash, when this crate's own build script is tracked by the enclosing git
 /// repository (an unpacked tarball inside some other repository is not that repository's
-/// commit). Reruns when HEAD moves, and only then.
+/// commit). Reruns when HEAD moves, and only then (also while the answer is "unknown" inside a
+/// checkout: the commit that adds a file makes it tracked).
 fn from_git() -> Option<String> {
     let dir = std::env::var_os("CARGO_MANIFEST_DIR")?;
     let dir = Path::new(&dir);
-    git(dir, &["ls-files", "--error-unmatch", "build.rs"])?;
-    let hash = git(dir, &["rev-parse", "--short=12", "HEAD"])?;
     // HEAD (per worktree), the branch it names, and packed-refs: a commit or checkout changes one.
     let mut watched = vec![git(dir, &["rev-parse", "--git-path", "HEAD"])?];
     if let Some(branch) = git(dir, &["symbolic-ref", "-q", "HEAD"]) {
@@ -36,7 +35,8 @@ fn from_git() -> Option<String> {
             println!("cargo:rerun-if-changed={}", path.display());
         }
     }
-    Some(hash)
+    git(dir, &["ls-files", "--error-unmatch", "build.rs"])?;
+    git(dir, &["rev-parse", "--short=12", "HEAD"])
 }
 
 /// One git command's trimmed output, `None` when git is missing or fails.
