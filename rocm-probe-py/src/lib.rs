@@ -56,7 +56,12 @@ impl<T> Outcome<T> {
     fn into_py(self, py: Python<'_>) -> PyResult<T> {
         let category = py.get_type::<PyUserWarning>();
         for w in &self.warnings {
-            PyErr::warn(py, &category, &std::ffi::CString::new(w.replace('\0', " "))?, 1)?;
+            PyErr::warn(
+                py,
+                &category,
+                &std::ffi::CString::new(w.replace('\0', " "))?,
+                1,
+            )?;
         }
         self.value.map_err(ProbeError::new_err)
     }
@@ -129,8 +134,7 @@ fn report<'py>(
     let lang = self::lang(lang)?;
     if active && root.is_none() {
         if let Some(path) = hsa_runtime_mapped() {
-            let text =
-                rocm_probe::i18n::scoped(lang, || msg!("python.hsa-already-loaded", path));
+            let text = rocm_probe::i18n::scoped(lang, || msg!("python.hsa-already-loaded", path));
             return Err(ProbeError::new_err(text));
         }
     }

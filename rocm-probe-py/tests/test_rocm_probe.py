@@ -221,3 +221,17 @@ def test_stubs_match_the_module():
     for name, params in functions.items():
         assert list(inspect.signature(getattr(rocm_probe, name)).parameters) == params, name
     assert rocm_probe.__version__ == cli("--version").stdout.split()[1]
+
+
+def test_the_collect_env_example_prints_what_docs_python_md_shows():
+    doc = (REPO / "docs" / "python.md").read_text()
+    script = REPO / "docs" / "collect_env.py"
+    blocks = doc.split("```")
+    code = next(b for b in blocks if b.startswith("python\n"))[len("python\n") :]
+    assert code == script.read_text(), "docs/python.md shows docs/collect_env.py as it is"
+    shown = [b[len("text\n") :] for b in blocks if b.startswith("text\n")]
+    for fixture, expected in zip(["rocm-6.2-mi210", "kfd-permission-denied"], shown):
+        r = subprocess.run(
+            [sys.executable, script, FIXTURES / fixture], capture_output=True, text=True, check=True
+        )
+        assert r.stdout == expected, fixture
