@@ -24,7 +24,7 @@ use rocm_probe::report::output::Document;
 use rocm_probe::{AgentFacts, Inventory, Report, Source, msg};
 
 pyo3::create_exception!(
-    _native,
+    rocm_probe,
     ProbeError,
     PyRuntimeError,
     "The probe could not run: the message is the one the rocm-probe command prints."

@@ -235,3 +235,7 @@ def test_the_collect_env_example_prints_what_docs_python_md_shows():
             [sys.executable, script, FIXTURES / fixture], capture_output=True, text=True, check=True
         )
         assert r.stdout == expected, fixture
+
+
+def test_the_exception_is_rocm_probe_s():
+    assert rocm_probe.ProbeError.__module__ == "rocm_probe" and issubclass(rocm_probe.ProbeError, RuntimeError)
