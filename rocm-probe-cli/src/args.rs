@@ -5,12 +5,20 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+/// `--version`: the version and the source revision (build.rs: the git commit, or "unknown").
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("ROCM_PROBE_REVISION"),
+    ")"
+);
+
 /// Probe an AMD ROCm system layer by layer and say which layer is broken, why, and what to do.
 ///
 /// Options given before the command are the command's own: `rocm-probe --root DIR topo` is
 /// `rocm-probe topo --root DIR`; an option the command does not take is refused (exit 2).
 #[derive(Debug, Parser)]
-#[command(name = "rocm-probe", version)]
+#[command(name = "rocm-probe", version = VERSION, about)]
 pub struct Args {
     #[command(flatten)]
     pub source: RootArg,
