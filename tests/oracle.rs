@@ -22,13 +22,16 @@ fn skip(reason: &str) {
     eprintln!("skipped: {reason}");
 }
 
-fn enumerate_in_namespace(kfd: &Path) -> Result<Vec<String>, String> {
+/// Runs `command` with the fixture's `kfd/` tree mounted at `/sys/class/kfd`, in a private mount
+/// namespace and an empty environment; its standard output.
+fn in_kfd_namespace(kfd: &Path, command: &[&std::ffi::OsStr]) -> Result<String, String> {
     let script = r#"set -e
 mount -t tmpfs tmpfs /sys/class
 mkdir -p /sys/class/kfd
 mount --bind "$1" /sys/class/kfd
+shift
 cd /
-exec env -i PATH=/usr/bin:/bin "$2""#;
+exec env -i PATH=/usr/bin:/bin "$@""#;
     let out = Command::new("unshare")
         .args([
             "--mount",
@@ -40,17 +43,22 @@ exec env -i PATH=/usr/bin:/bin "$2""#;
             "sh",
         ])
         .arg(kfd)
-        .arg(ENUMERATOR)
+        .args(command)
         .output()
         .map_err(|e| format!("unshare: {e}"))?;
     if !out.status.success() {
         return Err(format!(
-            "unshare/mount failed ({}): {}",
+            "unshare/mount/{:?} failed ({}): {}",
+            command.first(),
             out.status,
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
-    Ok(String::from_utf8_lossy(&out.stdout)
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn enumerate_in_namespace(kfd: &Path) -> Result<Vec<String>, String> {
+    Ok(in_kfd_namespace(kfd, &[ENUMERATOR.as_ref()])?
         .lines()
         .filter(|l| *l != "gfx000")
         .map(str::to_owned)
@@ -102,44 +110,20 @@ fn rocm_agent_enumerator_agrees_on_every_fixture() {
 /// each unique target it detects from the fixture's KFD tree, with the LLVM generic target of
 /// the first level of its packaging chain that names one (`gfx1100 gfx11-generic`, `gfx950 -`).
 fn bootstrap_in_namespace(kfd: &Path, python: &Path) -> Result<Vec<(String, String)>, String> {
-    let script = r#"set -e
-mount -t tmpfs tmpfs /sys/class
-mkdir -p /sys/class/kfd
-mount --bind "$1" /sys/class/kfd
-cd /
-exec env -i PATH=/usr/bin:/bin "$2" -c '
+    let program = "
 from rocm_bootstrap.detect import detect_gpus, _unique_targets
 from rocm_bootstrap.targets import packaging_chain
 for t in _unique_targets(detect_gpus()):
     g = next((b.llvm_generic for b in packaging_chain(t) if b.llvm_generic), None)
-    print(t.name, g or "-")
-'"#;
-    let out = Command::new("unshare")
-        .args([
-            "--mount",
-            "--propagation",
-            "private",
-            "sh",
-            "-c",
-            script,
-            "sh",
-        ])
-        .arg(kfd)
-        .arg(python)
-        .output()
-        .map_err(|e| format!("unshare: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "unshare/mount/python failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_once(' '))
-        .map(|(t, g)| (t.to_owned(), g.to_owned()))
-        .collect())
+    print(t.name, g or '-')
+";
+    Ok(
+        in_kfd_namespace(kfd, &[python.as_os_str(), "-c".as_ref(), program.as_ref()])?
+            .lines()
+            .filter_map(|l| l.split_once(' '))
+            .map(|(t, g)| (t.to_owned(), g.to_owned()))
+            .collect(),
+    )
 }
 
 #[test]
