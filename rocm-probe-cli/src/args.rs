@@ -258,6 +258,9 @@ pub enum Format {
     Text,
     /// One JSON document (schema in schema/report.schema.json).
     Json,
+    /// The same document compact on one line, for collecting a fleet's reports into one stream
+    /// (`rocm-probe fleet -` reads it).
+    JsonLines,
     /// JUnit XML: a test suite per layer, a test case per check.
     Junit,
     /// One self-contained HTML page (no scripts, no network): verdict, layers, GPU cards and an
@@ -307,6 +310,10 @@ pub struct ReportArgs {
     /// Show evidence for passing and informational findings too (text).
     #[arg(short, long)]
     pub verbose: bool,
+    /// JSON and JSON lines: keep the node's host name in `source.host` (redacted to `host`
+    /// otherwise, like the rest of what identifies a machine).
+    #[arg(long)]
+    pub no_redact: bool,
     /// Exit 1 on warnings too.
     #[arg(long)]
     pub strict: bool,

@@ -321,8 +321,8 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
             "<p>{}</p>",
             msg!(
                 "html.verdict-counts",
-                gpus = report.facts.gpus,
-                agents = report.facts.agents
+                gpus = report.facts.gpu_count,
+                agents = report.facts.agent_count
             )
         )?,
     }
@@ -512,8 +512,8 @@ fn meta(report: &Report, source: &Source, s: &mut String) -> fmt::Result {
             msg!("html.meta-gpus"),
             msg!(
                 "html.meta-gpus-value",
-                gpus = report.facts.gpus,
-                agents = report.facts.agents
+                gpus = report.facts.gpu_count,
+                agents = report.facts.agent_count
             ),
         ),
     ];
@@ -625,7 +625,7 @@ fn card(
         .iter()
         .filter(|a| a.device_type == DeviceType::Gpu && g.nodes.contains(&a.node))
         .collect();
-    let config = report.facts.config.gpus.iter().find(|c| c.index == g.index);
+    let config = report.facts.gpus.iter().find(|c| c.index == g.index);
     writeln!(
         s,
         r#"<article class="card" id="gpu-{}" data-gpu="{}" data-status="{}">"#,

@@ -182,6 +182,7 @@ pub struct Agent {
     /// rocminfo "Uuid" (`GPU-<unique_id in hex>`).
     pub uuid: Option<String>,
     /// rocminfo "Chip ID": the PCI device id.
+    #[serde(serialize_with = "crate::facts::hex::opt")]
     pub chip_id: Option<u32>,
     /// rocminfo "ASIC Revision" (`capability` bits 22–25).
     pub asic_revision: Option<u32>,
@@ -237,6 +238,7 @@ pub struct Agent {
     /// Partition index within the physical GPU (0 when not partitioned).
     pub partition: Option<usize>,
     /// XGMI hive id (0 is `None`).
+    #[serde(serialize_with = "crate::facts::hex::opt")]
     pub hive_id: Option<u64>,
 }
 
@@ -248,6 +250,7 @@ pub struct PhysicalGpu {
     /// PCI address of the device (partition bits cleared); `None` when the domain is unknown.
     pub pci_address: Option<String>,
     /// PCI device id.
+    #[serde(serialize_with = "crate::facts::hex::opt")]
     pub device_id: Option<u32>,
     /// Marketing name of its first node.
     pub marketing_name: Option<String>,
@@ -260,6 +263,7 @@ pub struct PhysicalGpu {
     /// Memory over all partitions, bytes; `None` if any is unknown.
     pub memory_bytes: Option<u64>,
     /// XGMI hive id.
+    #[serde(serialize_with = "crate::facts::hex::opt")]
     pub hive_id: Option<u64>,
 }
 
@@ -267,6 +271,7 @@ pub struct PhysicalGpu {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Hive {
     /// The hive id.
+    #[serde(serialize_with = "crate::facts::hex::one")]
     pub hive_id: u64,
     /// Indices into [`Inventory::gpus`].
     pub gpus: Vec<usize>,

@@ -14,6 +14,7 @@ pub mod firmware_bad;
 pub mod frameworks;
 pub mod fw_versions;
 pub mod gtt;
+pub mod hex;
 pub mod install;
 pub mod kernel_log;
 pub mod libenv;

@@ -2,6 +2,7 @@
 //! (ARCHITECTURE.md §5).
 
 mod cause;
+pub mod compat;
 pub mod expect;
 pub mod output;
 
@@ -52,12 +53,16 @@ pub struct Verdict {
 /// A few facts for the reader (and for fleet tooling) without the whole fact tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FactsSummary {
-    /// Physical GPUs: those in KFD, or on the PCI bus when more are there.
-    pub gpus: usize,
-    /// GPU agents (KFD GPU nodes).
-    pub agents: usize,
+    /// Physical GPUs: those in KFD, or on the PCI bus when more are there (`gpus`, a number,
+    /// in schema version 1).
+    pub gpu_count: usize,
+    /// GPU agents (KFD GPU nodes; `agents` in schema version 1).
+    pub agent_count: usize,
     /// gfx names in node order.
     pub targets: Vec<String>,
+    /// The physical GPUs KFD shows, in index order (`config.gpus` in schema version 1). A GPU on
+    /// the bus that amdgpu did not bring up is counted in `gpu_count` but not listed here.
+    pub gpus: Vec<crate::facts::config::GpuConfig>,
     /// The node's configuration and its fingerprint, for grouping a fleet and `diff`.
     pub config: crate::facts::config::NodeConfig,
 }
@@ -182,14 +187,16 @@ impl Report {
             },
         };
         let inv = facts.inventory.as_ref();
+        let gpus = crate::facts::config::gpus(facts);
         let facts = FactsSummary {
             // The bus shows the GPUs amdgpu did not bring up too (layer 1 counts them).
-            gpus: inv
+            gpu_count: inv
                 .map_or(0, |i| i.gpus.len())
                 .max(facts.pci.as_ref().map_or(0, |p| p.gpus.len())),
-            agents: inv.map_or(0, |i| i.gpu_agents().count()),
+            agent_count: inv.map_or(0, |i| i.gpu_agents().count()),
             targets: inv.map_or_else(Vec::new, |i| i.targets(false)),
-            config: crate::facts::config::NodeConfig::from_facts(facts),
+            config: crate::facts::config::NodeConfig::from_facts(facts, &gpus),
+            gpus,
         };
         Self {
             profile,
@@ -251,8 +258,8 @@ impl Report {
                 targets.dedup();
                 let line = msg!(
                     "report.summary-pass",
-                    gpus = self.facts.gpus,
-                    agents = self.facts.agents
+                    gpus = self.facts.gpu_count,
+                    agents = self.facts.agent_count
                 );
                 if targets.is_empty() {
                     line
