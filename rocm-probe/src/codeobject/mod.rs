@@ -6,7 +6,7 @@
 //! zstd); and AMDGPU code objects (`.co`, `.hsaco`). Then [`compat`] decides, per GPU, whether
 //! one of them loads.
 //!
-//! Files are memory-mapped ([`map`], the one module here allowed `unsafe`) and only the
+//! Files are memory-mapped (`map`, the one module here allowed `unsafe`) and only the
 //! ranges that matter are touched: the ELF section table, each bundle's header, and the first
 //! 64 bytes of each code object. Every size and offset read from a file is checked against the
 //! data before use; decompression is bounded by the header's declared size and by

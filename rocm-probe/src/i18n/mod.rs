@@ -3,7 +3,7 @@
 //! One catalogue, both languages side by side, compiled into the crate by the build script: each
 //! layer's `checks/<layer>/messages.toml` (its title, its rules' titles and explanations, the
 //! sentences its checks print) and `i18n/messages/*.toml` (everything else a report, a finding's
-//! summary, remedy or evidence is made of). Code names a message with [`msg!`]:
+//! summary, remedy or evidence is made of). Code names a message with [`msg!`](crate::msg):
 //!
 //! ```
 //! # use rocm_probe::{i18n, msg};
@@ -95,7 +95,7 @@ pub fn template(key: &str, lang: Lang) -> Option<&'static str> {
 }
 
 /// The message `key` in the current language with its `{placeholders}` filled from `args`.
-/// Use [`msg!`] rather than calling this. A key or argument the catalogue does not know is a bug
+/// Use [`msg!`](crate::msg) rather than calling this. A key or argument the catalogue does not know is a bug
 /// caught by the tests (debug builds assert); a release build shows the key or the placeholder
 /// rather than stop a probe over a sentence.
 pub fn text(key: &str, args: &[(&str, &dyn Display)]) -> String {
@@ -366,7 +366,7 @@ macro_rules! msg {
 }
 
 /// A [`Text`]: the sentence `key` kept as data, made in the language current when it is shown.
-/// Arguments as for [`msg!`]; each value converts into an [`Arg`] (strings, numbers, a nested
+/// Arguments as for [`msg!`](crate::msg); each value converts into an [`Arg`] (strings, numbers, a nested
 /// [`Text`], an [`OsError`]).
 #[macro_export]
 macro_rules! text {
