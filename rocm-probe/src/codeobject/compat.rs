@@ -143,7 +143,17 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    fn rank(&self) -> u8 {
+    /// The one rule of whether a GPU can use the code (ARCHITECTURE.md §5): only when a code
+    /// object loads as the GPU is set up. One that loads only after a feature change does not
+    /// load until the change is made — HIP says `hipErrorNoBinaryForGpu` meanwhile —, so
+    /// `inspect` exits 1 for it and the report fails
+    /// (`libraries.`/`frameworks.code-object-needs-feature-change`), as for no code object.
+    pub fn loads_as_set_up(&self) -> bool {
+        matches!(self, Self::Loads { .. })
+    }
+
+    /// Worst last: loads, needs a feature change, no code object.
+    pub(crate) fn rank(&self) -> u8 {
         match self {
             Self::Loads { .. } => 0,
             Self::NeedsFeatureChange { .. } => 1,
@@ -338,6 +348,24 @@ impl Gpu {
                 reason: msg!("codeobject.not-generic"),
             });
         };
+        // A well-formed name no GPU has (`gfx9000`) would give "no code object" for a GPU that
+        // does not exist: refused, with the known processors it is closest to.
+        let name = gfx.name();
+        if !super::elf::processors().any(|p| p == name) {
+            let near = crate::i18n::nearest(&name, super::elf::processors(), 3);
+            return Err(TargetIdError {
+                input: spec.to_owned(),
+                reason: if near.is_empty() {
+                    msg!("codeobject.unknown-processor", name)
+                } else {
+                    msg!(
+                        "codeobject.unknown-processor-near",
+                        name,
+                        near = crate::i18n::list(&near)
+                    )
+                },
+            });
+        }
         let mut assumptions = Vec::new();
         let mut pick =
             |setting: FeatureSetting, supported: bool, default: &dyn Fn() -> Assumption| {
@@ -485,15 +513,15 @@ impl InspectReport {
         }
     }
 
-    /// 1 when some GPU has no code object in some file, or there is no GPU to check; else 0
-    /// (a code object that loads only after a feature change still counts as present).
+    /// 1 when some file does not load on some GPU as it is set up
+    /// ([`Verdict::loads_as_set_up`], the rule the report's findings follow), or there is no GPU
+    /// to check; else 0.
     pub fn exit_code(&self) -> u8 {
-        let missing = self.files.iter().any(|f| {
-            f.verdicts
-                .iter()
-                .any(|v| v.verdict == Verdict::NoCodeObject)
-        });
-        u8::from(missing || self.gpus.is_empty())
+        let refused = self
+            .files
+            .iter()
+            .any(|f| f.verdicts.iter().any(|v| !v.verdict.loads_as_set_up()));
+        u8::from(refused || self.gpus.is_empty())
     }
 }
 

@@ -237,19 +237,11 @@ impl FatBinary {
             let candidates: Vec<compat::Candidate<'_>> =
                 parsed.iter().map(|(t, v)| (t, *v)).collect();
             let v = compat::verdict(&candidates, gpu);
-            if worst.as_ref().is_none_or(|w| rank(&v) > rank(w)) {
+            if worst.as_ref().is_none_or(|w| v.rank() > w.rank()) {
                 worst = Some(v);
             }
         }
         worst
-    }
-}
-
-fn rank(v: &Verdict) -> u8 {
-    match v {
-        Verdict::Loads { .. } => 0,
-        Verdict::NeedsFeatureChange { .. } => 1,
-        Verdict::NoCodeObject => 2,
     }
 }
 
