@@ -81,6 +81,7 @@ impl Feature {
 
 /// A change of a GPU's feature setting that would let a code object load.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct FeatureChange {
     /// The feature.
     pub feature: Feature,
@@ -214,6 +215,7 @@ pub fn verdict<'a>(candidates: &[Candidate<'a>], gpu: &GpuTarget) -> Verdict {
 
 /// Something the probe could not know about a GPU and assumed for the verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
 pub struct Assumption {
     /// The feature.
     pub feature: Feature,
@@ -235,6 +237,7 @@ pub enum GpuOrigin {
 
 /// A GPU (or several identical ones) to give verdicts for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Gpu {
     /// Its full target ID as the verdict uses it (assumptions applied).
     pub target_id: String,
@@ -403,6 +406,7 @@ impl Gpu {
 
 /// How many bundles of a file give each verdict for one GPU.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct BundleCounts {
     /// Bundles with a code object that loads.
     pub loads: usize,
@@ -415,6 +419,7 @@ pub struct BundleCounts {
 /// The verdict of one file for one GPU: the worst over its bundles (the HIP runtime needs a
 /// code object from every bundle whose kernels are launched).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct FileVerdict {
     /// Index into the report's GPUs.
     pub gpu: usize,
@@ -470,6 +475,7 @@ pub fn file_verdict(inspection: &Inspection, index: usize, gpu: &Gpu) -> FileVer
 
 /// One inspected file with its verdicts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct FileReport {
     /// What the file holds.
     #[serde(flatten)]
@@ -480,6 +486,7 @@ pub struct FileReport {
 
 /// The result of `inspect`: files, the GPUs, and a verdict per file and GPU.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct InspectReport {
     /// The GPUs verdicts are given for.
     pub gpus: Vec<Gpu>,
