@@ -272,3 +272,36 @@ fn assert_layout(name: &str, dot: &str) {
     }
     assert!(checked > 0, "{name}");
 }
+
+/// A marketing name is the machine's text: DOT and HTML-like label syntax in it stays text, and
+/// Graphviz still parses the picture.
+#[test]
+fn hostile_names_stay_text_in_the_picture() {
+    let (_scratch, root) = common::copy_fixture("mi308x-busy");
+    let ids = root.join("usr/share/libdrm/amdgpu.ids");
+    let evil = "x\"]; evil [label=\"y\\ <B>&amp; } \u{1b}[31m";
+    let text = std::fs::read_to_string(&ids)
+        .unwrap()
+        .replace("AMD Instinct MI308X", evil)
+        .replace("AMD Instinct MI300X", evil);
+    std::fs::write(&ids, text).unwrap();
+    let r = run(probe()
+        .arg("--root")
+        .arg(&root)
+        .args(["topo", "--format", "dot"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stdout.contains('\u{1b}'));
+    // Quoted for DOT in the tooltip: the quote and the backslash escaped.
+    assert!(
+        r.stdout
+            .contains("tooltip=\"GPU 0: x\\\"]; evil [label=\\\"y\\\\ <B>&amp; }"),
+        "{}",
+        r.stdout
+    );
+    if have_dot() {
+        // No node `evil` was forged: Graphviz names every node in the SVG's titles.
+        let svg = graphviz("hostile", &r.stdout, "svg");
+        assert!(!svg.contains("<title>evil</title>"), "{svg}");
+        assert_eq!(svg.matches("class=\"node\"").count(), 8 + 2);
+    }
+}
