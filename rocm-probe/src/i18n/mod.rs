@@ -598,7 +598,11 @@ mod tests {
     fn code_and_catalogue_name_the_same_messages() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut used = std::collections::BTreeSet::new();
-        let mut stack = vec![root.join("rocm-probe/src"), root.join("rocm-probe-cli/src")];
+        let mut stack = vec![
+            root.join("rocm-probe/src"),
+            root.join("rocm-probe-cli/src"),
+            root.join("rocm-probe-py/src"),
+        ];
         while let Some(dir) = stack.pop() {
             for entry in std::fs::read_dir(&dir).unwrap() {
                 let path = entry.unwrap().path();
