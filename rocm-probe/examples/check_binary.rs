@@ -16,16 +16,19 @@ fn main() -> ExitCode {
     let mut root = None;
     let mut file: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
+    let usage = || {
+        eprintln!("usage: check_binary [--root FIXTURE] FILE");
+        ExitCode::from(2)
+    };
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--root" => root = args.next(),
             _ if file.is_none() && !arg.starts_with('-') => file = Some(arg.into()),
-            _ => file = None,
+            _ => return usage(),
         }
     }
     let Some(file) = file else {
-        eprintln!("usage: check_binary [--root FIXTURE] FILE");
-        return ExitCode::from(2);
+        return usage();
     };
     let source = match root.map(Source::fixture) {
         None => Source::live(),

@@ -127,6 +127,10 @@ fn check_binary_gives_each_gpu_a_verdict() {
         "{}",
         r.stdout
     );
+    // No file: the usage, exit 2.
+    let r = example("check_binary", &paths(&root("rx7900xtx")));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.starts_with("usage: check_binary"), "{}", r.stderr);
     // A file that is not a binary: the library's error, exit 2.
     let mut args = root("rx7900xtx").to_vec();
     args.push(fixture("rx7900xtx").join("fixture.toml"));
