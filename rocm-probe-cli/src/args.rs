@@ -592,7 +592,7 @@ pub enum Command {
     },
     /// List the GPU code objects in executables, libraries, archives, offload bundles and
     /// code-object files, and say whether one loads on each GPU of this machine (or --root),
-    /// or on each --target.
+    /// or on each --target, as the GPU is set up (exit 1 when not).
     Inspect {
         /// The files to inspect.
         #[arg(required = true, value_name = "FILE")]

@@ -15,8 +15,8 @@ const SECTIONS: &[(&str, &[&str])] = &[
     (
         "EXIT STATUS",
         &[
-            "0\tThe command ran and found nothing wrong: report and check found no failure (and, with --strict, no warning); agents, topo and targets found a GPU; diff found no difference; inspect found a loadable code object for every GPU.",
-            "1\tThe command ran and its answer is no: a failure in the report (a warning too with --strict) or an unmet expectation of check; no GPU or no KFD for agents, topo, ps and targets; a difference for diff; a GPU without a loadable code object for inspect.",
+            "0\tThe command ran and found nothing wrong: report and check found no failure (and, with --strict, no warning); agents, topo and targets found a GPU; diff found no difference; inspect found, for every GPU, a code object that loads as the GPU is set up.",
+            "1\tThe command ran and its answer is no: a failure in the report (a warning too with --strict) or an unmet expectation of check; no GPU or no KFD for agents, topo, ps and targets; a difference for diff; a GPU on which inspect's file does not load as the GPU is set up (no code object, or only one that needs another XNACK or SRAM ECC setting).",
             "2\tThe probe could not run: an argument or option it does not take, an unreadable --root, --expect or report file, a --lock held by another run, a --deadline that passed, or an output it could not write.",
             "3\treport and check: no failure, but no GPU could be checked, so the verdict is undetermined (under WSL, for example).",
         ],

@@ -17,6 +17,7 @@ use crate::{i18n, msg};
 
 /// One layer's verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[non_exhaustive]
 pub struct LayerReport {
     /// 1–9.
     pub number: u8,
@@ -34,6 +35,7 @@ pub struct LayerReport {
 
 /// The bottom line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[non_exhaustive]
 pub struct Verdict {
     /// `pass`, `warn` or `fail`; `skip` when the verdict is undetermined: no failure, and no GPU
     /// could be checked (WSL, a tree whose GPU nodes are unreadable) — exit 3, never a PASS.
@@ -69,6 +71,7 @@ pub struct FactsSummary {
 
 /// The whole report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[non_exhaustive]
 pub struct Report {
     /// The profile in force.
     pub profile: Profile,
@@ -83,6 +86,27 @@ pub struct Report {
 }
 
 /// Options that change what is collected and the verdict.
+///
+/// Build it from [`Default`] with struct update syntax, so that a field added later keeps its
+/// default:
+///
+/// ```
+/// use rocm_probe::facts::config::Profile;
+/// use rocm_probe::report::Options;
+/// use rocm_probe::{Report, Source};
+///
+/// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/mi210-xgmi-8gpu");
+/// let source = Source::fixture(dir)?;
+/// // Eight Instinct GPUs are detected as a cluster node.
+/// assert_eq!(Report::collect(&source, Options::default()).profile, Profile::Cluster);
+/// // Judged as a workstation instead: platform tuning weighs less.
+/// let options = Options {
+///     profile: Some(Profile::Workstation),
+///     ..Options::default()
+/// };
+/// assert_eq!(Report::collect(&source, options).profile, Profile::Workstation);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
     /// Force a profile instead of detecting one.
@@ -95,7 +119,32 @@ pub struct Options {
 }
 
 impl Report {
-    /// Collects, checks and assembles.
+    /// Collects, checks and assembles: the whole `rocm-probe` report of `source`.
+    ///
+    /// ```
+    /// use rocm_probe::report::Options;
+    /// use rocm_probe::{Layer, Report, Source, Status};
+    ///
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/library-xnack-plus-only");
+    /// let report = Report::collect(&Source::fixture(dir)?, Options::default());
+    /// // The verdict names the deepest cause; every layer has its own status.
+    /// assert_eq!(report.verdict.root_cause, Some("libraries.code-object-needs-feature-change"));
+    /// let libraries = &report.layers[Layer::Libraries as usize - 1];
+    /// assert_eq!(libraries.status, Status::Fail);
+    /// assert_eq!(report.layers[0].status, Status::Pass);
+    /// // The finding says what to do, as copyable steps.
+    /// let finding = report
+    ///     .findings
+    ///     .iter()
+    ///     .find(|f| f.id == "libraries.code-object-needs-feature-change")
+    ///     .unwrap();
+    /// assert_eq!(finding.remedy_steps[0].command.as_deref(), Some("export HSA_XNACK=1"));
+    /// assert_eq!(report.exit_code(false), 1);
+    /// // The same report, serialized, is the body of `rocm-probe --json`.
+    /// let json = serde_json::to_value(&report)?;
+    /// assert_eq!(json["verdict"]["status"], "fail");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn collect(source: &Source, options: Options) -> Self {
         let collect = crate::facts::CollectOptions {
             active: options.active.clone(),
