@@ -3,6 +3,7 @@
 pub mod active;
 pub mod container;
 pub mod firmware_versions;
+pub mod kernel_bad;
 pub mod kernel_log;
 pub mod platform;
 pub mod rules;
@@ -82,6 +83,7 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
     }
     not_in_kfd(f, &mut out);
     firmware_versions::check(f, &mut out);
+    kernel_bad::check(f, &mut out);
     devices(f, &mut out);
     container::check(f, &mut out);
     tuning(f, profile, &mut out);

@@ -52,6 +52,7 @@ declare_rules! {
     KFD_READY = "driver.kfd-ready", Driver, Pass;
     CONTAINER = "driver.container", Driver, Info;
     FIRMWARE_KNOWN_BAD = "driver.firmware-known-bad", Driver, Warn => [GPU_HANG, GPU_PAGE_FAULT];
+    AMDGPU_KNOWN_BAD = "driver.amdgpu-known-bad", Driver, Warn => [GPU_HANG, GPU_PAGE_FAULT];
     WSL = "driver.wsl", Driver, Info;
     WSL_DXG_UNUSABLE = "driver.wsl-dxg-unusable", Driver, Fail => [
         runtime::rules::ROCR_INIT_FAILED,
