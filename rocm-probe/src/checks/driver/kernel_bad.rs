@@ -46,7 +46,7 @@ pub fn check(f: &Facts, out: &mut Vec<Finding>) {
             let fixed = format!("{}.{}", row.fixed.0, row.fixed.1);
             let report = row.source.split_whitespace().next().unwrap_or(row.source);
             let name = inv.gpu_name(gpu).to_string();
-            let shown = value.map_or_else(|| msg!("driver.amdgpu-known-bad-unset"), |v| v.to_string());
+            let shown = value.map_or_else(String::new, |v| v.to_string());
             let finding = match standing {
                 Standing::Exposed => AMDGPU_KNOWN_BAD
                     .finding(msg!(
