@@ -206,8 +206,11 @@ fn main() {
         firmware_bad_table(),
     )
     .expect("OUT_DIR is writable");
-    std::fs::write(Path::new(&out_dir).join("kernel_bad.rs"), kernel_bad_table())
-        .expect("OUT_DIR is writable");
+    std::fs::write(
+        Path::new(&out_dir).join("kernel_bad.rs"),
+        kernel_bad_table(),
+    )
+    .expect("OUT_DIR is writable");
     std::fs::write(
         Path::new(&out_dir).join("override_hazard.rs"),
         override_hazard_table(),

@@ -97,9 +97,14 @@ pub fn wanted(line: &str) -> bool {
 /// `Oops: 0000 [#1] SMP`, `general protection fault, …`, `kernel BUG at …`), which names no
 /// module.
 fn oops_header(line: &str) -> bool {
-    ["BUG: ", "Oops: ", "general protection fault", "kernel BUG at "]
-        .iter()
-        .any(|h| line.starts_with(h))
+    [
+        "BUG: ",
+        "Oops: ",
+        "general protection fault",
+        "kernel BUG at ",
+    ]
+    .iter()
+    .any(|h| line.starts_with(h))
 }
 
 /// One event of the log.
@@ -690,7 +695,9 @@ mod tests {
         assert!(e[2].lines[0].starts_with("RIP:"));
         assert_eq!(e[2].function.as_deref(), Some("dcn_bw_update_from_pplib"));
         assert_eq!(e[3].function.as_deref(), Some("amdgpu_irq_put"));
-        assert!(wanted("BUG: kernel NULL pointer dereference, address: 0000000000000008"));
+        assert!(wanted(
+            "BUG: kernel NULL pointer dereference, address: 0000000000000008"
+        ));
         assert!(wanted("RIP: 0010:ext4_writepages+0x10/0x20"));
         assert!(signature("RIP: 0010:ext4_writepages+0x10/0x20").is_none());
     }

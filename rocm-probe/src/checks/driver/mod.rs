@@ -23,9 +23,9 @@ use crate::finding::{
     AMDGPU_BLACKLISTED, AMDGPU_NOT_LOADED, Action, CONTAINER, DKMS_NOT_BUILT, Evidence, Finding,
     GPU_NOT_BOUND, GPU_NOT_IN_KFD, IDENTITY_NOT_RECORDED, INPUT_MALFORMED, INPUT_UNREADABLE,
     IOMMU_NOT_PASSTHROUGH, KERNEL_TOO_OLD, KFD_DEVICE_MISSING, KFD_DEVICE_NOT_ADDED, KFD_MISSING,
-    KFD_PERMISSION_DENIED,
-    KFD_READY, KFD_UNREADABLE, NO_AMD_GPU, NOMODESET, NUMA_BALANCING, OUT_OF_TREE_DRIVER,
-    RENDER_NODE_MISSING, RENDER_PERMISSION_DENIED, RemedyStep, Rule, SECURE_BOOT, Status, WSL,
+    KFD_PERMISSION_DENIED, KFD_READY, KFD_UNREADABLE, NO_AMD_GPU, NOMODESET, NUMA_BALANCING,
+    OUT_OF_TREE_DRIVER, RENDER_NODE_MISSING, RENDER_PERMISSION_DENIED, RemedyStep, Rule,
+    SECURE_BOOT, Status, WSL,
 };
 use crate::target;
 use crate::{i18n, msg};
@@ -429,7 +429,8 @@ fn not_in_kfd(f: &Facts, out: &mut Vec<Finding>) {
             (_, Some(2)) => msg!("driver.gpu-not-in-kfd-gcn2"),
             _ => msg!("driver.gpu-not-in-kfd-atomics"),
         };
-        let mut finding = GPU_NOT_IN_KFD.finding(msg!("driver.gpu-not-in-kfd", address = g.address, why));
+        let mut finding =
+            GPU_NOT_IN_KFD.finding(msg!("driver.gpu-not-in-kfd", address = g.address, why));
         if let Some(rule) = logged {
             finding = finding.caused_by(rule);
         }
