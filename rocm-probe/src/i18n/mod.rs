@@ -532,12 +532,16 @@ mod tests {
     }
 
     /// Every key code names is in the catalogue, and every catalogue key is named by code: the
-    /// keys are read from the sources of this crate and the CLI.
+    /// keys are read from the sources of this crate, the CLI and the Python module.
     #[test]
     fn code_and_catalogue_name_the_same_messages() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut used = std::collections::BTreeSet::new();
-        let mut stack = vec![root.join("rocm-probe/src"), root.join("rocm-probe-cli/src")];
+        let mut stack = vec![
+            root.join("rocm-probe/src"),
+            root.join("rocm-probe-cli/src"),
+            root.join("rocm-probe-py/src"),
+        ];
         while let Some(dir) = stack.pop() {
             for entry in std::fs::read_dir(&dir).unwrap() {
                 let path = entry.unwrap().path();

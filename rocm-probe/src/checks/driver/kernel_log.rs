@@ -107,8 +107,9 @@ fn sole_address(events: &[Event]) -> Option<String> {
 }
 
 /// An unbound GPU's finding is caused by what the log says stopped that GPU (its own PCI
-/// address): the firmware that failed to load, else the failed initialisation — not by the
-/// first such finding of another GPU, which the cause graph alone would pick.
+/// address): the firmware that failed to load, else the PSP or SMU, else the failed
+/// initialisation — not by the first such finding of another GPU, which the cause graph alone
+/// would pick.
 fn link_unbound(causes: &[(String, &'static Rule)], out: &mut [Finding]) {
     for finding in out
         .iter_mut()

@@ -101,11 +101,7 @@ pub fn check(f: &Facts, inv: &Inventory) -> Vec<Finding> {
                     ))
                     .with(Evidence::new(
                         format!("{dir}/pp_dpm_sclk"),
-                        msg!(
-                            "hardware.gpu-clock-levels",
-                            mhz,
-                            levels = levels.join(", ")
-                        ),
+                        msg!("hardware.gpu-clock-levels", mhz, levels = levels.join(", ")),
                     ))
                     .with(Evidence::new(
                         format!("{dir}/gpu_busy_percent"),
