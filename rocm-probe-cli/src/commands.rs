@@ -592,6 +592,27 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
         writeln!(out, "  {row}")?;
         writeln!(out, "    {}", r.source)?;
     }
+    // amdgpu releases that hang a target unless a parameter works around it
+    // (driver.amdgpu-known-bad).
+    use rocm_probe::facts::kernel_bad;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        msg!("cli.data-kernel-bad-header", date = kernel_bad::AS_OF)
+    )?;
+    for h in kernel_bad::HAZARDS {
+        let row = msg!(
+            "cli.data-kernel-bad-row",
+            target = h.target,
+            fixed = format!("{}.{}", h.fixed.0, h.fixed.1),
+            parameter = h.parameter,
+            workaround = h.workaround,
+            symptom = h.symptom
+        );
+        writeln!(out, "  {row}")?;
+        writeln!(out, "    {}", h.source)?;
+    }
     // The overrides public reports show hanging a GPU (never suggested).
     use rocm_probe::facts::override_hazard;
     writeln!(out)?;

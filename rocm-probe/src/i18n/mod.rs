@@ -593,7 +593,7 @@ mod tests {
     }
 
     /// Every key code names is in the catalogue, and every catalogue key is named by code: the
-    /// keys are read from the sources of this crate and the CLI.
+    /// keys are read from the sources of this crate, the CLI and the Python module.
     #[test]
     fn code_and_catalogue_name_the_same_messages() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
