@@ -1393,3 +1393,295 @@ pub fn hostlist(names: &[String]) -> Vec<String> {
     out.sort();
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A schema 1 report: `status` its verdict, one MI210 per `mec` entry.
+    fn v1(status: &str, rocm: &str, mec: &[u64], findings: Value) -> Value {
+        let gpus: Vec<Value> = mec
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                json!({"index": i, "pci_address": format!("0000:{:02x}:00.0", i + 3),
+                       "marketing_name": "AMD Instinct MI210", "gfx": "gfx90a",
+                       "device_id": 29711, "mec_firmware": m, "sdma_firmware": 9,
+                       "firmware": {"smc": "00.68.59.00"}})
+            })
+            .collect();
+        json!({
+            "schema_version": 1,
+            "tool": {"name": "rocm-probe", "version": "0.1.0"},
+            "source": {"kind": "live"},
+            "verdict": {"status": status, "summary": "s", "root_cause": null},
+            "findings": findings,
+            "layers": [],
+            "facts": {"gpus": gpus.len(), "agents": gpus.len(), "targets": [],
+                      "config": {"fingerprint": "aaaa", "rocm": rocm, "kernel": "6.8.0",
+                                 "amdgpu": null, "compute_partition": null,
+                                 "memory_partition": null, "libraries": {}, "gpus": gpus}}
+        })
+    }
+
+    /// The same report in schema 2, as the issue specifies it: GPUs in `facts.gpus`, counts
+    /// renamed, device ids in hex, the host and the time.
+    fn v2(mut d: Value, host: Option<&str>) -> Value {
+        d["schema_version"] = json!(2);
+        d["source"]["host"] = json!(host);
+        d["generated_at"] = json!("2026-12-03T23:00:00Z");
+        let facts = d["facts"].as_object_mut().unwrap();
+        let mut gpus = facts["config"]["gpus"].take();
+        facts["config"].as_object_mut().unwrap().remove("gpus");
+        for g in gpus.as_array_mut().unwrap() {
+            g["device_id"] = json!(format!("{:#06x}", g["device_id"].as_u64().unwrap()));
+        }
+        facts.insert("gpu_count".into(), facts["gpus"].clone());
+        facts.insert("agent_count".into(), facts["agents"].clone());
+        facts.remove("agents");
+        facts.insert("gpus".into(), gpus);
+        d
+    }
+
+    fn origin() -> Origin {
+        Origin {
+            input: "x.json".into(),
+            line: None,
+        }
+    }
+
+    fn node(d: &Value) -> Result<Node, Reason> {
+        parse(d.to_string().as_bytes(), &origin(), None, Some("x"))
+    }
+
+    #[test]
+    fn both_schemas_give_the_same_node() {
+        let ras = json!([{"id": "hardware.ras-uncorrectable", "status": "fail",
+                          "subject": {"kind": "gpu", "index": 1, "pci_address": "0000:04:00.0"}},
+                         {"id": "hardware.bar", "status": "pass"}]);
+        let one = v1("fail", "6.4.1", &[92, 92], ras);
+        let a = node(&one).unwrap();
+        let b = node(&v2(one, Some("gpu-node-7"))).unwrap();
+        assert_eq!(a.config, b.config);
+        assert_eq!(a.findings, b.findings);
+        assert_eq!(a.findings.len(), 1, "passes are left out");
+        assert_eq!(
+            a.config.as_ref().unwrap().gpus[0].device_id.as_deref(),
+            Some("0x740f")
+        );
+        assert_eq!((a.name.as_str(), a.name_from), ("x", NameFrom::File));
+        assert_eq!((b.name.as_str(), b.name_from), ("gpu-node-7", NameFrom::Host));
+        assert_eq!(b.generated_at.as_deref(), Some("2026-12-03T23:00:00Z"));
+        // A redacted host names nothing: the file does.
+        let c = node(&v2(v1("pass", "6.4.1", &[92], json!([])), Some("host"))).unwrap();
+        assert_eq!(c.name_from, NameFrom::File);
+    }
+
+    #[test]
+    fn what_is_not_a_report_is_refused_with_the_reason() {
+        let good = v1("pass", "6.4.1", &[92], json!([]));
+        let with = |f: &dyn Fn(&mut Value)| {
+            let mut d = good.clone();
+            f(&mut d);
+            node(&d).unwrap_err()
+        };
+        assert!(matches!(
+            parse(b"{\"a\": ", &origin(), None, None),
+            Err(Reason::NotJson { line: 1, .. })
+        ));
+        assert!(matches!(
+            parse(b"[1, 2]", &origin(), None, None),
+            Err(Reason::Malformed { .. })
+        ));
+        assert!(matches!(
+            parse(b"{\"findings\": 3}", &origin(), None, None),
+            Err(Reason::Malformed { .. })
+        ));
+        assert!(matches!(
+            parse(b"\xff\xfe", &origin(), None, None),
+            Err(Reason::NotUtf8 | Reason::NotJson { .. })
+        ));
+        assert_eq!(
+            with(&|d| d["tool"]["name"] = json!("amd-smi")),
+            Reason::Foreign {
+                tool: Some("amd-smi".into())
+            }
+        );
+        assert_eq!(
+            with(&|d| d["schema_version"] = json!(3)),
+            Reason::UnsupportedSchema {
+                version: "3".into()
+            }
+        );
+        assert_eq!(
+            with(&|d| {
+                d.as_object_mut().unwrap().remove("schema_version");
+            }),
+            Reason::NoSchemaVersion
+        );
+        assert_eq!(
+            with(&|d| d["verdict"]["status"] = json!("great")),
+            Reason::NotAReport
+        );
+    }
+
+    #[test]
+    fn pdsh_streams_interleave_pretty_documents_and_name_their_nodes() {
+        let a = serde_json::to_string_pretty(&v1("pass", "6.4.1", &[92], json!([]))).unwrap();
+        let b = v2(v1("fail", "6.3.0", &[90], json!([])), None).to_string();
+        let mut text = String::new();
+        let mut a_lines = a.lines();
+        // pdsh prints lines as they come: node02's one line lands in the middle of node01's.
+        for (k, l) in a_lines.by_ref().take(5).enumerate() {
+            text.push_str(&format!("node01: {l}\n"));
+            if k == 2 {
+                text.push_str(&format!("node02: {b}\n"));
+            }
+        }
+        for l in a_lines {
+            text.push_str(&format!("node01: {l}\n"));
+        }
+        text.push_str("node03: ssh: connect to host node03 port 22: Connection refused\n");
+        text.push_str("node03: pdsh@login: node03: ssh exited with exit code 255\n");
+        text.push_str("node04: {\"schema_version\": 1,\n");
+        let read = read_stream(&mut text.as_bytes(), "-", None);
+        let names: Vec<(&str, Status)> = read
+            .nodes
+            .iter()
+            .map(|n| (n.name.as_str(), n.status))
+            .collect();
+        assert_eq!(
+            names,
+            [("node02", Status::Fail), ("node01", Status::Pass)],
+            "{:?}",
+            read.refused
+        );
+        assert_eq!(read.nodes[1].origin.line, Some(1));
+        let refused: Vec<(Option<&str>, &Reason)> = read
+            .refused
+            .iter()
+            .map(|r| (r.node.as_deref(), &r.reason))
+            .collect();
+        assert_eq!(
+            refused,
+            [
+                (Some("node03"), &Reason::NotADocument { lines: 2 }),
+                (Some("node04"), &Reason::Truncated)
+            ]
+        );
+    }
+
+    #[test]
+    fn unnamed_json_lines_are_told_apart_by_line() {
+        let d = v1("pass", "6.4.1", &[92], json!([])).to_string();
+        let text = format!("{d}\n\n{d}\n");
+        let read = read_stream(&mut text.as_bytes(), "fleet.jsonl", Some("fleet"));
+        let names: Vec<&str> = read.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, ["fleet.jsonl:1", "fleet.jsonl:3"]);
+        let one = read_stream(&mut format!("{d}\n").as_bytes(), "n7.jsonl", Some("n7"));
+        assert_eq!(one.nodes[0].name, "n7");
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_refused_and_the_stream_goes_on() {
+        let d = v1("pass", "6.4.1", &[92], json!([])).to_string();
+        let mut text = format!("{{\"x\": \"{}\"}}\n", "a".repeat(DOCUMENT_CAP + 10));
+        text.push_str(&d);
+        text.push('\n');
+        let read = read_stream(&mut text.as_bytes(), "-", None);
+        assert_eq!(read.nodes.len(), 1);
+        assert_eq!(
+            read.refused[0].reason,
+            Reason::TooLarge {
+                cap_mib: (DOCUMENT_CAP >> 20) as u64
+            }
+        );
+    }
+
+    #[test]
+    fn majority_groups_and_outliers() {
+        let named = |name: &str, d: Value| {
+            let mut n = node(&d).unwrap();
+            n.name = name.into();
+            n
+        };
+        let gpu_fail = json!([{"id": "hardware.ras-uncorrectable", "status": "fail",
+                               "subject": {"kind": "gpu", "index": 1, "pci_address": "0000:04:00.0"}},
+                              {"id": "workloads.compute", "status": "warn"}]);
+        let mut nodes = vec![
+            named("n01", v1("pass", "6.4.1", &[92, 92], json!([]))),
+            named("n02", v1("pass", "6.4.1", &[92, 92], json!([]))),
+            named("n03", v2(v1("fail", "6.4.1", &[92, 92], gpu_fail), None)),
+            // Same fingerprint, older MEC firmware on one GPU.
+            named("n04", v1("pass", "6.4.1", &[92, 88], json!([]))),
+        ];
+        let mut other = v1("warn", "6.3.0", &[92, 92], json!([{"id": "workloads.compute", "status": "warn"}]));
+        other["facts"]["config"]["fingerprint"] = json!("bbbb");
+        nodes.push(named("n05", other));
+        let f = view(Read {
+            nodes,
+            refused: Vec::new(),
+        });
+        assert_eq!(f.exit_code(), 1);
+        assert_eq!(f.verdicts[0].status, Status::Fail);
+        assert_eq!(f.verdicts[0].nodes, ["n03"]);
+        assert_eq!(f.findings[0].id, "hardware.ras-uncorrectable");
+        assert_eq!(f.findings[1].id, "workloads.compute");
+        assert_eq!(f.findings[1].nodes, ["n03", "n05"]);
+        assert_eq!(f.configurations.len(), 2);
+        assert!(f.configurations[0].majority);
+        assert_eq!(f.configurations[0].nodes, ["n01", "n02", "n03", "n04"]);
+        let m = f.majority.as_ref().unwrap();
+        assert_eq!((m.fingerprint.as_deref(), m.nodes), (Some("aaaa"), 3));
+        let outliers: Vec<(&str, Vec<(&str, Option<&str>, Option<&str>)>)> = f
+            .outliers
+            .iter()
+            .map(|o| {
+                (
+                    o.node.as_str(),
+                    o.differences
+                        .iter()
+                        .map(|d| (d.key.as_str(), d.majority.as_deref(), d.node.as_deref()))
+                        .collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            outliers,
+            [
+                (
+                    "n04",
+                    vec![("firmware.mec_firmware", Some("92"), Some("92, 88"))]
+                ),
+                ("n05", vec![("rocm", Some("6.4.1"), Some("6.3.0"))]),
+            ]
+        );
+        assert_eq!(f.gpu_failures.len(), 1);
+        assert_eq!(f.gpu_failures[0].node, "n03");
+        assert_eq!(f.gpu_failures[0].index, Some(1));
+    }
+
+    #[test]
+    fn host_lists_join_numbered_names() {
+        let names: Vec<String> = ["node03", "node01", "node02", "node07", "gpu9", "login", "node01"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        assert_eq!(hostlist(&names), ["gpu9", "login", "node[01-03,07]"]);
+        let many: Vec<String> = (0..20).map(|i| format!("n{:02}", i * 2)).collect();
+        let list = hostlist(&many);
+        assert_eq!(list.len(), 5, "{list:?}");
+        assert_eq!(list[0], "n[00,02,04,06]");
+    }
+
+    #[test]
+    fn stand_ins_name_nobody() {
+        for s in ["host", "host2", "host17", "localhost", ""] {
+            assert!(is_stand_in(s), "{s}");
+        }
+        for s in ["hostile", "node1", "gpu-host"] {
+            assert!(!is_stand_in(s), "{s}");
+        }
+    }
+}
