@@ -30,7 +30,9 @@ pub fn reason(r: &Reason) -> String {
         Reason::Malformed { line, column } => msg!("fleet.reason-malformed", line, column),
         Reason::Foreign { tool } => msg!(
             "fleet.reason-foreign",
-            tool = tool.as_deref().map_or_else(|| "-".to_owned(), str::to_owned)
+            tool = tool
+                .as_deref()
+                .map_or_else(|| "-".to_owned(), str::to_owned)
         ),
         Reason::NoSchemaVersion => msg!("fleet.reason-no-schema-version"),
         Reason::UnsupportedSchema { version } => msg!(
@@ -293,7 +295,14 @@ fn write_page(f: &Fleet, s: &mut String) -> fmt::Result {
     // Nodes by verdict.
     writeln!(s, r#"<section id="verdicts">"#)?;
     writeln!(s, "<h2>{}</h2>", Esc(&msg!("fleet.verdicts")))?;
-    table_head(s, &[msg!("fleet.html-verdict"), msg!("fleet.html-count"), msg!("fleet.html-nodes")])?;
+    table_head(
+        s,
+        &[
+            msg!("fleet.html-verdict"),
+            msg!("fleet.html-count"),
+            msg!("fleet.html-nodes"),
+        ],
+    )?;
     for g in &f.verdicts {
         write!(s, r#"<tr data-status="{}"><td>"#, status_id(g.status))?;
         badge(s, g.status)?;
@@ -311,7 +320,11 @@ fn write_page(f: &Fleet, s: &mut String) -> fmt::Result {
     writeln!(s, r#"<section id="findings">"#)?;
     writeln!(s, "<h2>{}</h2>", Esc(&msg!("fleet.findings")))?;
     if f.findings.is_empty() {
-        writeln!(s, r#"<p class="note">{}</p>"#, Esc(&msg!("fleet.no-findings")))?;
+        writeln!(
+            s,
+            r#"<p class="note">{}</p>"#,
+            Esc(&msg!("fleet.no-findings"))
+        )?;
     } else {
         table_head(
             s,
@@ -392,7 +405,11 @@ fn write_page(f: &Fleet, s: &mut String) -> fmt::Result {
         writeln!(s, "</table>")?;
         writeln!(s, "<h3>{}</h3>", Esc(&msg!("fleet.outliers")))?;
         if f.outliers.is_empty() {
-            writeln!(s, r#"<p class="note">{}</p>"#, Esc(&msg!("fleet.no-outliers")))?;
+            writeln!(
+                s,
+                r#"<p class="note">{}</p>"#,
+                Esc(&msg!("fleet.no-outliers"))
+            )?;
         } else {
             table_head(
                 s,
@@ -428,7 +445,11 @@ fn write_page(f: &Fleet, s: &mut String) -> fmt::Result {
     writeln!(s, r#"<section id="gpu-failures">"#)?;
     writeln!(s, "<h2>{}</h2>", Esc(&msg!("fleet.gpu-failures")))?;
     if f.gpu_failures.is_empty() {
-        writeln!(s, r#"<p class="note">{}</p>"#, Esc(&msg!("fleet.no-gpu-failures")))?;
+        writeln!(
+            s,
+            r#"<p class="note">{}</p>"#,
+            Esc(&msg!("fleet.no-gpu-failures"))
+        )?;
     } else {
         table_head(
             s,

@@ -811,8 +811,10 @@ fn parse(
         },
     };
     let verdict = doc.verdict.as_ref();
-    let (Some(findings), Some(status)) = (&doc.findings, status_of(verdict.and_then(|v| v.get("status"))))
-    else {
+    let (Some(findings), Some(status)) = (
+        &doc.findings,
+        status_of(verdict.and_then(|v| v.get("status"))),
+    ) else {
         return Err(Reason::NotAReport);
     };
     let host = doc
@@ -950,8 +952,16 @@ pub fn aspects(c: &Config) -> Vec<Aspect> {
         }
     };
     push(Area::Gpus, "gpus", Some(models(&c.gpus)));
-    push(Area::Partition, "compute_partition", c.compute_partition.clone());
-    push(Area::Partition, "memory_partition", c.memory_partition.clone());
+    push(
+        Area::Partition,
+        "compute_partition",
+        c.compute_partition.clone(),
+    );
+    push(
+        Area::Partition,
+        "memory_partition",
+        c.memory_partition.clone(),
+    );
     let mut components: Vec<&str> = c
         .gpus
         .iter()
@@ -1253,7 +1263,9 @@ pub fn view(read: Read) -> Fleet {
             let first = nodes[members[0]].config.as_ref();
             ConfigGroup {
                 fingerprint: fp.map(str::to_owned),
-                majority: majority.as_ref().is_some_and(|m| m.fingerprint.as_deref() == *fp),
+                majority: majority
+                    .as_ref()
+                    .is_some_and(|m| m.fingerprint.as_deref() == *fp),
                 gpus: first.map(|c| models(&c.gpus)),
                 rocm: first.and_then(|c| c.rocm.clone()),
                 nodes: members.iter().map(|&i| nodes[i].name.clone()).collect(),
@@ -1471,7 +1483,10 @@ mod tests {
             Some("0x740f")
         );
         assert_eq!((a.name.as_str(), a.name_from), ("x", NameFrom::File));
-        assert_eq!((b.name.as_str(), b.name_from), ("gpu-node-7", NameFrom::Host));
+        assert_eq!(
+            (b.name.as_str(), b.name_from),
+            ("gpu-node-7", NameFrom::Host)
+        );
         assert_eq!(b.generated_at.as_deref(), Some("2026-12-03T23:00:00Z"));
         // A redacted host names nothing: the file does.
         let c = node(&v2(v1("pass", "6.4.1", &[92], json!([])), Some("host"))).unwrap();
@@ -1616,7 +1631,12 @@ mod tests {
             // Same fingerprint, older MEC firmware on one GPU.
             named("n04", v1("pass", "6.4.1", &[92, 88], json!([]))),
         ];
-        let mut other = v1("warn", "6.3.0", &[92, 92], json!([{"id": "workloads.compute", "status": "warn"}]));
+        let mut other = v1(
+            "warn",
+            "6.3.0",
+            &[92, 92],
+            json!([{"id": "workloads.compute", "status": "warn"}]),
+        );
         other["facts"]["config"]["fingerprint"] = json!("bbbb");
         nodes.push(named("n05", other));
         let f = view(Read {
@@ -1664,10 +1684,12 @@ mod tests {
 
     #[test]
     fn host_lists_join_numbered_names() {
-        let names: Vec<String> = ["node03", "node01", "node02", "node07", "gpu9", "login", "node01"]
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect();
+        let names: Vec<String> = [
+            "node03", "node01", "node02", "node07", "gpu9", "login", "node01",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
         assert_eq!(hostlist(&names), ["gpu9", "login", "node[01-03,07]"]);
         let many: Vec<String> = (0..20).map(|i| format!("n{:02}", i * 2)).collect();
         let list = hostlist(&many);
