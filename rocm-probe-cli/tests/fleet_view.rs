@@ -172,7 +172,7 @@ fn firmware_and_partition_outliers_inside_one_fingerprint() {
             (
                 "gpu5",
                 &json!([{"area": "firmware", "key": "firmware.mec_firmware",
-                         "majority": "177", "node": "177, 170"}])
+                         "majority": "177", "node": "177 (GPU 0-2,4-7), 170 (GPU 3)"}])
             ),
             (
                 "gpu6",

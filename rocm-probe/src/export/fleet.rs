@@ -935,7 +935,8 @@ pub struct Aspect {
     pub area: Area,
     /// The aspect (`gpus`, `compute_partition`, `firmware.mec_firmware`, `rocm`).
     pub key: String,
-    /// Its value: several GPUs' distinct values joined by `, `.
+    /// Its value; firmware that differs between the GPUs as each version with its GPUs
+    /// (`177 (GPU 0-2,4-7), 170 (GPU 3)`).
     pub value: String,
 }
 
@@ -970,24 +971,58 @@ pub fn aspects(c: &Config) -> Vec<Aspect> {
     components.sort_unstable();
     components.dedup();
     for component in components {
-        let mut values: Vec<&str> = Vec::new();
-        for g in &c.gpus {
+        // Each distinct version with the GPUs (by position) that run it, when they differ:
+        // the GPU that was replaced is what the operator looks for.
+        let mut values: Vec<(&str, Vec<u64>)> = Vec::new();
+        for (i, g) in c.gpus.iter().enumerate() {
             if let Some(v) = g.firmware.get(component) {
-                if !values.contains(&v.as_str()) {
-                    values.push(v);
+                match values.iter_mut().find(|(x, _)| x == v) {
+                    Some((_, gpus)) => gpus.push(i as u64),
+                    None => values.push((v, vec![i as u64])),
                 }
             }
         }
+        let value = match &values[..] {
+            [(only, _)] => (*only).to_owned(),
+            _ => values
+                .iter()
+                .map(|(v, gpus)| format!("{v} (GPU {})", ranges(gpus, "-", ",")))
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
         push(
             Area::Firmware,
             &format!("firmware.{component}"),
-            Some(values.join(", ")),
+            Some(value),
         );
     }
     push(Area::Versions, "rocm", c.rocm.clone());
     push(Area::Versions, "kernel", c.kernel.clone());
     push(Area::Versions, "amdgpu", c.amdgpu.clone());
     out
+}
+
+/// Sorted numbers with runs joined: `0-4,6` (`dash` and `comma` as the caller writes them).
+fn ranges(numbers: &[u64], dash: &str, comma: &str) -> String {
+    ranges_padded(numbers, 0, dash, comma)
+}
+
+fn ranges_padded(numbers: &[u64], width: usize, dash: &str, comma: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < numbers.len() {
+        let mut j = i;
+        while j + 1 < numbers.len() && numbers[j + 1] == numbers[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j {
+            format!("{:0width$}", numbers[i])
+        } else {
+            format!("{:0width$}{dash}{:0width$}", numbers[i], numbers[j])
+        });
+        i = j + 1;
+    }
+    out.join(comma)
 }
 
 /// The GPUs as models and counts: `8 × AMD Instinct MI300X (gfx942, 0x74a1)`; `0` without.
@@ -1381,21 +1416,9 @@ pub fn hostlist(names: &[String]) -> Vec<String> {
             out.push(format!("{prefix}{only:0width$}"));
             continue;
         }
-        let mut ranges: Vec<String> = Vec::new();
-        let mut i = 0;
-        while i < numbers.len() {
-            let mut j = i;
-            while j + 1 < numbers.len() && numbers[j + 1] == numbers[j] + 1 {
-                j += 1;
-            }
-            ranges.push(if i == j {
-                format!("{:0width$}", numbers[i])
-            } else {
-                format!("{:0width$}-{:0width$}", numbers[i], numbers[j])
-            });
-            i = j + 1;
-        }
-        for chunk in ranges.chunks(4) {
+        let runs = ranges_padded(&numbers, width, "-", ",");
+        let runs: Vec<&str> = runs.split(',').collect();
+        for chunk in runs.chunks(4) {
             out.push(format!("{prefix}[{}]", chunk.join(",")));
         }
     }
@@ -1672,7 +1695,11 @@ mod tests {
             [
                 (
                     "n04",
-                    vec![("firmware.mec_firmware", Some("92"), Some("92, 88"))]
+                    vec![(
+                        "firmware.mec_firmware",
+                        Some("92"),
+                        Some("92 (GPU 0), 88 (GPU 1)")
+                    )]
                 ),
                 ("n05", vec![("rocm", Some("6.4.1"), Some("6.3.0"))]),
             ]
