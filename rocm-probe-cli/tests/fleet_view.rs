@@ -110,7 +110,7 @@ fn groups_majority_and_outliers_from_both_schemas() {
     assert_eq!(outliers[0]["node"], "node04");
     assert_eq!(
         outliers[0]["differences"],
-        json!([{"area": "versions", "key": "rocm", "majority": null, "node": "6.2.0"}])
+        json!([{"area": "versions", "key": "config.rocm", "majority": null, "node": "6.2.0"}])
     );
     let gpu = &f["gpu_failures"][0];
     assert_eq!(
@@ -129,7 +129,7 @@ fn groups_majority_and_outliers_from_both_schemas() {
         "  PASS       4  node[01-04]",
         "  FAIL       1  hardware.ras-uncorrectable",
         "  node04",
-        "    rocm  6.2.0 (majority: (absent))",
+        "    config.rocm  6.2.0 (majority: (absent))",
         "  node05  GPU 0 (0000:63:00.0)  hardware.ras-uncorrectable",
     ] {
         assert!(
@@ -171,12 +171,12 @@ fn firmware_and_partition_outliers_inside_one_fingerprint() {
         [
             (
                 "gpu5",
-                &json!([{"area": "firmware", "key": "firmware.mec_firmware",
+                &json!([{"area": "firmware", "key": "gpus.mec_firmware",
                          "majority": "177", "node": "177 (GPU 0-2,4-7), 170 (GPU 3)"}])
             ),
             (
                 "gpu6",
-                &json!([{"area": "partition", "key": "compute_partition",
+                &json!([{"area": "partition", "key": "config.compute_partition",
                          "majority": "CPX", "node": "SPX"}])
             ),
         ]

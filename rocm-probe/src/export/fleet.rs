@@ -933,7 +933,8 @@ pub enum Area {
 pub struct Aspect {
     /// The area.
     pub area: Area,
-    /// The aspect (`gpus`, `compute_partition`, `firmware.mec_firmware`, `rocm`).
+    /// Where it is in a report (`gpus.model`, `config.compute_partition`,
+    /// `gpus.mec_firmware`, `gpus.firmware.smc`, `config.rocm`).
     pub key: String,
     /// Its value; firmware that differs between the GPUs as each version with its GPUs
     /// (`177 (GPU 0-2,4-7), 170 (GPU 3)`).
@@ -952,15 +953,16 @@ pub fn aspects(c: &Config) -> Vec<Aspect> {
             });
         }
     };
-    push(Area::Gpus, "gpus", Some(models(&c.gpus)));
+    // Keys name where the value is in a report, as `diff`'s paths do.
+    push(Area::Gpus, "gpus.model", Some(models(&c.gpus)));
     push(
         Area::Partition,
-        "compute_partition",
+        "config.compute_partition",
         c.compute_partition.clone(),
     );
     push(
         Area::Partition,
-        "memory_partition",
+        "config.memory_partition",
         c.memory_partition.clone(),
     );
     let mut components: Vec<&str> = c
@@ -990,15 +992,16 @@ pub fn aspects(c: &Config) -> Vec<Aspect> {
                 .collect::<Vec<_>>()
                 .join(", "),
         };
-        push(
-            Area::Firmware,
-            &format!("firmware.{component}"),
-            Some(value),
-        );
+        let key = if ["vbios", "mec_firmware", "sdma_firmware"].contains(&component) {
+            format!("gpus.{component}")
+        } else {
+            format!("gpus.firmware.{component}")
+        };
+        push(Area::Firmware, &key, Some(value));
     }
-    push(Area::Versions, "rocm", c.rocm.clone());
-    push(Area::Versions, "kernel", c.kernel.clone());
-    push(Area::Versions, "amdgpu", c.amdgpu.clone());
+    push(Area::Versions, "config.rocm", c.rocm.clone());
+    push(Area::Versions, "config.kernel", c.kernel.clone());
+    push(Area::Versions, "config.amdgpu", c.amdgpu.clone());
     out
 }
 
@@ -1696,12 +1699,12 @@ mod tests {
                 (
                     "n04",
                     vec![(
-                        "firmware.mec_firmware",
+                        "gpus.mec_firmware",
                         Some("92"),
                         Some("92 (GPU 0), 88 (GPU 1)")
                     )]
                 ),
-                ("n05", vec![("rocm", Some("6.4.1"), Some("6.3.0"))]),
+                ("n05", vec![("config.rocm", Some("6.4.1"), Some("6.3.0"))]),
             ]
         );
         assert_eq!(f.gpu_failures.len(), 1);
