@@ -339,17 +339,17 @@ fn read_files(files: &[&Path], threads: usize) -> Vec<Read> {
             .chunks(chunk)
             .map(|part| {
                 scope.spawn(move || {
-                    crate::i18n::scoped(lang, || part.iter().map(|f| read_file(f)).collect())
+                    crate::i18n::scoped(lang, || {
+                        part.iter().map(|f| read_file(f)).collect::<Vec<Read>>()
+                    })
                 })
             })
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| {
-                // A worker that panicked lost its files' results; none of its code panics on
-                // input, so this is a bug, reported as unreadable rather than aborting the view.
-                h.join().unwrap_or_else(|_| Vec::new())
-            })
+            // Nothing a worker does panics on input; should a bug make one panic, the panic
+            // goes on here rather than the results of later files shifting onto earlier ones.
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect::<Vec<Read>>()
     })
 }
