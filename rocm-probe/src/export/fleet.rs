@@ -1339,7 +1339,7 @@ pub fn view(read: Read) -> Fleet {
                 }),
             }
         }
-        gpu_failures[start..].sort_by(|a, b| a.index.cmp(&b.index));
+        gpu_failures[start..].sort_by_key(|a| a.index);
     }
 
     let nodes = nodes
@@ -1392,7 +1392,7 @@ fn differences(majority: &[Aspect], node: &[Aspect]) -> Vec<Difference> {
             });
         }
     }
-    out.sort_by(|a, b| a.area.cmp(&b.area));
+    out.sort_by_key(|a| a.area);
     out
 }
 
@@ -1680,7 +1680,8 @@ mod tests {
         assert_eq!(f.configurations[0].nodes, ["n01", "n02", "n03", "n04"]);
         let m = f.majority.as_ref().unwrap();
         assert_eq!((m.fingerprint.as_deref(), m.nodes), (Some("aaaa"), 3));
-        let outliers: Vec<(&str, Vec<(&str, Option<&str>, Option<&str>)>)> = f
+        type Diffs<'a> = Vec<(&'a str, Option<&'a str>, Option<&'a str>)>;
+        let outliers: Vec<(&str, Diffs)> = f
             .outliers
             .iter()
             .map(|o| {
