@@ -385,7 +385,7 @@ fn write_page(f: &Fleet, s: &mut String) -> fmt::Result {
         let total: usize = f.configurations.iter().map(|g| g.nodes.len()).sum();
         writeln!(
             s,
-            "<h3>{}</h3>",
+            "<h2>{}</h2>",
             Esc(&msg!(
                 "fleet.majority",
                 fingerprint = value_html(m.fingerprint.as_deref()),
@@ -403,7 +403,7 @@ fn write_page(f: &Fleet, s: &mut String) -> fmt::Result {
             )?;
         }
         writeln!(s, "</table>")?;
-        writeln!(s, "<h3>{}</h3>", Esc(&msg!("fleet.outliers")))?;
+        writeln!(s, "<h2>{}</h2>", Esc(&msg!("fleet.outliers")))?;
         if f.outliers.is_empty() {
             writeln!(
                 s,
