@@ -2,7 +2,7 @@
 //!
 //! Issue #20 item 3: `rocm-probe fleet` on 10,000 nodes' reports in under 2 s and 512 MiB. The
 //! reports are made from the fixtures' own (`report --json` of each, by the binary built next
-//! to this one) and varied as a fleet is: most nodes alike (MI300X, MI210, MI308X), half still
+//! to this one) and varied as a fleet is: most nodes alike (MI300X; a few MI308X and MI210), half still
 //! on schema 1 and half on schema 2 (with their host names), a few with an older ROCm, an older
 //! MEC firmware on one GPU or another partition mode, a few failing (the failing fixtures'
 //! reports), a few files cut short; a hundred per rack directory. They are written to a
@@ -22,11 +22,12 @@ use serde_json::{Value, json};
 const TIME_S: f64 = 2.0;
 const RSS_MIB: f64 = 512.0;
 
-/// The healthy fleet: (fixture, share in percent).
+/// The healthy fleet: (fixture, share in percent). One cluster of MI300X nodes, a few nodes
+/// of other models racked with them (outliers by GPU model).
 const BASES: [(&str, u64); 3] = [
-    ("mi300x-cpx-8gpu", 60),
-    ("mi210-xgmi-8gpu", 30),
-    ("mi308x-cpx-8gpu", 10),
+    ("mi300x-cpx-8gpu", 98),
+    ("mi308x-cpx-8gpu", 1),
+    ("mi210-xgmi-8gpu", 1),
 ];
 /// Nodes that fail or warn, each a fixture of a real failure.
 const FAILING: [&str; 5] = [
@@ -276,7 +277,7 @@ fn main() {
     let fleet = generate(&bin, nodes, tmp.path());
     println!(
         "reports:     {nodes} in {} rack directories, {:.1} MiB, schema 1 and 2 half each; \
-         {} failing, {} outliers, {} cut short (made in {:.1} s)",
+         {} failing, {} made to differ, {} cut short (made in {:.1} s)",
         nodes.div_ceil(100),
         fleet.bytes as f64 / f64::from(1 << 20),
         fleet.failing,

@@ -703,7 +703,8 @@ fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
     haystack.iter().position(|&b| b == needle)
 }
 
-/// The parts of a report the view reads; everything else is skipped while parsing.
+/// The parts of a report the view reads; everything else is skipped while parsing, and what is
+/// read is typed as it is parsed (no `Value` trees for ten thousand configurations).
 #[derive(Deserialize)]
 struct Envelope {
     schema_version: Option<Value>,
@@ -717,16 +718,237 @@ struct Envelope {
 
 #[derive(Deserialize)]
 struct LiteFinding {
-    id: Option<Value>,
-    status: Option<Value>,
-    subject: Option<Value>,
+    #[serde(default)]
+    id: Scalar,
+    #[serde(default)]
+    status: Scalar,
+    subject: Option<LiteSubject>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct LiteSubject {
+    kind: Scalar,
+    index: Scalar,
+    pci_address: Scalar,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
 struct LiteFacts {
-    /// Schema 2: the list of GPUs (schema 1: their count).
-    gpus: Option<Value>,
-    config: Option<Value>,
+    /// Schema 2: the list of GPUs (schema 1: their count, read as none).
+    gpus: GpuList,
+    config: Option<LiteConfig>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct LiteConfig {
+    fingerprint: Scalar,
+    rocm: Scalar,
+    kernel: Scalar,
+    amdgpu: Scalar,
+    compute_partition: Scalar,
+    memory_partition: Scalar,
+    /// Schema 1's GPU list.
+    gpus: GpuList,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct LiteGpu {
+    marketing_name: Scalar,
+    gfx: Scalar,
+    device_id: DeviceId,
+    vbios: Scalar,
+    mec_firmware: Scalar,
+    sdma_firmware: Scalar,
+    firmware: FirmwareMap,
+}
+
+/// A string, number or boolean as text (cut to [`VALUE_CAP`]); `null`, an object or an array
+/// as nothing — a value of an unexpected type is not worth refusing a node's report for.
+#[derive(Debug, Default)]
+struct Scalar(Option<String>);
+
+/// A PCI device id as hex: schema 1 writes a number, schema 2 a string (`0x740f`).
+#[derive(Debug, Default)]
+struct DeviceId(Option<String>);
+
+/// A list of GPUs; anything else (schema 1's count in `facts.gpus`) as none.
+#[derive(Default)]
+struct GpuList(Option<Vec<LiteGpu>>);
+
+/// Firmware versions by component; anything but an object as none.
+#[derive(Default)]
+struct FirmwareMap(BTreeMap<String, String>);
+
+struct ScalarVisitor {
+    hex: bool,
+}
+
+impl<'de> serde::de::Visitor<'de> for ScalarVisitor {
+    type Value = Option<String>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a value")
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Some(if self.hex {
+            capped(&v.to_ascii_lowercase())
+        } else {
+            capped(v)
+        }))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Some(if self.hex {
+            format!("{v:#06x}")
+        } else {
+            v.to_string()
+        }))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok((!self.hex).then(|| v.to_string()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok((!self.hex).then(|| v.to_string()))
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok((!self.hex).then(|| v.to_string()))
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+        while m
+            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+            .is_some()
+        {}
+        Ok(None)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<Self::Value, A::Error> {
+        while s.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+}
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ScalarVisitor { hex: false }).map(Scalar)
+    }
+}
+
+impl<'de> Deserialize<'de> for DeviceId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ScalarVisitor { hex: true }).map(DeviceId)
+    }
+}
+
+impl<'de> Deserialize<'de> for GpuList {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = GpuList;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of GPUs")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut s: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut gpus = Vec::new();
+                while let Some(g) = s.next_element::<LiteGpu>()? {
+                    // A machine has far fewer; the rest of a hostile list is parsed, not kept.
+                    if gpus.len() < 1024 {
+                        gpus.push(g);
+                    }
+                }
+                Ok(GpuList(Some(gpus)))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(GpuList(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(GpuList(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(GpuList(None))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(GpuList(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(GpuList(None))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(GpuList(None))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Self::Value, A::Error> {
+                while m
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(GpuList(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for FirmwareMap {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = FirmwareMap;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("firmware versions by component")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut out = BTreeMap::new();
+                while let Some((k, v)) = m.next_entry::<String, Scalar>()? {
+                    if let (Some(v), true) = (v.0, out.len() < 64) {
+                        out.insert(capped(&k), v);
+                    }
+                }
+                Ok(FirmwareMap(out))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut s: A,
+            ) -> Result<Self::Value, A::Error> {
+                while s.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(FirmwareMap::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(FirmwareMap::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(FirmwareMap::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(FirmwareMap::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(FirmwareMap::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(FirmwareMap::default())
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(FirmwareMap::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// `s` cut to [`VALUE_CAP`] bytes at a character boundary.
@@ -838,19 +1060,23 @@ fn parse(
     let findings = findings
         .iter()
         .filter_map(|f| {
-            let status = status_of(f.status.as_ref())?;
+            let status = Status::deserialize(serde::de::value::StrDeserializer::<
+                serde::de::value::Error,
+            >::new(f.status.0.as_deref()?))
+            .ok()?;
             if status < Status::Warn {
                 return None;
             }
-            let subject = f.subject.as_ref();
-            let gpu = subject
-                .filter(|s| s.get("kind").and_then(Value::as_str) == Some("gpu"))
+            let gpu = f
+                .subject
+                .as_ref()
+                .filter(|s| s.kind.0.as_deref() == Some("gpu"))
                 .map(|s| GpuRef {
-                    index: s.get("index").and_then(Value::as_u64),
-                    pci_address: string(s.get("pci_address")),
+                    index: s.index.0.as_deref().and_then(|i| i.parse().ok()),
+                    pci_address: s.pci_address.0.clone(),
                 });
             Some(NodeFinding {
-                id: string(f.id.as_ref())?,
+                id: f.id.0.clone()?,
                 status,
                 gpu,
             })
@@ -865,52 +1091,40 @@ fn parse(
         status,
         root_cause: string(verdict.and_then(|v| v.get("root_cause"))),
         findings,
-        config: doc.facts.as_ref().and_then(config),
+        config: doc.facts.and_then(config),
     })
 }
 
 /// The configuration of either schema: GPUs in `facts.config.gpus` (1) or `facts.gpus` (2).
-fn config(facts: &LiteFacts) -> Option<Config> {
-    let c = facts.config.as_ref().filter(|c| c.is_object())?;
-    let gpus = match &facts.gpus {
-        Some(Value::Array(list)) => Some(list),
-        _ => c.get("gpus").and_then(Value::as_array),
-    };
-    let gpu = |g: &Value| {
-        let mut firmware = BTreeMap::new();
-        for key in ["vbios", "mec_firmware", "sdma_firmware"] {
-            if let Some(v) = string(g.get(key)) {
+fn config(facts: LiteFacts) -> Option<Config> {
+    let c = facts.config?;
+    let gpus = facts.gpus.0.or(c.gpus.0).unwrap_or_default();
+    let gpu = |g: LiteGpu| {
+        let mut firmware = g.firmware.0;
+        for (key, v) in [
+            ("vbios", g.vbios),
+            ("mec_firmware", g.mec_firmware),
+            ("sdma_firmware", g.sdma_firmware),
+        ] {
+            if let Some(v) = v.0 {
                 firmware.insert(key.to_owned(), v);
             }
         }
-        if let Some(map) = g.get("firmware").and_then(Value::as_object) {
-            for (k, v) in map.iter().take(64) {
-                if let Some(v) = string(Some(v)) {
-                    firmware.insert(capped(k), v);
-                }
-            }
-        }
         Gpu {
-            marketing_name: string(g.get("marketing_name")),
-            gfx: string(g.get("gfx")),
-            device_id: match g.get("device_id") {
-                Some(Value::Number(n)) => n.as_u64().map(|n| format!("{n:#06x}")),
-                Some(Value::String(s)) => Some(capped(&s.to_ascii_lowercase())),
-                _ => None,
-            },
+            marketing_name: g.marketing_name.0,
+            gfx: g.gfx.0,
+            device_id: g.device_id.0,
             firmware,
         }
     };
     Some(Config {
-        fingerprint: string(c.get("fingerprint")),
-        gpus: gpus
-            .map(|l| l.iter().take(1024).map(gpu).collect())
-            .unwrap_or_default(),
-        compute_partition: string(c.get("compute_partition")),
-        memory_partition: string(c.get("memory_partition")),
-        rocm: string(c.get("rocm")),
-        kernel: string(c.get("kernel")),
-        amdgpu: string(c.get("amdgpu")),
+        fingerprint: c.fingerprint.0,
+        gpus: gpus.into_iter().map(gpu).collect(),
+        compute_partition: c.compute_partition.0,
+        memory_partition: c.memory_partition.0,
+        rocm: c.rocm.0,
+        kernel: c.kernel.0,
+        amdgpu: c.amdgpu.0,
     })
 }
 
