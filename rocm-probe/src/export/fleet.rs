@@ -1943,6 +1943,45 @@ mod tests {
     }
 
     #[test]
+    fn hostile_nesting_and_odd_types_neither_overflow_nor_refuse_the_node() {
+        // Nesting far deeper than any stack, where a value is skipped and where one is read:
+        // skipped without recursion (serde_json), and the document judged on what it lacks.
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        for doc in [
+            format!(r#"{{"layers": {deep}}}"#),
+            format!(r#"{{"facts": {{"config": {{"rocm": {deep}}}}}}}"#),
+        ] {
+            assert_eq!(
+                parse(doc.as_bytes(), &origin(), None, None).unwrap_err(),
+                Reason::Foreign { tool: None },
+                "{}",
+                &doc[..40]
+            );
+        }
+        // A report whose layers are that deep is still read.
+        let d = v1("pass", "6.4.1", &[92], json!([])).to_string();
+        assert!(d.contains(r#""layers":[]"#));
+        let d = d.replacen(r#""layers":[]"#, &format!(r#""layers":{deep}"#), 1);
+        assert!(parse(d.as_bytes(), &origin(), None, None).is_ok());
+        let read = read_stream(&mut deep.as_bytes(), "-", None);
+        assert!(read.nodes.is_empty());
+        // Values of unexpected types are no values; the node is read.
+        let mut d = v1("pass", "6.4.1", &[92], json!([]));
+        d["facts"]["config"]["rocm"] = json!({"major": 6});
+        d["facts"]["config"]["gpus"][0]["device_id"] = json!(-1);
+        d["facts"]["config"]["gpus"][0]["firmware"] = json!(["x"]);
+        let n = node(&d).unwrap();
+        let c = n.config.unwrap();
+        assert_eq!(c.rocm, None);
+        assert_eq!(c.gpus[0].device_id, None);
+        assert_eq!(
+            c.gpus[0].firmware.get("mec_firmware").map(String::as_str),
+            Some("92")
+        );
+        assert!(!c.gpus[0].firmware.contains_key("smc"));
+    }
+
+    #[test]
     fn stand_ins_name_nobody() {
         for s in ["host", "host2", "host17", "localhost", ""] {
             assert!(is_stand_in(s), "{s}");
