@@ -382,7 +382,7 @@ pub fn read_file(path: &Path) -> Read {
                 stem.as_deref(),
             ),
             Err(e) => refused(Reason::Unreadable {
-                error: e.to_string(),
+                error: without_path(&e, path),
             }),
         };
     }
@@ -390,7 +390,7 @@ pub fn read_file(path: &Path) -> Read {
         Ok(b) => b,
         Err(e) => {
             return refused(Reason::Unreadable {
-                error: e.to_string(),
+                error: without_path(&e, path),
             });
         }
     };
@@ -419,6 +419,14 @@ pub fn read_file(path: &Path) -> Read {
         };
     }
     read_stream(&mut &bytes[..], &name, stem.as_deref())
+}
+
+/// The input reader's error without the path it starts with: the refusal names the input.
+fn without_path(e: &io::Error, path: &Path) -> String {
+    let text = e.to_string();
+    let prefix = format!("{}: ", path.display());
+    text.strip_prefix(&prefix)
+        .map_or_else(|| text.clone(), str::to_owned)
 }
 
 /// A document being collected from the lines of one pdsh prefix (or of none).
