@@ -136,7 +136,9 @@ impl Args {
         match command {
             Command::Report(c) => return Shared::report(&c.source, &c.lang, &c.report),
             Command::Check(c) => return Shared::report(&c.source, &c.lang, &c.report),
-            Command::Diff { lang, output, .. } | Command::Explain { lang, output, .. } => {
+            Command::Diff { lang, output, .. }
+            | Command::Fleet { lang, output, .. }
+            | Command::Explain { lang, output, .. } => {
                 s.lang = lang.lang;
                 s.output = output.output.as_deref();
             }
@@ -268,6 +270,17 @@ pub enum Format {
     Html,
     /// A paste-ready block for a GitHub issue (redacted like `snapshot`).
     Markdown,
+}
+
+/// Output formats of `fleet`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FleetFormat {
+    /// Human-readable text.
+    Text,
+    /// One JSON document.
+    Json,
+    /// One self-contained HTML page in the style of the report's.
+    Html,
 }
 
 /// Output formats of `topo`.
@@ -440,6 +453,27 @@ pub enum Command {
         b: PathBuf,
         #[command(flatten)]
         format: TextJsonOpt,
+        #[command(flatten)]
+        lang: LangOpt,
+        #[command(flatten)]
+        output: OutputOpt,
+    },
+    /// Many nodes' reports at once (`report --json` files, directories of them, or `-` for
+    /// JSON lines on standard input, pdsh/clush `host: ` prefixes allowed): nodes by verdict,
+    /// findings by id, configurations by fingerprint with the majority one and every node that
+    /// differs from it, GPUs with a failure, and what could not be read. Exit 1 when a node's
+    /// verdict is a failure.
+    Fleet {
+        /// Report files (one document, or JSON lines in *.jsonl; at most 16 MiB a document),
+        /// directories (their *.json and *.jsonl files, no symlink followed), or `-`.
+        #[arg(required = true, value_name = "REPORT")]
+        reports: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = FleetFormat::Text)]
+        format: FleetFormat,
+        /// Shorthand for --format json.
+        #[arg(long, conflicts_with = "format")]
+        json: bool,
         #[command(flatten)]
         lang: LangOpt,
         #[command(flatten)]

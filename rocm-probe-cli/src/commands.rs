@@ -108,6 +108,19 @@ fn dispatch(args: &Args, source: Source, out: &mut dyn Write) -> Result<u8> {
             crate::man::run(command.as_deref(), dir.as_deref(), out)
         }
         Command::Diff { a, b, format, .. } => diff(a, b, format.is_json(), out),
+        Command::Fleet {
+            reports,
+            format,
+            json,
+            ..
+        } => {
+            let format = if *json {
+                crate::args::FleetFormat::Json
+            } else {
+                *format
+            };
+            fleet(reports, format, out)
+        }
         Command::SlurmWrapper {
             slurm_conf,
             probe,
@@ -412,6 +425,42 @@ fn diff(a: &std::path::Path, b: &std::path::Path, json: bool, out: &mut dyn Writ
     } else {
         NOT_FOUND
     })
+}
+
+fn fleet(
+    reports: &[std::path::PathBuf],
+    format: crate::args::FleetFormat,
+    out: &mut dyn Write,
+) -> Result<u8> {
+    use rocm_probe::export::fleet::{self, Input};
+    let inputs: Vec<Input> = reports
+        .iter()
+        .map(|p| {
+            if p.as_os_str() == "-" {
+                Input::Stdin
+            } else {
+                Input::Path(p.clone())
+            }
+        })
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let read = fleet::read_inputs(&inputs, &mut std::io::stdin().lock(), threads);
+    if read.nodes.is_empty() {
+        for r in &read.refused {
+            stdio::warn(rocm_probe::source::escape::text(&render::fleet::refusal(r)));
+        }
+        anyhow::bail!(msg!("fleet.no-reports", refused = read.refused.len()));
+    }
+    let view = fleet::view(read);
+    match format {
+        crate::args::FleetFormat::Text => render::fleet::text(&view, render::width(), out)?,
+        crate::args::FleetFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, &view)?;
+            writeln!(out)?;
+        }
+        crate::args::FleetFormat::Html => render::fleet::html(&view, out)?,
+    }
+    Ok(view.exit_code())
 }
 
 fn explain(id: Option<&str>, lang: rocm_probe::i18n::Lang, out: &mut dyn Write) -> Result<u8> {

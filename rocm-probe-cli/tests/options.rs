@@ -181,7 +181,7 @@ fn required(ctx: &Ctx, command: &str) -> Vec<String> {
     match command {
         "report" | "topo" | "ps" | "agents" | "targets" | "explain" | "man" => vec![],
         "check" => vec!["--expect".into(), p(&ctx.expect)],
-        "diff" => vec![p(&ctx.report_json), p(&ctx.other_json)],
+        "diff" | "fleet" => vec![p(&ctx.report_json), p(&ctx.other_json)],
         "slurm-wrapper" => vec![
             "--slurm-conf".into(),
             "/etc/slurm/slurm.conf".into(),
