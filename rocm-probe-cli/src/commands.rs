@@ -380,12 +380,7 @@ fn diff(a: &std::path::Path, b: &std::path::Path, json: bool, out: &mut dyn Writ
     let d = rocm_probe::export::diff::diff(&va, &vb)?;
     if json {
         // The envelope of every document but `source`: a diff is of two other machines.
-        let doc = serde_json::json!({
-            "schema_version": rocm_probe::report::output::SCHEMA_VERSION,
-            "tool": rocm_probe::report::output::Tool::this(),
-            "fingerprints": d.fingerprints,
-            "differences": d.differences,
-        });
+        let doc = rocm_probe::report::output::Derived::new(&d);
         serde_json::to_writer_pretty(&mut *out, &doc)?;
         writeln!(out)?;
     } else {
@@ -455,7 +450,8 @@ fn fleet(
     match format {
         crate::args::FleetFormat::Text => render::fleet::text(&view, render::width(), out)?,
         crate::args::FleetFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, &view)?;
+            let doc = rocm_probe::report::output::Derived::new(&view);
+            serde_json::to_writer_pretty(&mut *out, &doc)?;
             writeln!(out)?;
         }
         crate::args::FleetFormat::Html => render::fleet::html(&view, out)?,

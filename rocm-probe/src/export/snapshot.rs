@@ -193,6 +193,9 @@ fn write_with(records: &[Record], dir: &Path, redactor: Option<&Redactor>) -> io
         )),
         ..FixtureConfig::default()
     };
+    let moved = Moved::new(records);
+    let inside_as_live = |abs: &str| inside(&moved.path(abs, true));
+    let inside_link = |abs: &str| inside(&moved.path(abs, false));
     let mut written: BTreeSet<String> = BTreeSet::new();
     let mut placeholders: BTreeMap<PathBuf, bool> = BTreeMap::new();
     // Symlinks are made after the files: while files are written no symlink exists in the
@@ -203,10 +206,13 @@ fn write_with(records: &[Record], dir: &Path, redactor: Option<&Redactor>) -> io
     for record in records {
         match record {
             Record::File { path, bytes } => {
-                if !written.insert(path.clone()) {
+                // Read by two names (`/lib/x` and `/usr/lib/x` when /lib leads to usr/lib):
+                // written once, where the machine has it.
+                let live = moved.path(path, true);
+                if !written.insert(live.clone()) {
                     continue;
                 }
-                let target = inside(path)?;
+                let target = inside(&live)?;
                 let bytes = match redactor {
                     Some(r) => r.file(path, bytes),
                     None => bytes.clone(),
@@ -214,9 +220,9 @@ fn write_with(records: &[Record], dir: &Path, redactor: Option<&Redactor>) -> io
                 create_file(dir, &target, &bytes)?;
                 summary.files += 1;
             }
-            Record::Link { path, target } => links.push((inside(path)?, path_of(target))),
+            Record::Link { path, target } => links.push((inside_link(path)?, path_of(target))),
             Record::Dir { path, entries } => {
-                let at = inside(path)?;
+                let at = inside_as_live(path)?;
                 make_dirs(dir, &at)?;
                 for e in entries {
                     // Listed but never read (a misnamed node directory, a PCI function of
@@ -228,7 +234,7 @@ fn write_with(records: &[Record], dir: &Path, redactor: Option<&Redactor>) -> io
                 path,
                 dir: Some(is_dir),
             } => {
-                placeholders.insert(inside(path)?, *is_dir);
+                placeholders.insert(inside_as_live(path)?, *is_dir);
             }
             Record::Exists { dir: None, .. } => {}
             // Absence is reproduced by not writing the path.
@@ -341,6 +347,82 @@ fn below_symlink(root: &Path, path: &Path) -> bool {
     false
 }
 
+/// Directories recorded as symlinks with records below them (a live machine's `/bin` →
+/// `usr/bin`): what is below is written where the link leads, and the link itself is made, so
+/// that relative links inside resolve in the snapshot as they did on the machine.
+struct Moved {
+    /// Link path → where it leads (absolute, normalized; never above the root).
+    links: BTreeMap<String, String>,
+}
+
+impl Moved {
+    fn new(records: &[Record]) -> Self {
+        let paths: Vec<&str> = records
+            .iter()
+            .filter_map(|r| match r {
+                Record::File { path, .. }
+                | Record::Dir { path, .. }
+                | Record::Link { path, .. }
+                | Record::Exists { path, .. } => Some(path.as_str()),
+                _ => None,
+            })
+            .collect();
+        let mut links = BTreeMap::new();
+        for r in records {
+            let Record::Link { path, target } = r else {
+                continue;
+            };
+            let below = format!("{path}/");
+            if !paths.iter().any(|p| p.starts_with(&below)) {
+                continue;
+            }
+            let joined = if target.starts_with('/') {
+                target.clone()
+            } else {
+                let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
+                format!("{parent}/{target}")
+            };
+            if let Some(to) = normalized(&joined) {
+                if to != *path && !to.starts_with(&below) {
+                    links.insert(path.clone(), to);
+                }
+            }
+        }
+        Self { links }
+    }
+
+    /// Where `abs` is on the machine: each recorded directory link on the way replaced by where
+    /// it leads (`whole`: the path itself too, unless it is the link being written).
+    fn path(&self, abs: &str, whole: bool) -> String {
+        let mut p = abs.to_owned();
+        // Bounded like the kernel's own symlink resolution.
+        for _ in 0..40 {
+            let hit = self.links.iter().find(|(link, _)| {
+                p.strip_prefix(link.as_str())
+                    .is_some_and(|rest| rest.starts_with('/') || (whole && rest.is_empty()))
+            });
+            let Some((link, to)) = hit else { break };
+            p = format!("{to}{}", &p[link.len()..]);
+        }
+        p
+    }
+}
+
+/// `/a/./b/../c` → `/a/c`; `None` when `..` would climb above `/`.
+fn normalized(abs: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for c in abs.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            c => parts.push(c),
+        }
+    }
+    Some(format!("/{}", parts.join("/")))
+}
+
 /// Every string of `fixture.toml` (environment values, the active run's library paths, the
 /// description); keys are names the format defines, or ids, and stay.
 fn redact_strings(value: &mut toml::Value, redactor: &Redactor) {
@@ -355,6 +437,56 @@ fn redact_strings(value: &mut toml::Value, redactor: &Redactor) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A merged-/usr machine: `/bin` → `usr/bin`, and in it a relative link to
+    /// `../libexec/…` (Debian's rocm-smi). Live, the probe reads both as `/bin/…`; the snapshot
+    /// must place them under `usr/bin` and make `bin` the link, or the tool's link dangles.
+    #[test]
+    fn what_lies_below_a_linked_directory_is_written_where_the_link_leads() {
+        let out = tempfile::tempdir().unwrap();
+        let snap = out.path().join("snap");
+        let link = |path: &str, target: &str| Record::Link {
+            path: path.into(),
+            target: target.into(),
+        };
+        let file = |path: &str, text: &str| Record::File {
+            path: path.into(),
+            bytes: text.as_bytes().to_vec(),
+        };
+        let records = vec![
+            link("/bin", "usr/bin"),
+            link("/bin/rocm-smi", "../libexec/rocm_smi/rocm_smi.py"),
+            file("/bin/rocminfo", "elf"),
+            file("/usr/libexec/rocm_smi/rocm_smi.py", "py"),
+            link("/lib", "usr/lib"),
+            file("/lib/modprobe.d/a.conf", "one"),
+            file("/usr/lib/modprobe.d/a.conf", "one"),
+            // A link whose target climbs above the root moves nothing.
+            link("/opt/x", "../../../../etc"),
+            file("/opt/x/y", "z"),
+        ];
+        let summary = write(&records, &snap, false).unwrap();
+        assert!(summary.failed.is_empty(), "{:?}", summary.failed);
+        let is_link = |p: &str| {
+            std::fs::symlink_metadata(snap.join(p)).is_ok_and(|m| m.file_type().is_symlink())
+        };
+        assert!(is_link("bin") && is_link("lib") && is_link("usr/bin/rocm-smi"));
+        assert_eq!(
+            std::fs::read(snap.join("usr/bin/rocminfo")).unwrap(),
+            b"elf"
+        );
+        assert_eq!(
+            std::fs::read(snap.join("usr/lib/modprobe.d/a.conf")).unwrap(),
+            b"one"
+        );
+        assert_eq!(std::fs::read(snap.join("opt/x/y")).unwrap(), b"z");
+        // Read back as a fixture, the tool's link resolves as it did on the machine.
+        let root = crate::source::root::SysRoot::fixture(&snap);
+        assert_eq!(root.read("/bin/rocm-smi").unwrap(), b"py");
+        assert_eq!(root.read("/bin/rocminfo").unwrap(), b"elf");
+        assert_eq!(normalized("/a/./b/../c"), Some("/a/c".into()));
+        assert_eq!(normalized("/a/../.."), None);
+    }
 
     #[test]
     fn nothing_is_written_through_a_recorded_symlink() {

@@ -85,11 +85,42 @@ impl<T> Document<T> {
                 kind: source.kind(),
                 host,
             },
-            generated_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
-                .to_string(),
+            generated_at: now(),
             body,
         }
     }
+}
+
+/// A document about other documents (`diff`, `fleet`): the envelope without `source`, since it
+/// describes no one machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Derived<T> {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// This tool.
+    pub tool: Tool,
+    /// When the document was made.
+    pub generated_at: String,
+    /// The command's own fields.
+    #[serde(flatten)]
+    pub body: T,
+}
+
+impl<T> Derived<T> {
+    /// Wraps a body.
+    pub fn new(body: T) -> Self {
+        Self {
+            schema_version: SCHEMA_VERSION,
+            tool: Tool::this(),
+            generated_at: now(),
+            body,
+        }
+    }
+}
+
+/// Now, as `generated_at` spells it.
+fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
 /// The node's host name, read through the source: a fixture's own files, never this machine's.

@@ -91,9 +91,19 @@ pub enum Record {
 #[derive(Debug, Default)]
 pub struct Recorder {
     records: Mutex<Vec<Record>>,
+    /// Directories whose being a symlink was already asked (live only; see
+    /// `SysRoot::record_ancestor_links`).
+    ancestors: Mutex<std::collections::HashSet<String>>,
 }
 
 impl Recorder {
+    /// Whether `dir` is asked about for the first time (and marks it asked).
+    pub fn first_ancestor(&self, dir: &str) -> bool {
+        self.ancestors
+            .lock()
+            .is_ok_and(|mut seen| seen.insert(dir.to_owned()))
+    }
+
     /// Appends a record.
     pub fn push(&self, record: Record) {
         if let Ok(mut r) = self.records.lock() {

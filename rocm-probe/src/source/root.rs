@@ -240,7 +240,41 @@ impl SysRoot {
 
     fn log(&self, record: impl FnOnce() -> Record) {
         if let Some(r) = &self.recorder {
-            r.push(record());
+            let record = record();
+            if let Record::File { path, .. }
+            | Record::Dir { path, .. }
+            | Record::Link { path, .. }
+            | Record::Exists { path, .. } = &record
+            {
+                self.record_ancestor_links(r, path);
+            }
+            r.push(record);
+        }
+    }
+
+    /// Live, records the directories on the way to `abs` that are symlinks (`/bin` →
+    /// `usr/bin` on a merged-/usr system, `/sys/class/drm/card0` → `../../devices/…`), so that
+    /// a snapshot places what lies below them where the machine has it and makes the links:
+    /// a relative link inside such a directory (`/bin/rocm-smi` →
+    /// `../libexec/rocm_smi/rocm_smi.py`) then resolves in the snapshot as it does live. A
+    /// fixture's own links are recorded as they are read; each directory is asked once.
+    fn record_ancestor_links(&self, recorder: &Recorder, abs: &str) {
+        if self.fixture || self.archive.is_some() || !abs.starts_with('/') {
+            return;
+        }
+        let mut end = 0;
+        while let Some(next) = abs[end + 1..].find('/') {
+            end += 1 + next;
+            let dir = &abs[..end];
+            if !recorder.first_ancestor(dir) {
+                continue;
+            }
+            if let Ok(target) = self.read_link_uncounted(dir) {
+                recorder.push(Record::Link {
+                    path: dir.to_owned(),
+                    target,
+                });
+            }
         }
     }
 
