@@ -360,3 +360,46 @@ fn a_stopped_fan_at_109_c_is_the_cause_of_the_thermal_throttling() {
     assert_eq!(t.caused_by, Some("hardware.gpu-fan-stopped"));
     assert!(t.summary.contains("TEMP_HOTSPOT"), "{}", t.summary);
 }
+
+/// Issue 18 item 6: a layer with no finding says what it looked at and found, in both
+/// languages, and never that the probe has no checks for it.
+#[test]
+fn empty_layers_say_what_was_found() {
+    use rocm_probe::i18n::{self, Lang};
+    use rocm_probe_tests::fixtures;
+    let note = |name: &str, lang: Lang, layer: u8| {
+        let dir = rocm_probe_tests::fixtures_dir().join(name);
+        i18n::scoped(lang, || {
+            Report::collect(&Source::fixture(&dir).unwrap(), Options::default())
+        })
+        .layers
+        .iter()
+        .find(|l| l.number == layer)
+        .and_then(|l| l.note.clone())
+    };
+    assert_eq!(
+        note("torch-no-gfx1103", Lang::En, 5).as_deref(),
+        Some("no ROCm libraries found in ROCm 6.2.0 at /opt/rocm-6.2.0")
+    );
+    assert_eq!(
+        note("torch-no-gfx1103", Lang::Zh, 5).as_deref(),
+        Some("在 /opt/rocm-6.2.0 处的 ROCm 6.2.0 中未找到 ROCm 库")
+    );
+    assert_eq!(
+        note("wsl2", Lang::En, 9).as_deref(),
+        Some("no KFD topology: no GPU agent to judge a workload on")
+    );
+    // Every empty layer of every fixture gets a specific note, not the catch-all one.
+    let generic = rocm_probe::msg!("report.layer-nothing-found");
+    for (name, dir) in fixtures() {
+        let r = Report::collect(&Source::fixture(&dir).unwrap(), Options::default());
+        for l in &r.layers {
+            assert_ne!(
+                l.note.as_deref(),
+                Some(generic.as_str()),
+                "{name} layer {}",
+                l.number
+            );
+        }
+    }
+}

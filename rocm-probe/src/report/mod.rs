@@ -147,7 +147,7 @@ impl Report {
                     consequence_of: blocked,
                     note: match (own.is_empty(), blocked) {
                         (true, Some(id)) => Some(msg!("report.layer-follows", id)),
-                        (true, None) => Some(msg!("report.layer-no-checks")),
+                        (true, None) => Some(crate::checks::empty_layer_note(layer, facts)),
                         _ => None,
                     },
                 }
