@@ -778,7 +778,7 @@ fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write)
         writeln!(out)?;
     } else {
         render::agents::text(&inventory, out)?;
-        render::agents::gpu_state(&fw_versions, &telemetry, out)?;
+        render::agents::gpu_state(&inventory, &fw_versions, &telemetry, out)?;
         if let Some(r) = &rocr {
             render::agents::rocr_text(r, out)?;
         }
