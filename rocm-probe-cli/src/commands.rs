@@ -835,7 +835,12 @@ fn ps(source: &Source, json: bool, out: &mut dyn Write) -> Result<u8> {
         serde_json::to_writer_pretty(&mut *out, &Document::new(source, &ps))?;
         writeln!(out)?;
     } else {
-        render::ps::text(&ps, out)?;
+        // The names need only the topology already read (README "Which GPU is which").
+        let inventory = Inventory::from_facts(&AgentFacts {
+            topology,
+            ..AgentFacts::default()
+        });
+        render::ps::text(&ps, &inventory, out)?;
     }
     Ok(OK)
 }

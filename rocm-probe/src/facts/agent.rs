@@ -359,12 +359,20 @@ pub struct GpuName {
     pub node: u32,
 }
 
-impl std::fmt::Display for GpuName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let label = match self.partition {
+impl GpuName {
+    /// The index part alone, `2` or `2.3`: what a table column shows beside a legend that
+    /// gives the whole name.
+    pub fn label(&self) -> String {
+        match self.partition {
             Some(p) => format!("{}.{p}", self.physical),
             None => self.physical.to_string(),
-        };
+        }
+    }
+}
+
+impl std::fmt::Display for GpuName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let label = self.label();
         let address = self
             .pci_address
             .clone()
