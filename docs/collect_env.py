@@ -15,8 +15,8 @@ print(f"Kernel:          {config['kernel'] or 'unknown'}")
 print(f"amdgpu:          {config['amdgpu'] or 'unknown'}")
 targets = Counter(rocm_probe.targets(root=root, full=True))
 print(f"Targets:         {', '.join(f'{n} x {t}' for t, n in targets.items()) or 'none'}")
-for gpu in config["gpus"]:
-    name = gpu["marketing_name"] or f"device 0x{gpu['device_id']:04x}"
+for gpu in doc["facts"]["gpus"]:
+    name = gpu["marketing_name"] or f"device {gpu['device_id']}"
     print(f"GPU {gpu['index']}:           {name} ({gpu['gfx']}) at {gpu['pci_address']}")
 for name, version in sorted(config["libraries"].items()):
     print(f"{name + ':':<17}{version}")

@@ -45,6 +45,10 @@ mod kernel_log_data;
 #[allow(dead_code)]
 mod firmware_bad_data;
 
+#[path = "src/facts/kernel_bad/data.rs"]
+#[allow(dead_code)]
+mod kernel_bad_data;
+
 #[path = "src/facts/libenv/data.rs"]
 #[allow(dead_code)]
 mod environment_data;
@@ -200,6 +204,11 @@ fn main() {
     std::fs::write(
         Path::new(&out_dir).join("firmware_bad.rs"),
         firmware_bad_table(),
+    )
+    .expect("OUT_DIR is writable");
+    std::fs::write(
+        Path::new(&out_dir).join("kernel_bad.rs"),
+        kernel_bad_table(),
     )
     .expect("OUT_DIR is writable");
     std::fs::write(
@@ -375,6 +384,23 @@ fn firmware_bad_table() -> String {
         &data.as_of,
         "The rows, in the file's order.",
         "KNOWN_BAD: &[KnownBad]",
+        rows,
+    )
+}
+
+/// `data/kernel_bad.toml` in terms of `facts::kernel_bad`'s types.
+fn kernel_bad_table() -> String {
+    let data = load("data/kernel_bad.toml", kernel_bad_data::parse);
+    let rows = data.rows.iter().map(|r| {
+        format!(
+            "Hazard {{ target: {:?}, parameter: {:?}, workaround: {}, fixed: ({}, {}), symptom: {:?}, source: {:?} }}",
+            r.target, r.parameter, r.workaround, r.fixed.0, r.fixed.1, r.symptom, r.source
+        )
+    });
+    generated(
+        &data.as_of,
+        "The rows, in the file's order.",
+        "HAZARDS: &[Hazard]",
         rows,
     )
 }

@@ -140,14 +140,14 @@ fn the_advice_given_first_has_no_line_twice() {
     }
 }
 
-/// The header's GPU count (HTML "GPUs: n physical", JSON `facts.gpus`) is layer 1's: one piece
+/// The header's GPU count (HTML "GPUs: n physical", JSON `facts.gpu_count`) is layer 1's: one piece
 /// of evidence per physical GPU in `hardware.gpus-found`.
 #[test]
 fn the_header_counts_the_gpus_layer_1_found() {
     let mut checked = 0;
     for (name, r) in reports() {
         if let Some(f) = r.findings.iter().find(|f| f.id == "hardware.gpus-found") {
-            assert_eq!(r.facts.gpus, f.evidence.len(), "{name}: {}", f.summary);
+            assert_eq!(r.facts.gpu_count, f.evidence.len(), "{name}: {}", f.summary);
             checked += 1;
         }
     }

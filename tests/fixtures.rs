@@ -61,7 +61,7 @@ fn every_fixture_meets_its_expectations() {
             );
         }
         if let Some(want) = expect.agents {
-            assert_eq!(report.facts.agents, want, "{name}: GPU agents");
+            assert_eq!(report.facts.agent_count, want, "{name}: GPU agents");
         }
         if let Some(want) = &expect.targets {
             assert_eq!(&report.facts.targets, want, "{name}: targets");

@@ -136,7 +136,9 @@ impl Args {
         match command {
             Command::Report(c) => return Shared::report(&c.source, &c.lang, &c.report),
             Command::Check(c) => return Shared::report(&c.source, &c.lang, &c.report),
-            Command::Diff { lang, output, .. } | Command::Explain { lang, output, .. } => {
+            Command::Diff { lang, output, .. }
+            | Command::Fleet { lang, output, .. }
+            | Command::Explain { lang, output, .. } => {
                 s.lang = lang.lang;
                 s.output = output.output.as_deref();
             }
@@ -258,6 +260,9 @@ pub enum Format {
     Text,
     /// One JSON document (schema in schema/report.schema.json).
     Json,
+    /// The same document compact on one line, for collecting a fleet's reports into one stream
+    /// (`rocm-probe fleet -` reads it).
+    JsonLines,
     /// JUnit XML: a test suite per layer, a test case per check.
     Junit,
     /// One self-contained HTML page (no scripts, no network): verdict, layers, GPU cards and an
@@ -265,6 +270,17 @@ pub enum Format {
     Html,
     /// A paste-ready block for a GitHub issue (redacted like `snapshot`).
     Markdown,
+}
+
+/// Output formats of `fleet`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FleetFormat {
+    /// Human-readable text.
+    Text,
+    /// One JSON document.
+    Json,
+    /// One self-contained HTML page in the style of the report's.
+    Html,
 }
 
 /// Output formats of `topo`.
@@ -307,6 +323,10 @@ pub struct ReportArgs {
     /// Show evidence for passing and informational findings too (text).
     #[arg(short, long)]
     pub verbose: bool,
+    /// JSON and JSON lines: keep the node's host name in `source.host` (redacted to `host`
+    /// otherwise, like the rest of what identifies a machine).
+    #[arg(long)]
+    pub no_redact: bool,
     /// Exit 1 on warnings too.
     #[arg(long)]
     pub strict: bool,
@@ -433,6 +453,27 @@ pub enum Command {
         b: PathBuf,
         #[command(flatten)]
         format: TextJsonOpt,
+        #[command(flatten)]
+        lang: LangOpt,
+        #[command(flatten)]
+        output: OutputOpt,
+    },
+    /// Many nodes' reports at once (`report --json` files, directories of them, or `-` for
+    /// JSON lines on standard input, pdsh/clush `host: ` prefixes allowed): nodes by verdict,
+    /// findings by id, configurations by fingerprint with the majority one and every node that
+    /// differs from it, GPUs with a failure, and what could not be read. Exit 1 when a node's
+    /// verdict is a failure.
+    Fleet {
+        /// Report files (one document, or JSON lines in *.jsonl; at most 16 MiB a document),
+        /// directories (their *.json and *.jsonl files, no symlink followed), or `-`.
+        #[arg(required = true, value_name = "REPORT")]
+        reports: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = FleetFormat::Text)]
+        format: FleetFormat,
+        /// Shorthand for --format json.
+        #[arg(long, conflicts_with = "format")]
+        json: bool,
         #[command(flatten)]
         lang: LangOpt,
         #[command(flatten)]
@@ -585,7 +626,7 @@ pub enum Command {
     },
     /// List the GPU code objects in executables, libraries, archives, offload bundles and
     /// code-object files, and say whether one loads on each GPU of this machine (or --root),
-    /// or on each --target.
+    /// or on each --target, as the GPU is set up (exit 1 when not).
     Inspect {
         /// The files to inspect.
         #[arg(required = true, value_name = "FILE")]

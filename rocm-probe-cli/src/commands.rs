@@ -108,6 +108,19 @@ fn dispatch(args: &Args, source: Source, out: &mut dyn Write) -> Result<u8> {
             crate::man::run(command.as_deref(), dir.as_deref(), out)
         }
         Command::Diff { a, b, format, .. } => diff(a, b, format.is_json(), out),
+        Command::Fleet {
+            reports,
+            format,
+            json,
+            ..
+        } => {
+            let format = if *json {
+                crate::args::FleetFormat::Json
+            } else {
+                *format
+            };
+            fleet(reports, format, out)
+        }
         Command::SlurmWrapper {
             slurm_conf,
             probe,
@@ -215,10 +228,16 @@ fn report(
         active: args.active.options(),
     };
     let format = if args.json { Format::Json } else { args.format };
-    if args.layer.is_some() && !matches!(format, Format::Text | Format::Json) {
-        let format = clap::ValueEnum::to_possible_value(&format)
-            .map_or_else(String::new, |v| v.get_name().to_owned());
-        anyhow::bail!(msg!("cli.layer-not-for-format", format));
+    let format_name = || {
+        clap::ValueEnum::to_possible_value(&format)
+            .map_or_else(String::new, |v| v.get_name().to_owned())
+    };
+    let json = matches!(format, Format::Json | Format::JsonLines);
+    if args.layer.is_some() && !(json || format == Format::Text) {
+        anyhow::bail!(msg!("cli.layer-not-for-format", format = format_name()));
+    }
+    if args.no_redact && !json {
+        anyhow::bail!(msg!("cli.no-redact-not-for-format", format = format_name()));
     }
     let started = std::time::Instant::now();
     let collect = rocm_probe::facts::CollectOptions {
@@ -247,12 +266,17 @@ fn report(
         return Ok(exit(&report));
     }
     match format {
-        Format::Json => {
-            let mut doc = serde_json::to_value(Document::new(source, &report))?;
+        Format::Json | Format::JsonLines => {
+            let doc = Document::with_redaction(source, &report, !args.no_redact);
+            let mut doc = serde_json::to_value(doc)?;
             if let Some(n) = args.layer {
                 only_layer(&mut doc, n);
             }
-            serde_json::to_writer_pretty(&mut *out, &doc)?;
+            if format == Format::JsonLines {
+                serde_json::to_writer(&mut *out, &doc)?;
+            } else {
+                serde_json::to_writer_pretty(&mut *out, &doc)?;
+            }
             writeln!(out)?;
         }
         Format::Junit => render::junit::junit(&report, out)?,
@@ -355,7 +379,14 @@ fn diff(a: &std::path::Path, b: &std::path::Path, json: bool, out: &mut dyn Writ
     let (va, vb) = (read(a)?, read(b)?);
     let d = rocm_probe::export::diff::diff(&va, &vb)?;
     if json {
-        serde_json::to_writer_pretty(&mut *out, &d)?;
+        // The envelope of every document but `source`: a diff is of two other machines.
+        let doc = serde_json::json!({
+            "schema_version": rocm_probe::report::output::SCHEMA_VERSION,
+            "tool": rocm_probe::report::output::Tool::this(),
+            "fingerprints": d.fingerprints,
+            "differences": d.differences,
+        });
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
         writeln!(out)?;
     } else {
         // Both reports are input from elsewhere: every value they carry is escaped.
@@ -373,7 +404,12 @@ fn diff(a: &std::path::Path, b: &std::path::Path, json: bool, out: &mut dyn Writ
         let paths: Vec<String> = d.differences.iter().map(|x| esc(&x.path)).collect();
         let width = paths.iter().map(String::len).max().unwrap_or(0);
         for (x, path) in d.differences.iter().zip(&paths) {
-            let v = |s: &Option<String>| s.as_deref().map_or_else(|| msg!("cli.diff-absent"), esc);
+            let v = |s: &Option<serde_json::Value>| {
+                s.as_ref().map_or_else(
+                    || msg!("cli.diff-absent"),
+                    |v| esc(&rocm_probe::export::diff::display(v)),
+                )
+            };
             writeln!(
                 out,
                 "{:<9} {:<width$}  {}  |  {}",
@@ -389,6 +425,42 @@ fn diff(a: &std::path::Path, b: &std::path::Path, json: bool, out: &mut dyn Writ
     } else {
         NOT_FOUND
     })
+}
+
+fn fleet(
+    reports: &[std::path::PathBuf],
+    format: crate::args::FleetFormat,
+    out: &mut dyn Write,
+) -> Result<u8> {
+    use rocm_probe::export::fleet::{self, Input};
+    let inputs: Vec<Input> = reports
+        .iter()
+        .map(|p| {
+            if p.as_os_str() == "-" {
+                Input::Stdin
+            } else {
+                Input::Path(p.clone())
+            }
+        })
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let read = fleet::read_inputs(&inputs, &mut std::io::stdin().lock(), threads);
+    if read.nodes.is_empty() {
+        for r in &read.refused {
+            stdio::warn(rocm_probe::source::escape::text(&render::fleet::refusal(r)));
+        }
+        anyhow::bail!(msg!("fleet.no-reports", refused = read.refused.len()));
+    }
+    let view = fleet::view(read);
+    match format {
+        crate::args::FleetFormat::Text => render::fleet::text(&view, render::width(), out)?,
+        crate::args::FleetFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, &view)?;
+            writeln!(out)?;
+        }
+        crate::args::FleetFormat::Html => render::fleet::html(&view, out)?,
+    }
+    Ok(view.exit_code())
 }
 
 fn explain(id: Option<&str>, lang: rocm_probe::i18n::Lang, out: &mut dyn Write) -> Result<u8> {
@@ -569,6 +641,27 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
         writeln!(out, "  {row}")?;
         writeln!(out, "    {}", r.source)?;
     }
+    // amdgpu releases that hang a target unless a parameter works around it
+    // (driver.amdgpu-known-bad).
+    use rocm_probe::facts::kernel_bad;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        msg!("cli.data-kernel-bad-header", date = kernel_bad::AS_OF)
+    )?;
+    for h in kernel_bad::HAZARDS {
+        let row = msg!(
+            "cli.data-kernel-bad-row",
+            target = h.target,
+            fixed = format!("{}.{}", h.fixed.0, h.fixed.1),
+            parameter = h.parameter,
+            workaround = h.workaround,
+            symptom = h.symptom
+        );
+        writeln!(out, "  {row}")?;
+        writeln!(out, "    {}", h.source)?;
+    }
     // The overrides public reports show hanging a GPU (never suggested).
     use rocm_probe::facts::override_hazard;
     writeln!(out)?;
@@ -741,6 +834,15 @@ fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write)
     let facts = match AgentFacts::gather(source) {
         Ok(facts) => facts,
         Err(e) => {
+            if json {
+                let mut body = serde_json::json!({
+                    "agents": [], "gpus": [], "hives": [], "firmware": [], "telemetry": [],
+                });
+                if let Some(r) = &rocr {
+                    body["rocr"] = serde_json::to_value(r)?;
+                }
+                return no_kfd_json(source, &e, body, out);
+            }
             if let Some(r) = &rocr {
                 render::agents::rocr_text(r, out)?;
             }
@@ -798,6 +900,10 @@ fn topo(
 ) -> Result<u8> {
     let facts = match AgentFacts::gather(source) {
         Ok(facts) => facts,
+        Err(e) if format == crate::args::TopoFormat::Json => {
+            let empty = rocm_probe::facts::topo::matrix(&rocm_probe::Topology::default());
+            return no_kfd_json(source, &e, serde_json::to_value(empty)?, out);
+        }
         Err(e) => return no_kfd(&e),
     };
     let inventory = Inventory::from_facts(&facts);
@@ -822,6 +928,10 @@ fn ps(source: &Source, json: bool, out: &mut dyn Write) -> Result<u8> {
     // The topology is read for its `gpu_id`s; its problems are the business of `agents`.
     let topology = match collect::<rocm_probe::Topology>(source, Scope::Full).0 {
         Ok(t) => t,
+        Err(e) if json => {
+            let empty = rocm_probe::facts::process::Processes::default();
+            return no_kfd_json(source, &e, serde_json::to_value(empty)?, out);
+        }
         Err(e) => return no_kfd(&e),
     };
     let (ps, problems) = collect::<rocm_probe::facts::process::Processes>(source, &topology);
@@ -967,6 +1077,33 @@ fn no_kfd(err: &ReadError) -> Result<u8> {
     };
     stdio::warn(msg!("cli.no-kfd-why", error = err, why));
     Ok(NOT_FOUND)
+}
+
+/// No KFD, asked for JSON: the command's document with nothing in its lists and `error` saying
+/// why (`kind` `kfd-not-loaded` or `topology-unreadable`, the path, the sentence), so that a
+/// script reading stdout gets a document, not nothing. The warning goes to stderr as without
+/// `--json`; the exit code is the same.
+fn no_kfd_json(
+    source: &Source,
+    err: &ReadError,
+    mut body: serde_json::Value,
+    out: &mut dyn Write,
+) -> Result<u8> {
+    let (kind, why) = if err.is_not_found() {
+        ("kfd-not-loaded", msg!("cli.kfd-not-loaded"))
+    } else {
+        ("topology-unreadable", msg!("cli.topology-unreadable"))
+    };
+    let message = msg!("cli.no-kfd-why", error = err, why);
+    if let Some(map) = body.as_object_mut() {
+        map.insert(
+            "error".to_owned(),
+            serde_json::json!({"kind": kind, "path": TOPOLOGY_DIR, "message": message}),
+        );
+    }
+    serde_json::to_writer_pretty(&mut *out, &Document::new(source, &body))?;
+    writeln!(out)?;
+    no_kfd(err)
 }
 
 fn warn_problems(inventory: &Inventory) {

@@ -15,9 +15,9 @@ const SECTIONS: &[(&str, &[&str])] = &[
     (
         "EXIT STATUS",
         &[
-            "0\tThe command ran and found nothing wrong: report and check found no failure (and, with --strict, no warning); agents, topo and targets found a GPU; diff found no difference; inspect found a loadable code object for every GPU.",
-            "1\tThe command ran and its answer is no: a failure in the report (a warning too with --strict) or an unmet expectation of check; no GPU or no KFD for agents, topo, ps and targets; a difference for diff; a GPU without a loadable code object for inspect.",
-            "2\tThe probe could not run: an argument or option it does not take, an unreadable --root, --expect or report file, a --lock held by another run, a --deadline that passed, or an output it could not write.",
+            "0\tThe command ran and found nothing wrong: report and check found no failure (and, with --strict, no warning); agents, topo and targets found a GPU; diff found no difference; fleet read no report whose verdict is a failure; inspect found, for every GPU, a code object that loads as the GPU is set up.",
+            "1\tThe command ran and its answer is no: a failure in the report (a warning too with --strict) or an unmet expectation of check; no GPU or no KFD for agents, topo, ps and targets; a difference for diff; a node whose verdict is a failure for fleet; a GPU on which inspect's file does not load as the GPU is set up (no code object, or only one that needs another XNACK or SRAM ECC setting).",
+            "2\tThe probe could not run: an argument or option it does not take, an unreadable --root, --expect or report file (for fleet: not one report could be read; documents it cannot read are listed, not fatal), a --lock held by another run, a --deadline that passed, or an output it could not write.",
             "3\treport and check: no failure, but no GPU could be checked, so the verdict is undetermined (under WSL, for example).",
         ],
     ),
@@ -59,6 +59,9 @@ const SECTIONS: &[(&str, &[&str])] = &[
             "$ rocm-probe check --expect good.toml",
             "Whether a library has code for this machine's GPUs:",
             "$ rocm-probe inspect /opt/rocm/lib/librocblas.so",
+            "A fleet at once: every node's report collected with pdsh, or a directory of reports:",
+            "$ pdsh -w 'node[01-64]' rocm-probe --json | rocm-probe fleet -",
+            "$ rocm-probe fleet reports/ --format html -o fleet.html",
             "What a finding means:",
             "$ rocm-probe explain driver.kfd-permission-denied",
         ],

@@ -20,7 +20,7 @@ fn diff_names_device_cu_vram_and_node_count_differences() {
     let r = run(probe().arg("diff").arg(&a).arg(&b));
     assert_eq!(r.code, 1, "{}", r.stderr);
     for line in [
-        "hardware  agents",
+        "hardware  agent_count",
         "hardware  gpus[0].device_id",
         "hardware  gpus[0].compute_units",
         "hardware  gpus[0].memory_bytes",

@@ -383,10 +383,10 @@ fn escape(s: &str) -> String {
 
 /// The picture holds one group per physical GPU with that GPU's KFD nodes.
 fn check_gpus(p: &Page, pic: &Picture) {
-    let config = p.json["facts"]["config"]["gpus"].as_array().unwrap();
+    let config = p.json["facts"]["gpus"].as_array().unwrap();
     assert_eq!(
         pic.gpus.len() as u64,
-        p.json["facts"]["gpus"].as_u64().unwrap()
+        p.json["facts"]["gpu_count"].as_u64().unwrap()
     );
     assert_eq!(pic.gpus.len(), config.len());
     let mut all = BTreeSet::new();
@@ -404,7 +404,7 @@ fn check_gpus(p: &Page, pic: &Picture) {
     }
     assert_eq!(
         all.len() as u64,
-        p.json["facts"]["agents"].as_u64().unwrap()
+        p.json["facts"]["agent_count"].as_u64().unwrap()
     );
 }
 

@@ -256,7 +256,8 @@ fn target_arguments_give_one_verdict_each() {
         ],
         bin,
     );
-    assert_eq!(code, 0);
+    // A code object that loads only after a feature change does not load as set up: exit 1.
+    assert_eq!(code, 1);
     let v = doc["files"][0]["verdicts"].as_array().unwrap();
     assert_eq!(v[0]["verdict"]["status"], "needs_feature_change");
     assert_eq!(v[0]["verdict"]["changes"][0]["feature"], "xnack");
@@ -269,11 +270,11 @@ fn target_arguments_give_one_verdict_each() {
     let r = run(probe()
         .args(["inspect", "--target", "gfx90a:sramecc+:xnack+"])
         .arg(bin));
-    assert_eq!(r.code, 0);
+    assert_eq!(r.code, 1);
     assert!(
         r.stdout.contains(
-            "GPU gfx90a:sramecc+:xnack+ (--target): loads only with a feature change: \
-             xnack- (run with HSA_XNACK=0) — for gfx90a:xnack-"
+            "GPU gfx90a:sramecc+:xnack+ (--target): does not load as set up; loads with a \
+             feature change: xnack- (run with HSA_XNACK=0) — for gfx90a:xnack-"
         ),
         "{}",
         r.stdout
@@ -292,6 +293,77 @@ fn target_arguments_give_one_verdict_each() {
         let r = run(probe().args(["inspect", "--target", bad]).arg(bin));
         assert_eq!(r.code, 2, "{bad}");
         assert!(r.stderr.contains(bad), "{}", r.stderr);
+    }
+}
+
+/// The fixture's rocFFT carries only `gfx90a:xnack+`; its MI210s run with XNACK off. The
+/// report and `inspect` follow one rule: the library does not load as the GPUs are set up, so
+/// both fail (exit 1), and both name the change that would make it load.
+#[test]
+fn library_xnack_plus_only_fails_in_inspect_as_in_report() {
+    let root = fixture("library-xnack-plus-only");
+    let lib = root.join("opt/rocm-6.2.0/lib/librocfft.so.0.1.60200");
+    let r = run(probe().arg("--root").arg(&root).arg("--json"));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let report: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        report["verdict"]["root_cause"],
+        "libraries.code-object-needs-feature-change"
+    );
+    assert_eq!(report["verdict"]["status"], "fail");
+
+    let r = run(probe().arg("--root").arg(&root).arg("inspect").arg(&lib));
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains(
+            "GPU gfx90a:sramecc+:xnack- (nodes 2-9): does not load as set up; loads with a \
+             feature change: xnack+ (run with HSA_XNACK=1) — for gfx90a:xnack+"
+        ),
+        "{}",
+        r.stdout
+    );
+    let (code, doc) = inspect_json(Some("library-xnack-plus-only"), &[], &lib);
+    assert_eq!(code, 1);
+    let v = &doc["files"][0]["verdicts"][0];
+    assert_eq!(v["verdict"]["status"], "needs_feature_change");
+    assert_eq!(v["verdict"]["changes"][0]["to"], true);
+    // With XNACK on, as the finding's remedy says, both agree that it loads.
+    let r = run(probe()
+        .arg("--root")
+        .arg(&root)
+        .args(["inspect", "--target", "gfx90a:sramecc+:xnack+"])
+        .arg(&lib));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(r.stdout.contains("loads (gfx90a:xnack+)"), "{}", r.stdout);
+}
+
+/// `--target` takes the processors a GPU can have: a well-formed but unknown name is refused with
+/// the closest known ones, another vendor's name without a guess.
+#[test]
+fn unknown_target_processors_are_refused_with_the_closest_known() {
+    let lib = fixture("library-xnack-plus-only").join("opt/rocm-6.2.0/lib/librocfft.so.0.1.60200");
+    let r = run(probe().args(["inspect", "--target", "gfx9000"]).arg(&lib));
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("no GPU has the processor gfx9000; did you mean gfx900, gfx902, gfx904?"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    let r = run(probe().args(["inspect", "--target", "gfx1199"]).arg(&lib));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("did you mean gfx1100"), "{}", r.stderr);
+    let r = run(probe().args(["inspect", "--target", "sm_80"]).arg(&lib));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("sm_80"), "{}", r.stderr);
+    assert!(!r.stderr.contains("did you mean"), "{}", r.stderr);
+    // The processors of real GPUs are accepted.
+    for known in [
+        "gfx900", "gfx90a", "gfx942", "gfx1100", "gfx1151", "gfx1201",
+    ] {
+        let r = run(probe().args(["inspect", "--target", known]).arg(&lib));
+        assert_ne!(r.code, 2, "{known}: {}", r.stderr);
     }
 }
 

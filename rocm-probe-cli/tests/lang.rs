@@ -194,6 +194,8 @@ fn the_language_changes_prose_not_verdicts() {
     fn skeleton(json: &str) -> serde_json::Value {
         let mut v: serde_json::Value = serde_json::from_str(json).unwrap();
         v["verdict"]["summary"] = serde_json::Value::Null;
+        // When the document was made: two runs differ.
+        v["generated_at"] = serde_json::Value::Null;
         for l in v["layers"].as_array_mut().unwrap() {
             l["note"] = l["note"].is_string().into();
         }
@@ -598,6 +600,80 @@ fn diff_headers_in_both_languages() {
         "{zh}"
     );
     assert!(zh.contains("（无）"), "{zh}");
+}
+
+/// `fleet`: its headings, marks and every reason a document is refused in the language asked
+/// for; in Chinese no English prose (names, ids, versions and marketing names are data).
+#[test]
+fn fleet_in_both_languages() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in [
+        "mi210-xgmi-8gpu",
+        "rocm-6.2-mi210",
+        "ras-uncorrectable",
+        "pcie-link-x8",
+    ] {
+        let r = run(probe()
+            .args(["--lang", "en", "--root"])
+            .arg(fixture(name))
+            .args(["report", "--json"]));
+        std::fs::write(dir.path().join(format!("{name}.json")), r.stdout).unwrap();
+    }
+    // One of every refusal the text can show.
+    for (name, text) in [
+        ("a.json", "oops"),
+        ("b.json", "[1]"),
+        ("c.json", r#"{"tool": {"name": "amd-smi"}}"#),
+        ("d.json", r#"{"tool": {"name": "rocm-probe"}}"#),
+        (
+            "e.json",
+            r#"{"tool": {"name": "rocm-probe"}, "schema_version": 9}"#,
+        ),
+        (
+            "f.json",
+            r#"{"tool": {"name": "rocm-probe"}, "schema_version": 1, "verdict": {}}"#,
+        ),
+        (
+            "g.jsonl",
+            "node9: ssh: connect to host node9 port 22: No route to host\nnode8: {\n",
+        ),
+    ] {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let fleet = |lang: &str| {
+        let r = run(probe().args(["--lang", lang, "fleet"]).arg(dir.path()));
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        r.stdout.replace(&dir.path().display().to_string(), "/DIR")
+    };
+    let en = fleet("en");
+    assert!(!has_cjk(&en), "{en}");
+    for reason in [
+        "not JSON",
+        "not a report's shape",
+        "another tool's",
+        "no schema_version",
+        "is not supported",
+        "not a report",
+        "not a JSON document",
+        "ended inside",
+    ] {
+        assert!(en.contains(reason), "{reason}: {en}");
+    }
+    let zh = fleet("zh");
+    let allowed = allowlist();
+    let words: Vec<String> = prose_words(&zh)
+        .into_iter()
+        .filter(|w| !allowed.contains(w))
+        .collect();
+    assert!(
+        words.is_empty(),
+        "English prose in Chinese: {words:?}\n{zh}"
+    );
+    assert_eq!(
+        en.lines().count(),
+        zh.lines().count(),
+        "the same view:\n{en}\n{zh}"
+    );
 }
 
 /// A malformed library is evidence in a report (layer 5): its error is in the report's

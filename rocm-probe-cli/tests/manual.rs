@@ -49,7 +49,8 @@ fn one_page_per_command_rendered_by_man() {
         .filter_map(|l| l.split_whitespace().next())
         .filter(|c| *c != "help")
         .collect();
-    assert!(commands.len() >= 13, "{commands:?}");
+    assert!(commands.len() >= 14, "{commands:?}");
+    assert!(commands.contains(&"fleet"), "{commands:?}");
     for c in &commands {
         let page = pages.join(format!("rocm-probe-{c}.1"));
         assert!(page.is_file(), "{}", page.display());
@@ -107,11 +108,16 @@ fn help_says_what_is_true() {
         ("man", &["--root", "--lang", "--color"][..]),
         ("completions", &["--root", "--lang", "--color"]),
         ("diff", &["--root", "--color"]),
+        ("fleet", &["--root", "--color", "--lock"]),
     ] {
         let text = run(probe().args([command, "--help"])).stdout;
         for option in absent {
             assert!(!text.contains(option), "{command} lists {option}:\n{text}");
         }
+    }
+    let fleet = run(probe().args(["fleet", "--help"])).stdout;
+    for word in ["pdsh", "16 MiB", "symlink", "html"] {
+        assert!(fleet.contains(word), "fleet --help lacks {word}:\n{fleet}");
     }
     let check = run(probe().args(["check", "--help"])).stdout;
     assert!(check.contains("docs/conformance.md"), "{check}");

@@ -162,6 +162,7 @@ impl Evidence {
 
 /// What a check found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[non_exhaustive]
 pub struct Finding {
     /// Stable dotted id, declared in the registry ([`rules`]).
     pub id: &'static str,
@@ -213,6 +214,7 @@ pub struct RemedyStep {
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Action {
     /// Add the user to a group.
     JoinGroup,

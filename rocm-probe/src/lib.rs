@@ -6,6 +6,45 @@
 //! views and findings from the facts.
 //! Every file read goes through [`SysRoot`], so the same code runs on both kinds of source.
 //!
+//! # Embedding
+//!
+//! The entry points an embedder needs, each shown below on a committed fixture (the examples
+//! run as doctests, `cargo test --doc -p rocm-probe`):
+//!
+//! - [`Source::live`] or [`Source::fixture`]: where the facts come from;
+//! - [`Report::collect`] with [`report::Options`]: the layered report, its verdict, root cause
+//!   and exit code (what `rocm-probe` prints; serialize it with `serde` for the `--json` body);
+//! - [`Inventory::collect`] and [`AgentFacts::gather_targets`]: the agents, physical GPUs and
+//!   hives (`rocm-probe agents`), the gfx targets (`rocm-probe targets`);
+//! - [`codeobject::inspect`] with [`codeobject::Gpu`] and [`codeobject::InspectReport`]: the GPU
+//!   code a binary carries and whether it loads on each GPU (`rocm-probe inspect`).
+//!
+//! Three complete programs are in `rocm-probe/examples/` (`report`, `targets`,
+//! `check_binary`: `cargo run -p rocm-probe --example targets -- --root fixtures/mi210-xgmi-8gpu`).
+//!
+//! The report of a machine whose user may not open `/dev/kfd`:
+//!
+//! ```
+//! use rocm_probe::report::Options;
+//! use rocm_probe::{Layer, Report, Source, Status};
+//!
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/kfd-permission-denied");
+//! let source = Source::fixture(dir)?;
+//! let report = Report::collect(&source, Options::default());
+//!
+//! assert_eq!(report.verdict.status, Status::Fail);
+//! assert_eq!(report.verdict.root_cause, Some("driver.kfd-permission-denied"));
+//! assert_eq!(report.verdict.root_layer, Layer::Driver as u8);
+//! assert_eq!(report.exit_code(false), 1);
+//! // The finding carries its evidence and remedy, in the language in force (English here).
+//! let cause = report.findings.iter().find(|f| f.id == "driver.kfd-permission-denied").unwrap();
+//! assert!(cause.remedy.as_deref().unwrap().contains("usermod -aG render"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Sentences are made in the language in force for the thread: [`i18n::scoped`] runs a closure
+//! in another one (`Lang::Zh`); ids, statuses and values do not change.
+//!
 //! `unsafe` is denied in this crate. The modules that must touch foreign memory (ioctl wrappers,
 //! calls into libhsakmt/ROCr/HIP, memory maps of large binaries) opt back in one by one and are
 //! named here as they are added:

@@ -236,7 +236,7 @@ fn scaling(iterations: usize, max_nodes: usize) {
                     let start = Instant::now();
                     let r =
                         Report::collect(&Source::fixture(dir.path()).unwrap(), Options::default());
-                    assert_eq!(r.facts.agents, gpus);
+                    assert_eq!(r.facts.agent_count, gpus);
                     start.elapsed()
                 })
                 .collect(),

@@ -141,7 +141,7 @@ pub(super) fn word(status: Status) -> &'static str {
     rocm_probe::finding::status_word(status, i18n::current())
 }
 
-fn badge(s: &mut String, status: Status) -> fmt::Result {
+pub(super) fn badge(s: &mut String, status: Status) -> fmt::Result {
     write!(
         s,
         r#"<span class="badge s-{}">{}</span>"#,
@@ -159,7 +159,8 @@ fn finding_link(anchor: &BTreeMap<&str, usize>, id: &str) -> String {
     )
 }
 
-const STYLE: &str = r#"
+/// The page's stylesheet, shared with `fleet --format html` (`render/fleet.rs`).
+pub(super) const STYLE: &str = r#"
 :root { --fail: #c92a2a; --fail-bg: #fff0f0; --warn: #b35c00; --warn-bg: #fff6e5;
   --pass: #2b8a3e; --pass-bg: #ebfbee; --info: #1864ab; --info-bg: #e7f5ff;
   --skip: #6c757d; --skip-bg: #f1f3f5; --line: #dee2e6; --text: #212529; --muted: #5c636a; }
@@ -321,8 +322,8 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
             "<p>{}</p>",
             msg!(
                 "html.verdict-counts",
-                gpus = report.facts.gpus,
-                agents = report.facts.agents
+                gpus = report.facts.gpu_count,
+                agents = report.facts.agent_count
             )
         )?,
     }
@@ -516,8 +517,8 @@ fn meta(report: &Report, source: &Source, s: &mut String) -> fmt::Result {
             msg!("html.meta-gpus"),
             msg!(
                 "html.meta-gpus-value",
-                gpus = report.facts.gpus,
-                agents = report.facts.agents
+                gpus = report.facts.gpu_count,
+                agents = report.facts.agent_count
             ),
         ),
     ];
@@ -629,7 +630,7 @@ fn card(
         .iter()
         .filter(|a| a.device_type == DeviceType::Gpu && g.nodes.contains(&a.node))
         .collect();
-    let config = report.facts.config.gpus.iter().find(|c| c.index == g.index);
+    let config = report.facts.gpus.iter().find(|c| c.index == g.index);
     writeln!(
         s,
         r#"<article class="card" id="gpu-{}" data-gpu="{}" data-status="{}">"#,

@@ -176,7 +176,7 @@ fn verdict_text(v: &FileVerdict) -> String {
                 .map(|c| format!("{} ({})", c.spelling(), c.how))
                 .collect();
             format!(
-                "loads only with a feature change: {} — for {target}{}",
+                "does not load as set up; loads with a feature change: {} — for {target}{}",
                 what.join(" and "),
                 of(b.needs_feature_change)
             )

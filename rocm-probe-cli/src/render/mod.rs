@@ -1,6 +1,7 @@
 //! Output formats; one module per command's text rendering (JSON is serde's).
 
 pub mod agents;
+pub mod fleet;
 pub mod html;
 pub mod inspect;
 pub mod junit;

@@ -47,8 +47,8 @@ pub fn text(report: &Report, source: &Source, style: Style, out: &mut dyn Write)
             "cli.verdict-healthy",
             status = style.status(v.status).trim_end(),
             summary = escape::text(&v.summary),
-            gpus = report.facts.gpus,
-            agents = report.facts.agents
+            gpus = report.facts.gpu_count,
+            agents = report.facts.agent_count
         ),
         Some(id) => {
             let layer = &report.layers[usize::from(v.root_layer) - 1];

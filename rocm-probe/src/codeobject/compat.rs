@@ -81,6 +81,7 @@ impl Feature {
 
 /// A change of a GPU's feature setting that would let a code object load.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct FeatureChange {
     /// The feature.
     pub feature: Feature,
@@ -143,7 +144,17 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    fn rank(&self) -> u8 {
+    /// The one rule of whether a GPU can use the code (ARCHITECTURE.md §5): only when a code
+    /// object loads as the GPU is set up. One that loads only after a feature change does not
+    /// load until the change is made — HIP says `hipErrorNoBinaryForGpu` meanwhile —, so
+    /// `inspect` exits 1 for it and the report fails
+    /// (`libraries.`/`frameworks.code-object-needs-feature-change`), as for no code object.
+    pub fn loads_as_set_up(&self) -> bool {
+        matches!(self, Self::Loads { .. })
+    }
+
+    /// Worst last: loads, needs a feature change, no code object.
+    pub(crate) fn rank(&self) -> u8 {
         match self {
             Self::Loads { .. } => 0,
             Self::NeedsFeatureChange { .. } => 1,
@@ -204,6 +215,7 @@ pub fn verdict<'a>(candidates: &[Candidate<'a>], gpu: &GpuTarget) -> Verdict {
 
 /// Something the probe could not know about a GPU and assumed for the verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
 pub struct Assumption {
     /// The feature.
     pub feature: Feature,
@@ -225,6 +237,7 @@ pub enum GpuOrigin {
 
 /// A GPU (or several identical ones) to give verdicts for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Gpu {
     /// Its full target ID as the verdict uses it (assumptions applied).
     pub target_id: String,
@@ -338,6 +351,24 @@ impl Gpu {
                 reason: msg!("codeobject.not-generic"),
             });
         };
+        // A well-formed name no GPU has (`gfx9000`) would give "no code object" for a GPU that
+        // does not exist: refused, with the known processors it is closest to.
+        let name = gfx.name();
+        if !super::elf::processors().any(|p| p == name) {
+            let near = crate::i18n::nearest(&name, super::elf::processors(), 3);
+            return Err(TargetIdError {
+                input: spec.to_owned(),
+                reason: if near.is_empty() {
+                    msg!("codeobject.unknown-processor", name)
+                } else {
+                    msg!(
+                        "codeobject.unknown-processor-near",
+                        name,
+                        near = crate::i18n::list(&near)
+                    )
+                },
+            });
+        }
         let mut assumptions = Vec::new();
         let mut pick =
             |setting: FeatureSetting, supported: bool, default: &dyn Fn() -> Assumption| {
@@ -375,6 +406,7 @@ impl Gpu {
 
 /// How many bundles of a file give each verdict for one GPU.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct BundleCounts {
     /// Bundles with a code object that loads.
     pub loads: usize,
@@ -387,6 +419,7 @@ pub struct BundleCounts {
 /// The verdict of one file for one GPU: the worst over its bundles (the HIP runtime needs a
 /// code object from every bundle whose kernels are launched).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct FileVerdict {
     /// Index into the report's GPUs.
     pub gpu: usize,
@@ -442,6 +475,7 @@ pub fn file_verdict(inspection: &Inspection, index: usize, gpu: &Gpu) -> FileVer
 
 /// One inspected file with its verdicts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct FileReport {
     /// What the file holds.
     #[serde(flatten)]
@@ -452,6 +486,7 @@ pub struct FileReport {
 
 /// The result of `inspect`: files, the GPUs, and a verdict per file and GPU.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct InspectReport {
     /// The GPUs verdicts are given for.
     pub gpus: Vec<Gpu>,
@@ -485,15 +520,15 @@ impl InspectReport {
         }
     }
 
-    /// 1 when some GPU has no code object in some file, or there is no GPU to check; else 0
-    /// (a code object that loads only after a feature change still counts as present).
+    /// 1 when some file does not load on some GPU as it is set up
+    /// ([`Verdict::loads_as_set_up`], the rule the report's findings follow), or there is no GPU
+    /// to check; else 0.
     pub fn exit_code(&self) -> u8 {
-        let missing = self.files.iter().any(|f| {
-            f.verdicts
-                .iter()
-                .any(|v| v.verdict == Verdict::NoCodeObject)
-        });
-        u8::from(missing || self.gpus.is_empty())
+        let refused = self
+            .files
+            .iter()
+            .any(|f| f.verdicts.iter().any(|v| !v.verdict.loads_as_set_up()));
+        u8::from(refused || self.gpus.is_empty())
     }
 }
 

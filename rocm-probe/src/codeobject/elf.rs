@@ -91,6 +91,12 @@ const MACHS: &[(u32, &str)] = &[
     (0x5a, "gfx1251"),
 ];
 
+/// Every processor LLVM gives an `EF_AMDGPU_MACH` value, generic ones aside: the processors a
+/// code object can be built for, and so the names a GPU can have.
+pub fn processors() -> impl Iterator<Item = &'static str> {
+    MACHS.iter().map(|(_, n)| *n)
+}
+
 /// The processor of an `EF_AMDGPU_MACH` value.
 pub fn mach_name(mach: u32) -> Option<&'static str> {
     MACHS

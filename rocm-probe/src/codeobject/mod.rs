@@ -6,7 +6,7 @@
 //! zstd); and AMDGPU code objects (`.co`, `.hsaco`). Then [`compat`] decides, per GPU, whether
 //! one of them loads.
 //!
-//! Files are memory-mapped ([`map`], the one module here allowed `unsafe`) and only the
+//! Files are memory-mapped (`map`, the one module here allowed `unsafe`) and only the
 //! ranges that matter are touched: the ELF section table, each bundle's header, and the first
 //! 64 bytes of each code object. Every size and offset read from a file is checked against the
 //! data before use; decompression is bounded by the header's declared size and by
@@ -394,6 +394,7 @@ pub struct Compression {
 
 /// One entry of a bundle.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Entry {
     /// Entry ID as stored (`hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-`); for a code object on
     /// its own, its ISA name (`amdgcn-amd-amdhsa--gfx90a:xnack-`).
@@ -430,6 +431,7 @@ impl Entry {
 
 /// One bundle (or code object on its own) in a file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Bundle {
     /// 1-based, in file order (as `roc-obj-ls` numbers them).
     pub index: usize,
@@ -449,6 +451,7 @@ pub struct Bundle {
 
 /// What a file holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Inspection {
     /// The file as given.
     pub path: PathBuf,
@@ -496,6 +499,35 @@ pub struct CodeObjectFile {
 }
 
 /// Inspects a file with the default limits.
+///
+/// With the machine's GPUs ([`crate::Inventory::code_object_gpus`]) or named ones
+/// ([`Gpu::from_target_id`]), [`InspectReport`] gives each GPU a verdict: what
+/// `rocm-probe inspect` prints.
+///
+/// ```
+/// use rocm_probe::codeobject::{self, Gpu, InspectReport, Verdict};
+/// use rocm_probe::{Inventory, Source};
+///
+/// let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/library-xnack-plus-only");
+/// let lib = format!("{fixture}/opt/rocm-6.2.0/lib/librocfft.so.0.1.60200");
+/// let inspection = codeobject::inspect(&lib)?;
+/// assert_eq!(inspection.targets(), ["gfx90a:xnack+"]);
+///
+/// // The fixture's MI210s run with XNACK off: the library does not load as they are set up.
+/// let gpus = Inventory::collect(&Source::fixture(fixture)?)?.code_object_gpus();
+/// let report = InspectReport::new(vec![inspection.clone()], gpus, None);
+/// let verdict = &report.files[0].verdicts[0].verdict;
+/// assert!(matches!(verdict, Verdict::NeedsFeatureChange { .. }));
+/// assert!(!verdict.loads_as_set_up());
+/// assert_eq!(report.exit_code(), 1);
+///
+/// // A GPU named by its target ID: with XNACK on, it loads.
+/// let gpu = Gpu::from_target_id("gfx90a:sramecc+:xnack+")?;
+/// let report = InspectReport::new(vec![inspection], vec![gpu], None);
+/// assert!(report.files[0].verdicts[0].verdict.loads_as_set_up());
+/// assert_eq!(report.exit_code(), 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn inspect(path: impl AsRef<Path>) -> Result<Inspection, Error> {
     CodeObjectFile::open(path)?.inspect()
 }

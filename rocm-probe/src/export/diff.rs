@@ -2,9 +2,10 @@
 //! hardware, firmware, versions, partition modes, the verdict and the findings.
 //!
 //! Works on the JSON documents, so reports from other machines, other times and other versions
-//! of the probe can be compared: the configuration (`facts.config`) field by field, the GPUs by
-//! index, findings by id and status (their wording and evidence name paths and addresses that
-//! differ between any two nodes).
+//! of the probe can be compared (schema versions 1 and 2, read as 2 through
+//! [`crate::report::compat`]): the configuration (`facts.config`) field by field, the GPUs
+//! (`facts.gpus`) by index, findings by id and status (their wording and evidence name paths and
+//! addresses that differ between any two nodes). Values keep their JSON types.
 
 use std::collections::BTreeMap;
 
@@ -20,10 +21,19 @@ pub struct Difference {
     pub area: &'static str,
     /// Where (`gpus[3].memory_bytes`, `finding hardware.partition-missing`).
     pub path: String,
-    /// The value in the first report; `None` when absent there.
-    pub a: Option<String>,
+    /// The value in the first report, as typed there; `None` (JSON `null`) when absent or
+    /// `null` there.
+    pub a: Option<Value>,
     /// The value in the second report.
-    pub b: Option<String>,
+    pub b: Option<Value>,
+}
+
+/// A value as one line of text: strings without quotes, everything else as JSON.
+pub fn display(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// All differences, in area order then path order.
@@ -40,13 +50,6 @@ pub struct Diff {
 #[error("{0}")]
 pub struct DiffError(String);
 
-fn text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
 fn area_of(path: &str) -> &'static str {
     let leaf = path.rsplit('.').next().unwrap_or(path);
     match leaf {
@@ -61,7 +64,7 @@ fn area_of(path: &str) -> &'static str {
 
 /// Flattens the configuration into `path → value` (the fingerprint left out: it is shown on
 /// its own).
-fn flatten(prefix: &str, v: &Value, out: &mut BTreeMap<String, String>) {
+fn flatten(prefix: &str, v: &Value, out: &mut BTreeMap<String, Value>) {
     match v {
         Value::Object(map) => {
             for (k, v) in map {
@@ -83,14 +86,13 @@ fn flatten(prefix: &str, v: &Value, out: &mut BTreeMap<String, String>) {
         }
         Value::Null => {}
         other => {
-            out.insert(prefix.to_owned(), text(other));
+            out.insert(prefix.to_owned(), other.clone());
         }
     }
 }
 
-/// The `schema_version`s this version reads: its own, and the next one, whose documents only
-/// add fields.
-pub const SCHEMA_VERSIONS: [u64; 2] = [1, 2];
+/// The `schema_version`s this version reads.
+pub const SCHEMA_VERSIONS: [u64; 2] = crate::report::output::READABLE_VERSIONS;
 
 const STATUSES: [&str; 5] = ["skip", "pass", "info", "warn", "fail"];
 
@@ -139,6 +141,10 @@ fn check_report(v: &Value, which: &str) -> Result<(), DiffError> {
 pub fn diff(a: &Value, b: &Value) -> Result<Diff, DiffError> {
     check_report(a, &msg!("diff.first-file"))?;
     check_report(b, &msg!("diff.second-file"))?;
+    let (mut a, mut b) = (a.clone(), b.clone());
+    crate::report::compat::upgrade(&mut a);
+    crate::report::compat::upgrade(&mut b);
+    let (a, b) = (&a, &b);
     let mut out = Diff {
         fingerprints: [a, b].map(|d| {
             d.pointer("/facts/config/fingerprint")
@@ -147,7 +153,8 @@ pub fn diff(a: &Value, b: &Value) -> Result<Diff, DiffError> {
         }),
         differences: Vec::new(),
     };
-    let mut push = |area, path: String, x: Option<String>, y: Option<String>| {
+    let mut push = |area, path: String, x: Option<Value>, y: Option<Value>| {
+        let (x, y) = (x.filter(|v| !v.is_null()), y.filter(|v| !v.is_null()));
         if x != y {
             out.differences.push(Difference {
                 area,
@@ -158,17 +165,19 @@ pub fn diff(a: &Value, b: &Value) -> Result<Diff, DiffError> {
         }
     };
     // Counts and targets, then the configuration.
-    for key in ["gpus", "agents", "targets"] {
-        let get = |d: &Value| d.pointer(&format!("/facts/{key}")).map(text);
+    for key in ["gpu_count", "agent_count", "targets"] {
+        let get = |d: &Value| d.pointer(&format!("/facts/{key}")).cloned();
         push("hardware", key.to_owned(), get(a), get(b));
     }
     let mut fa = BTreeMap::new();
     let mut fb = BTreeMap::new();
-    if let Some(c) = a.pointer("/facts/config") {
-        flatten("", c, &mut fa);
-    }
-    if let Some(c) = b.pointer("/facts/config") {
-        flatten("", c, &mut fb);
+    for (d, f) in [(a, &mut fa), (b, &mut fb)] {
+        if let Some(c) = d.pointer("/facts/config") {
+            flatten("", c, f);
+        }
+        if let Some(g) = d.pointer("/facts/gpus") {
+            flatten("gpus", g, f);
+        }
     }
     let keys: std::collections::BTreeSet<&String> = fa.keys().chain(fb.keys()).collect();
     for k in keys {
@@ -184,7 +193,7 @@ pub fn diff(a: &Value, b: &Value) -> Result<Diff, DiffError> {
         );
     }
     for key in ["status", "root_cause"] {
-        let get = |d: &Value| d.pointer(&format!("/verdict/{key}")).map(text);
+        let get = |d: &Value| d.pointer(&format!("/verdict/{key}")).cloned();
         push("verdict", key.to_owned(), get(a), get(b));
     }
     let findings = |d: &Value| -> BTreeMap<String, String> {
@@ -206,8 +215,8 @@ pub fn diff(a: &Value, b: &Value) -> Result<Diff, DiffError> {
         push(
             "findings",
             id.clone(),
-            ga.get(id).cloned(),
-            gb.get(id).cloned(),
+            ga.get(id).cloned().map(Value::String),
+            gb.get(id).cloned().map(Value::String),
         );
     }
     let order = |area: &str| {
@@ -268,14 +277,30 @@ mod tests {
 
     fn report(gpus: u64, cu: u64, status: &str, findings: Value) -> Value {
         json!({
-            "schema_version": 1,
+            "schema_version": 2,
             "verdict": {"status": status, "root_cause": null},
-            "facts": {"gpus": gpus, "agents": gpus, "targets": ["gfx942"],
-                      "config": {"gpus": [{"index": 0, "compute_units": cu, "vbios": "a"}],
-                                 "rocm": "6.2.0", "libraries": {"rocblas": "4.2"},
+            "facts": {"gpu_count": gpus, "agent_count": gpus, "targets": ["gfx942"],
+                      "gpus": [{"index": 0, "compute_units": cu, "vbios": "a",
+                                "device_id": "0x74a1"}],
+                      "config": {"rocm": "6.2.0", "libraries": {"rocblas": "4.2"},
                                  "fingerprint": format!("f{cu}")}},
             "findings": findings,
         })
+    }
+
+    /// The same report as schema version 1 wrote it.
+    fn version_1(v2: &Value) -> Value {
+        let mut v = v2.clone();
+        v["schema_version"] = json!(1);
+        let facts = v["facts"].as_object_mut().unwrap();
+        let mut gpus = facts.remove("gpus").unwrap();
+        gpus[0]["device_id"] = json!(0x74a1);
+        facts.insert("gpus".into(), facts["gpu_count"].clone());
+        facts.insert("agents".into(), facts["agent_count"].clone());
+        facts.remove("gpu_count");
+        facts.remove("agent_count");
+        facts["config"]["gpus"] = gpus;
+        v
     }
 
     #[test]
@@ -296,38 +321,70 @@ mod tests {
         let a = report(8, 304, "pass", json!([{"id": "x.a", "status": "pass"}]));
         let b = report(8, 80, "warn", json!([{"id": "x.b", "status": "warn"}]));
         let d = diff(&a, &b).unwrap();
-        let got: Vec<(&str, &str, Option<&str>, Option<&str>)> = d
+        let got: Vec<(&str, &str, Option<Value>, Option<Value>)> = d
             .differences
             .iter()
-            .map(|x| (x.area, x.path.as_str(), x.a.as_deref(), x.b.as_deref()))
+            .map(|x| (x.area, x.path.as_str(), x.a.clone(), x.b.clone()))
             .collect();
+        let expected = [
+            (
+                "verdict",
+                "status",
+                Some(json!("pass")),
+                Some(json!("warn")),
+            ),
+            (
+                "hardware",
+                "gpus[0].compute_units",
+                Some(json!(304)),
+                Some(json!(80)),
+            ),
+            ("findings", "x.a", Some(json!("pass")), None),
+            ("findings", "x.b", None, Some(json!("warn"))),
+        ];
+        assert_eq!(got, expected);
+        // A node on schema version 1 against one on 2: the same differences, typed alike.
+        let d = diff(&version_1(&a), &b).unwrap();
+        let got: Vec<_> = d
+            .differences
+            .iter()
+            .map(|x| (x.area, x.path.as_str(), x.a.clone(), x.b.clone()))
+            .collect();
+        assert_eq!(got, expected);
+        assert!(diff(&version_1(&a), &a).unwrap().differences.is_empty());
+    }
+
+    #[test]
+    fn a_missing_root_cause_is_null_not_a_string() {
+        let a = report(1, 1, "pass", json!([]));
+        let mut b = a.clone();
+        b["verdict"]["root_cause"] = json!("driver.amdgpu-not-loaded");
+        let d = diff(&a, &b).unwrap();
+        let x = &d.differences[0];
         assert_eq!(
-            got,
-            [
-                ("verdict", "status", Some("pass"), Some("warn")),
-                ("hardware", "gpus[0].compute_units", Some("304"), Some("80")),
-                ("findings", "x.a", Some("pass"), None),
-                ("findings", "x.b", None, Some("warn")),
-            ]
+            (x.a.clone(), x.b.clone()),
+            (None, Some(json!("driver.amdgpu-not-loaded")))
         );
+        let text = serde_json::to_value(x).unwrap();
+        assert_eq!(text["a"], Value::Null);
     }
 
     #[test]
     fn firmware_components_are_firmware() {
         let mut a = report(1, 1, "pass", json!([]));
         let mut b = a.clone();
-        a["facts"]["config"]["gpus"][0]["firmware"] = json!({"mes": "0x00000080", "smc": "0x1"});
-        b["facts"]["config"]["gpus"][0]["firmware"] = json!({"mes": "0x00000083", "smc": "0x1"});
+        a["facts"]["gpus"][0]["firmware"] = json!({"mes": "0x00000080", "smc": "0x1"});
+        b["facts"]["gpus"][0]["firmware"] = json!({"mes": "0x00000083", "smc": "0x1"});
         let d = diff(&a, &b).unwrap();
         assert_eq!(d.differences.len(), 1, "{:?}", d.differences);
         let x = &d.differences[0];
         assert_eq!(
-            (x.area, x.path.as_str(), x.a.as_deref(), x.b.as_deref()),
+            (x.area, x.path.as_str(), x.a.clone(), x.b.clone()),
             (
                 "firmware",
                 "gpus[0].firmware.mes",
-                Some("0x00000080"),
-                Some("0x00000083")
+                Some(json!("0x00000080")),
+                Some(json!("0x00000083"))
             )
         );
     }
@@ -347,7 +404,7 @@ mod tests {
         let mut v = report(1, 1, "pass", json!([]));
         v["schema_version"] = json!(99);
         assert!(error(&v).contains("schema_version 99"), "{}", error(&v));
-        v["schema_version"] = json!(2);
+        v["schema_version"] = json!(1);
         assert!(diff(&v, &v).is_ok());
         v.as_object_mut().unwrap().remove("schema_version");
         assert!(error(&v).contains("no schema_version"), "{}", error(&v));

@@ -83,7 +83,7 @@ pub fn redact_text(text: &str) -> String {
 impl Redactor {
     /// Learns the user and host names that `source` holds: the user's environment
     /// (`USER`, `LOGNAME`, `HOME`, and the paths of the variables the probe reads), and
-    /// [`IDENTITY_FILES`]. Reads through the source; call it before recording starts, so that
+    /// `IDENTITY_FILES`. Reads through the source; call it before recording starts, so that
     /// a snapshot holds only what the report read.
     pub fn for_source(source: &Source) -> Self {
         let mut r = Self::default();
@@ -255,7 +255,7 @@ impl Redactor {
         }
     }
 
-    /// Redacts a value or free text: GPU UUIDs, the values of [`KEYS`], the names learned (and
+    /// Redacts a value or free text: GPU UUIDs, the values of `KEYS`, the names learned (and
     /// any `/home/<name>` in the text itself), and in a report `user@host` pairs.
     pub fn text(&self, text: &str) -> String {
         let fresh: Vec<&str> = homes(text).filter(|n| !self.knows(n)).collect();

@@ -181,6 +181,7 @@ pub struct CacheSizes {
 
 /// One agent: a topology node in rocminfo's terms.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Agent {
     /// KFD node id (rocminfo "Node" and "Internal Node ID").
     pub node: u32,
@@ -203,6 +204,7 @@ pub struct Agent {
     /// rocminfo "Uuid" (`GPU-<unique_id in hex>`).
     pub uuid: Option<String>,
     /// rocminfo "Chip ID": the PCI device id.
+    #[serde(serialize_with = "crate::facts::hex::opt")]
     pub chip_id: Option<u32>,
     /// rocminfo "ASIC Revision" (`capability` bits 22–25).
     pub asic_revision: Option<u32>,
@@ -258,17 +260,20 @@ pub struct Agent {
     /// Partition index within the physical GPU (0 when not partitioned).
     pub partition: Option<usize>,
     /// XGMI hive id (0 is `None`).
+    #[serde(serialize_with = "crate::facts::hex::opt")]
     pub hive_id: Option<u64>,
 }
 
 /// A physical GPU: one PCI function, possibly split into several KFD nodes (partitions).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct PhysicalGpu {
     /// Position in [`Inventory::gpus`].
     pub index: usize,
     /// PCI address of the device (partition bits cleared); `None` when the domain is unknown.
     pub pci_address: Option<String>,
     /// PCI device id.
+    #[serde(serialize_with = "crate::facts::hex::opt")]
     pub device_id: Option<u32>,
     /// Marketing name of its first node.
     pub marketing_name: Option<String>,
@@ -281,13 +286,16 @@ pub struct PhysicalGpu {
     /// Memory over all partitions, bytes; `None` if any is unknown.
     pub memory_bytes: Option<u64>,
     /// XGMI hive id.
+    #[serde(serialize_with = "crate::facts::hex::opt")]
     pub hive_id: Option<u64>,
 }
 
 /// GPUs joined by XGMI, sharing one `hive_id`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Hive {
     /// The hive id.
+    #[serde(serialize_with = "crate::facts::hex::one")]
     pub hive_id: u64,
     /// Indices into [`Inventory::gpus`].
     pub gpus: Vec<usize>,
@@ -295,6 +303,7 @@ pub struct Hive {
 
 /// The machine's agents, physical GPUs and hives.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Inventory {
     /// All agents in node order.
     pub agents: Vec<Agent>,
@@ -311,6 +320,7 @@ pub struct Inventory {
 
 /// XNACK for this process.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct XnackFacts {
     /// On, off, or unknown (`null`).
     pub enabled: Option<bool>,
@@ -331,7 +341,24 @@ impl AgentFacts {
         facts.map(|f| AgentFacts { problems, ..f })
     }
 
-    /// What gfx names (and with `target_ids`, full target IDs) need, every problem kept here.
+    /// What gfx names (and with `target_ids`, full target IDs) need, every problem kept here:
+    /// `rocm-probe targets`, which reads no more than `rocm_agent_enumerator` does.
+    ///
+    /// ```
+    /// use rocm_probe::{AgentFacts, Inventory, Source};
+    ///
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/mi210-xgmi-8gpu");
+    /// let facts = AgentFacts::gather_targets(&Source::fixture(dir)?, true)?;
+    /// let inventory = Inventory::from_facts(&facts);
+    /// assert_eq!(inventory.targets(false), vec!["gfx90a"; 8]);
+    /// assert_eq!(inventory.targets(true)[0], "gfx90a:sramecc+:xnack-");
+    /// assert_eq!(inventory.exit_code(), 0);
+    ///
+    /// // No KFD topology is an error the caller words (the CLI: "no KFD", exit 1).
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/no-amdgpu");
+    /// assert!(AgentFacts::gather_targets(&Source::fixture(dir)?, false).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn gather_targets(source: &Source, target_ids: bool) -> Result<Self, ReadError> {
         let (facts, problems) =
             crate::facts::collect::<AgentFacts>(source, AgentNeeds::Targets { target_ids });
@@ -429,7 +456,25 @@ impl Inventory {
         })
     }
 
-    /// Collects and derives in one step ([`AgentFacts::gather`]).
+    /// Collects and derives in one step ([`AgentFacts::gather`]): what `rocm-probe agents`
+    /// shows.
+    ///
+    /// ```
+    /// use rocm_probe::{Inventory, Source};
+    ///
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/mi300x-cpx-8gpu");
+    /// let inventory = Inventory::collect(&Source::fixture(dir)?)?;
+    /// // 8 MI300X in CPX mode: each physical GPU is several agents (partitions), one is missing.
+    /// assert_eq!(inventory.gpus.len(), 8);
+    /// assert_eq!(inventory.gpu_agents().count(), 63);
+    /// assert_eq!(inventory.gpus[7].nodes.len(), 7);
+    /// assert_eq!(inventory.gpus[0].marketing_name.as_deref(), Some("AMD Instinct MI300X"));
+    /// // All eight in one XGMI hive; every sentence names a GPU the same way.
+    /// assert_eq!(inventory.hives.len(), 1);
+    /// let name = inventory.gpu_name(&inventory.gpus[0]).to_string();
+    /// assert!(name.starts_with("GPU 0 (0000:05:00.0"), "{name}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn collect(source: &Source) -> Result<Self, ReadError> {
         AgentFacts::gather(source).map(|f| Self::from_facts(&f))
     }

@@ -8,7 +8,7 @@
 //! [`RUNTIMES`]. Nothing is searched for: each absolute path is looked at by name (ollama's
 //! directories are listed to find their runner directories), and each relative path under every
 //! site directory layer 7 found a framework in. The GPU code is read by
-//! [`fatbin`](crate::facts::fatbin), the ROCm libraries are named with the stems layer 7 uses for
+//! [`fatbin`], the ROCm libraries are named with the stems layer 7 uses for
 //! a wheel's bundle ([`BUNDLED_STEMS`]), and the result is a [`Bundled`] like a wheel's, so the
 //! checks compare it with the GPUs exactly as they do a framework's.
 

@@ -17,7 +17,9 @@ pub struct GpuConfig {
     pub index: usize,
     /// PCI address (not part of the fingerprint).
     pub pci_address: Option<String>,
-    /// PCI device id.
+    /// PCI device id, `"0x740f"` (a number in schema version 1).
+    #[serde(serialize_with = "crate::facts::hex::opt")]
+    #[schemars(with = "Option<String>")]
     pub device_id: Option<u32>,
     /// Marketing name.
     pub marketing_name: Option<String>,
@@ -41,11 +43,9 @@ pub struct GpuConfig {
     pub firmware: BTreeMap<String, String>,
 }
 
-/// The node's configuration.
+/// The node's configuration beside its GPUs (which the report lists in `facts.gpus`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct NodeConfig {
-    /// Physical GPUs in index order.
-    pub gpus: Vec<GpuConfig>,
     /// Compute partition mode: amdgpu's, else implied by the KFD nodes.
     pub compute_partition: Option<String>,
     /// amdgpu's memory partition mode, when reported.
@@ -58,53 +58,61 @@ pub struct NodeConfig {
     pub rocm: Option<String>,
     /// ROCm library versions of that install, by stem.
     pub libraries: BTreeMap<String, String>,
-    /// [`fingerprint`] of the above.
+    /// [`fingerprint`] of the above and the GPUs.
     pub fingerprint: String,
 }
 
-impl NodeConfig {
-    /// Reads the configuration from the facts.
-    pub fn from_facts(facts: &Facts) -> Self {
-        let mut c = Self::default();
-        if let Some(inv) = &facts.inventory {
-            for g in inv.gpus.iter().filter(|g| !g.nodes.is_empty()) {
-                let agents: Vec<_> = inv
-                    .agents
+/// The physical GPUs with KFD nodes, in index order, as the configuration compares them.
+pub fn gpus(facts: &Facts) -> Vec<GpuConfig> {
+    let mut out = Vec::new();
+    if let Some(inv) = &facts.inventory {
+        for g in inv.gpus.iter().filter(|g| !g.nodes.is_empty()) {
+            let agents: Vec<_> = inv
+                .agents
+                .iter()
+                .filter(|a| g.nodes.contains(&a.node))
+                .collect();
+            let drm = agents
+                .iter()
+                .find_map(|a| facts.kfd.as_ref()?.render_nodes.get(&a.drm_render_minor?));
+            out.push(GpuConfig {
+                index: g.index,
+                pci_address: g.pci_address.clone(),
+                device_id: g.device_id,
+                marketing_name: g.marketing_name.clone(),
+                gfx: g.gfx.map(|x| x.name()),
+                agents: g.nodes.len(),
+                compute_units: g.compute_units,
+                memory_bytes: g.memory_bytes,
+                vbios: drm.and_then(|d| d.vbios_version.clone()),
+                mec_firmware: agents.iter().find_map(|a| a.mec_firmware),
+                sdma_firmware: agents.iter().find_map(|a| a.sdma_firmware),
+                firmware: facts
+                    .fw_versions
+                    .gpus
                     .iter()
-                    .filter(|a| g.nodes.contains(&a.node))
-                    .collect();
-                let drm = agents
-                    .iter()
-                    .find_map(|a| facts.kfd.as_ref()?.render_nodes.get(&a.drm_render_minor?));
-                c.gpus.push(GpuConfig {
-                    index: g.index,
-                    pci_address: g.pci_address.clone(),
-                    device_id: g.device_id,
-                    marketing_name: g.marketing_name.clone(),
-                    gfx: g.gfx.map(|x| x.name()),
-                    agents: g.nodes.len(),
-                    compute_units: g.compute_units,
-                    memory_bytes: g.memory_bytes,
-                    vbios: drm.and_then(|d| d.vbios_version.clone()),
-                    mec_firmware: agents.iter().find_map(|a| a.mec_firmware),
-                    sdma_firmware: agents.iter().find_map(|a| a.sdma_firmware),
-                    firmware: facts
-                        .fw_versions
-                        .gpus
-                        .iter()
-                        .find(|f| f.gpu == g.index)
-                        .map(|f| {
-                            f.components
-                                .iter()
-                                .map(|(k, v)| (k.clone(), v.text.clone()))
-                                .collect()
-                        })
-                        .unwrap_or_default(),
-                });
-            }
+                    .find(|f| f.gpu == g.index)
+                    .map(|f| {
+                        f.components
+                            .iter()
+                            .map(|(k, v)| (k.clone(), v.text.clone()))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            });
         }
-        c.compute_partition = partition_mode(facts, true);
-        c.memory_partition = partition_mode(facts, false);
+    }
+    out
+}
+
+impl NodeConfig {
+    /// Reads the configuration from the facts; `gpus` are [`gpus`]'s, for the fingerprint.
+    pub fn from_facts(facts: &Facts, gpus: &[GpuConfig]) -> Self {
+        let mut c = Self {
+            compute_partition: partition_mode(facts, true),
+            memory_partition: partition_mode(facts, false),
+            ..Self::default()
+        };
         if let Some(m) = &facts.module {
             c.kernel = m.kernel_release.clone();
             c.amdgpu = m.version.clone();
@@ -124,7 +132,7 @@ impl NodeConfig {
                 }
             }
         }
-        c.fingerprint = fingerprint(&c);
+        c.fingerprint = fingerprint(&c, gpus);
         c
     }
 }
@@ -197,12 +205,12 @@ fn derived_compute_mode(inv: &Inventory, nodes: &[u32]) -> Option<String> {
 /// The first 16 hex digits of the MD5 of the configuration's interchangeable parts, in a
 /// canonical text written here (one `key=value` line each, fixed order), so the value does not
 /// depend on any serializer. Not a security hash: a grouping key.
-pub fn fingerprint(c: &NodeConfig) -> String {
+pub fn fingerprint(c: &NodeConfig, gpus: &[GpuConfig]) -> String {
     fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
         v.as_ref().map_or_else(|| "-".to_owned(), |v| v.to_string())
     }
     let mut text = String::new();
-    for g in &c.gpus {
+    for g in gpus {
         text.push_str(&format!(
             "gpu device={} name={} gfx={} agents={} cu={} memory={}\n",
             opt(&g.device_id),
@@ -250,23 +258,26 @@ mod tests {
             firmware: BTreeMap::from([("mes".to_owned(), "0x00000080".to_owned())]),
         };
         let a = NodeConfig {
-            gpus: vec![gpu.clone()],
             rocm: Some("6.2.0".into()),
             ..Default::default()
         };
-        let mut b = a.clone();
-        b.gpus[0].pci_address = Some("0000:83:00.0".into());
-        b.gpus[0].vbios = None;
-        b.gpus[0]
+        let ga = vec![gpu.clone()];
+        let mut gb = ga.clone();
+        gb[0].pci_address = Some("0000:83:00.0".into());
+        gb[0].vbios = None;
+        gb[0]
             .firmware
             .insert("mes".to_owned(), "0x00000083".to_owned());
-        assert_eq!(fingerprint(&a), fingerprint(&b));
-        b.gpus[0].device_id = Some(0x74a1);
-        assert_ne!(fingerprint(&a), fingerprint(&b));
+        assert_eq!(fingerprint(&a, &ga), fingerprint(&a, &gb));
+        gb[0].device_id = Some(0x74a1);
+        assert_ne!(fingerprint(&a, &ga), fingerprint(&a, &gb));
         let mut c = a.clone();
         c.rocm = Some("6.2.1".into());
-        assert_ne!(fingerprint(&a), fingerprint(&c));
-        assert_eq!(fingerprint(&a).len(), 16);
+        assert_ne!(fingerprint(&a, &ga), fingerprint(&c, &ga));
+        // Schema version 2 moved the GPUs out of the configuration; the text hashed is the same,
+        // so a fleet mixing both versions groups alike.
+        assert_eq!(fingerprint(&a, &ga), "4bdd37a303a3deab");
+        assert_eq!(fingerprint(&a, &ga).len(), 16);
     }
 }
 

@@ -1,7 +1,7 @@
 //! The GPU code an installed file carries (a ROCm library, a framework's HIP extension), read
 //! through the source for the report's layers 5 and 7.
 //!
-//! [`codeobject`](crate::codeobject) does the reading (a memory map, only the bundle headers
+//! [`codeobject`] does the reading (a memory map, only the bundle headers
 //! touched); this module keeps what the checks need — the distinct sets of code objects the
 //! file's bundles offer — and answers, per GPU, whether every bundle has one that loads. Each
 //! bundle is one translation unit's code, and the HIP runtime needs a code object for the GPU in
@@ -237,19 +237,11 @@ impl FatBinary {
             let candidates: Vec<compat::Candidate<'_>> =
                 parsed.iter().map(|(t, v)| (t, *v)).collect();
             let v = compat::verdict(&candidates, gpu);
-            if worst.as_ref().is_none_or(|w| rank(&v) > rank(w)) {
+            if worst.as_ref().is_none_or(|w| v.rank() > w.rank()) {
                 worst = Some(v);
             }
         }
         worst
-    }
-}
-
-fn rank(v: &Verdict) -> u8 {
-    match v {
-        Verdict::Loads { .. } => 0,
-        Verdict::NeedsFeatureChange { .. } => 1,
-        Verdict::NoCodeObject => 2,
     }
 }
 

@@ -39,6 +39,19 @@ pub enum Kind {
     PageFault,
     /// An uncorrectable hardware (RAS) error was signalled.
     RasUncorrectable,
+    /// The PSP, the security processor that verifies and loads the GPU's firmware, refused a
+    /// command or a firmware, or could not be reached.
+    PspFailed,
+    /// The SMU, the GPU's power-management controller, did not answer or could not be set up.
+    SmuFailed,
+    /// The running driver's KFD has no support for the GPU.
+    KfdNotSupported,
+    /// KFD failed to initialise a GPU it supports.
+    KfdAddFailed,
+    /// A kernel `WARNING` in amdgpu's sources.
+    KernelWarning,
+    /// A BUG or oops whose faulting instruction is in amdgpu (the `RIP:` line).
+    KernelOops,
 }
 
 /// One signature row (`data/kernel_log.toml`).
@@ -70,10 +83,28 @@ fn holds_in_order(line: &str, parts: &[&str]) -> bool {
     })
 }
 
-/// Whether a line is kept from the log: it matches a signature, or it is amdgpu's line naming
-/// a process (a page fault's second line).
+/// Whether a line is kept from the log: it matches a signature, it is amdgpu's line naming
+/// a process (a page fault's second line), or it opens a BUG or oops or says where one stopped
+/// (`RIP:`: in amdgpu or not).
 pub fn wanted(line: &str) -> bool {
-    signature(line).is_some() || (line.starts_with("amdgpu ") && process(line).is_some())
+    signature(line).is_some()
+        || (line.starts_with("amdgpu ") && process(line).is_some())
+        || oops_header(line)
+        || line.starts_with("RIP: ")
+}
+
+/// The first line of a BUG or oops report (`BUG: kernel NULL pointer dereference, …`,
+/// `Oops: 0000 [#1] SMP`, `general protection fault, …`, `kernel BUG at …`), which names no
+/// module.
+fn oops_header(line: &str) -> bool {
+    [
+        "BUG: ",
+        "Oops: ",
+        "general protection fault",
+        "kernel BUG at ",
+    ]
+    .iter()
+    .any(|h| line.starts_with(h))
 }
 
 /// One event of the log.
@@ -97,6 +128,16 @@ pub struct Event {
     pub mes_message: Option<String>,
     /// The RAS event (`ERREVENT_ATHUB_INTERRUPT`).
     pub ras_event: Option<String>,
+    /// The firmware a refused PSP command carried (`SMC`), as the driver names it.
+    pub ucode: Option<String>,
+    /// The PSP command refused (`LOAD_IP_FW`).
+    pub psp_command: Option<String>,
+    /// The PSP's response status (`0x80000306`).
+    pub psp_status: Option<String>,
+    /// The function a warning or oops stopped in (`amdgpu_irq_put`).
+    pub function: Option<String>,
+    /// The source file and line of a warning (`drivers/gpu/drm/amd/amdgpu/amdgpu_irq.c:639`).
+    pub location: Option<String>,
     /// The process the GPU worked for, as the kernel names it (at most 15 characters).
     pub process: Option<String>,
     /// Its pid.
@@ -235,8 +276,15 @@ fn cap_eff(status: &str) -> Option<u64> {
 /// line when its own does not name it.
 pub fn parse(lines: &[(String, Option<u64>)]) -> Vec<Event> {
     let mut events: Vec<Event> = Vec::new();
+    // A BUG or oops header waiting for its RIP line.
+    let mut header: Option<&String> = None;
     for (text, usec) in lines {
         let Some(sig) = signature(text) else {
+            // A header opens the next RIP line's crash; any other line closes it.
+            header = oops_header(text).then_some(text);
+            if header.is_some() {
+                continue;
+            }
             if let Some(last) = events.last_mut().filter(|e| {
                 matches!(e.kind, Kind::PageFault | Kind::RingTimeout)
                     && e.process.is_none()
@@ -252,6 +300,17 @@ pub fn parse(lines: &[(String, Option<u64>)]) -> Vec<Event> {
             }
             continue;
         };
+        let header = header.take();
+        if sig.kind == Kind::KernelOops && header.is_none() {
+            // The RIP line of a warning's trace belongs to that warning.
+            if let Some(last) = events
+                .last_mut()
+                .filter(|e| e.kind == Kind::KernelWarning && e.lines.len() == 1)
+            {
+                last.lines.push(text.clone());
+                continue;
+            }
+        }
         let mut event = Event {
             kind: sig.kind,
             pci_address: pci_address(text),
@@ -262,6 +321,11 @@ pub fn parse(lines: &[(String, Option<u64>)]) -> Vec<Event> {
             ring: None,
             mes_message: None,
             ras_event: None,
+            ucode: None,
+            psp_command: None,
+            psp_status: None,
+            function: None,
+            location: None,
             process: None,
             pid: None,
             usec: *usec,
@@ -295,6 +359,43 @@ pub fn parse(lines: &[(String, Option<u64>)]) -> Vec<Event> {
             Kind::InitFailed | Kind::GpuReset => {}
             Kind::RasUncorrectable => {
                 event.ras_event = between(text, "uncorrectable hardware error(", ")");
+            }
+            Kind::PspFailed => {
+                event.ucode = between(text, "failed to load ucode ", "(")
+                    .filter(|u| !u.is_empty() && !u.contains(' '));
+                event.psp_command = between(text, "psp gfx command ", "(")
+                    .filter(|c| !c.is_empty() && !c.contains(' '));
+                event.psp_status =
+                    between(text, "response status is (", ")").filter(|s| !s.is_empty());
+            }
+            Kind::SmuFailed => {}
+            Kind::KfdNotSupported | Kind::KfdAddFailed => {
+                event.pci_id = pci_id(text).or_else(|| {
+                    let did = word_after(text, "DID ")?;
+                    Some((0x1002, u16::from_str_radix(&did, 16).ok()?))
+                });
+            }
+            Kind::KernelWarning => {
+                let at = word_after(text, " at ");
+                event.function = text
+                    .split_whitespace()
+                    .skip_while(|w| Some(*w) != at.as_deref())
+                    .nth(1)
+                    .and_then(function_of);
+                event.location = at;
+            }
+            Kind::KernelOops => {
+                // `RIP: 0010:amdgpu_irq_put+0x68/0x90 [amdgpu]`: the code segment, then the symbol.
+                event.function = word_after(text, "RIP: ")
+                    .and_then(|w| w.split_once(':').map(|(_, f)| f.to_owned()))
+                    .as_deref()
+                    .and_then(function_of);
+                match header {
+                    Some(h) => event.lines.insert(0, h.clone()),
+                    // A trace whose opening line was not kept (a warning in another file): it
+                    // stopped in amdgpu, but nothing says it was a crash.
+                    None => event.kind = Kind::KernelWarning,
+                }
             }
         }
         events.push(event);
@@ -351,6 +452,16 @@ pub fn process(line: &str) -> Option<(String, u32)> {
     let name = rest[..pid_at].trim().chars().take(64).collect();
     let pid = leading_int(&rest[pid_at + 4..])?;
     Some((name, u32::try_from(pid).ok()?))
+}
+
+/// The function of a kernel symbol with offset (`amdgpu_irq_put+0xaa/0xc0` → `amdgpu_irq_put`).
+fn function_of(symbol: &str) -> Option<String> {
+    let name = symbol.split('+').next()?;
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+    ok.then(|| name.chars().take(64).collect())
 }
 
 fn number_after(line: &str, key: &str) -> Option<i64> {
@@ -483,6 +594,115 @@ mod tests {
     }
 
     #[test]
+    fn psp_and_smu_failures_and_the_newer_probe_line() {
+        let e = events(&[
+            // siderolabs/talos#12544
+            "amdgpu 0000:85:00.0: amdgpu: failed to load ucode SMC(0x32)",
+            "amdgpu 0000:85:00.0: amdgpu: psp gfx command LOAD_IP_FW(0x6) failed and response status is (0x80000306)",
+            // ROCm/legacy-rocm-build#2995, #2747
+            "[drm:psp_hw_init [amdgpu]] *ERROR* PSP firmware loading failed",
+            "[drm:psp_hw_start [amdgpu]] *ERROR* PSP create ring failed!",
+            // omacom/omarchy#11278, #10169
+            "amdgpu 0000:03:00.0: SMU: No response msg_reg: 6 resp_reg: 0",
+            "amdgpu 0000:03:00.0: Failed to setup smc hw!",
+            "amdgpu 0000:03:00.0: hw_init of IP block <smu> failed -62",
+            "amdgpu 0000:03:00.0: probe with driver amdgpu failed with error -62",
+            // The older, numbered form names no ucode and no command.
+            "[drm] failed to load ucode id (12) ",
+        ]);
+        let kinds: Vec<Kind> = e.iter().map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                Kind::PspFailed,
+                Kind::PspFailed,
+                Kind::PspFailed,
+                Kind::PspFailed,
+                Kind::SmuFailed,
+                Kind::SmuFailed,
+                Kind::IpInitFailed,
+                Kind::ProbeFailed,
+            ],
+            "the numbered form is no signature"
+        );
+        assert_eq!(e[0].ucode.as_deref(), Some("SMC"));
+        assert_eq!(e[0].pci_address.as_deref(), Some("0000:85:00.0"));
+        assert_eq!(e[1].psp_command.as_deref(), Some("LOAD_IP_FW"));
+        assert_eq!(e[1].psp_status.as_deref(), Some("0x80000306"));
+        assert_eq!(e[1].ucode, None);
+        assert_eq!(e[2].pci_address, None);
+        assert_eq!(e[6].ip_block.as_deref(), Some("smu"));
+        assert_eq!(e[7].error, Some(-62));
+        assert_eq!(e[7].pci_address.as_deref(), Some("0000:03:00.0"));
+    }
+
+    #[test]
+    fn kfd_declining_a_gpu_names_it_by_address_or_id() {
+        let e = events(&[
+            // ROCm/legacy-rocm-build#558, #1318, and the linux-kernel report of an Athlon 3000G
+            "amdgpu 0000:02:00.0: kfd not supported on this ASIC",
+            "kfd kfd: DID 7340 is missing in supported_devices",
+            "kfd kfd: kgd2kfd_probe failed",
+            "kfd kfd: device 1002:15d8 NOT added due to errors",
+        ]);
+        assert_eq!(e.len(), 3);
+        assert_eq!(e[0].kind, Kind::KfdNotSupported);
+        assert_eq!(e[0].pci_address.as_deref(), Some("0000:02:00.0"));
+        assert_eq!(e[0].pci_id, None);
+        assert_eq!(e[1].kind, Kind::KfdNotSupported);
+        assert_eq!(e[1].pci_id, Some((0x1002, 0x7340)));
+        assert_eq!(e[2].kind, Kind::KfdAddFailed);
+        assert_eq!(e[2].pci_id, Some((0x1002, 0x15d8)));
+    }
+
+    #[test]
+    fn warnings_and_crashes_inside_amdgpu() {
+        let e = events(&[
+            // ROCm/legacy-rocm-build#2197: a warning and the RIP line of its trace.
+            "WARNING: CPU: 96 PID: 903 at drivers/gpu/drm/amd/amdgpu/amdgpu_irq.c:600 amdgpu_irq_put+0x9f/0xb0 [amdgpu]",
+            "RIP: 0010:amdgpu_irq_put+0x9f/0xb0 [amdgpu]",
+            // A crash: its header, then where it stopped (ROCm/amdgpu#113 shows the shape).
+            "BUG: kernel NULL pointer dereference, address: 0000000000000008",
+            "RIP: 0010:amdgpu_vm_update_range+0x2c/0x890 [amdgpu]",
+            // A crash elsewhere: its header and RIP line are kept but make nothing.
+            "BUG: unable to handle page fault for address: ffffffffc01b04df",
+            "RIP: 0010:strcmp+0x20/0x40",
+            // A RIP whose opening line was not kept: a trace, not known to be a crash.
+            "RIP: 0010:dcn_bw_update_from_pplib+0x94/0x2c0 [amdgpu]",
+            // Built into the kernel: no [amdgpu], the path says it.
+            "WARNING: CPU: 0 PID: 1 at drivers/gpu/drm/amd/amdgpu/amdgpu_irq.c:656 amdgpu_irq_put+0x45/0x70",
+        ]);
+        let kinds: Vec<Kind> = e.iter().map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                Kind::KernelWarning,
+                Kind::KernelOops,
+                Kind::KernelWarning,
+                Kind::KernelWarning
+            ]
+        );
+        assert_eq!(e[0].lines.len(), 2, "the RIP line joins its warning");
+        assert_eq!(e[0].function.as_deref(), Some("amdgpu_irq_put"));
+        assert_eq!(
+            e[0].location.as_deref(),
+            Some("drivers/gpu/drm/amd/amdgpu/amdgpu_irq.c:600")
+        );
+        assert_eq!(e[1].lines.len(), 2, "the BUG line opens the crash");
+        assert!(e[1].lines[0].starts_with("BUG: kernel NULL"));
+        assert_eq!(e[1].function.as_deref(), Some("amdgpu_vm_update_range"));
+        assert_eq!(e[2].lines.len(), 1);
+        assert!(e[2].lines[0].starts_with("RIP:"));
+        assert_eq!(e[2].function.as_deref(), Some("dcn_bw_update_from_pplib"));
+        assert_eq!(e[3].function.as_deref(), Some("amdgpu_irq_put"));
+        assert!(wanted(
+            "BUG: kernel NULL pointer dereference, address: 0000000000000008"
+        ));
+        assert!(wanted("RIP: 0010:ext4_writepages+0x10/0x20"));
+        assert!(signature("RIP: 0010:ext4_writepages+0x10/0x20").is_none());
+    }
+
+    #[test]
     fn hostile_lines_give_no_event_and_no_panic() {
         let huge = "ring ".repeat(10_000) + " timeout";
         let e = events(&[
@@ -492,7 +712,17 @@ mod tests {
             "ring  timeout",
             &huge,
             "amdgpu 0000:03:00.0x: GPU reset begin!",
+            "psp gfx command ( failed and response status is (",
+            "WARNING: CPU:  at drivers/gpu/drm/amd/",
+            "RIP: [amdgpu]",
+            "kfd kfd: DID zzzz is missing in supported_devices",
         ]);
+        assert_eq!(e[5].psp_command, None);
+        assert_eq!(e[5].psp_status, None);
+        assert_eq!(e[6].function, None);
+        assert_eq!(e[6].lines.len(), 2, "the RIP line joins the warning");
+        assert_eq!(e[7].kind, Kind::KfdNotSupported);
+        assert_eq!(e[7].pci_id, None);
         assert_eq!(e[0].kind, Kind::ProbeFailed);
         assert_eq!(e[0].error, None);
         assert_eq!(e[0].pci_address, None);

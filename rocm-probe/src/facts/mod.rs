@@ -14,7 +14,9 @@ pub mod firmware_bad;
 pub mod frameworks;
 pub mod fw_versions;
 pub mod gtt;
+pub mod hex;
 pub mod install;
+pub mod kernel_bad;
 pub mod kernel_log;
 pub mod libenv;
 pub mod libraries;
@@ -97,6 +99,8 @@ pub struct Facts {
     pub identity: Option<Identity>,
     /// The kernel log of this boot as events, and who may read it.
     pub kernel_log: crate::facts::kernel_log::KernelLogFacts,
+    /// The amdgpu parameters `rocm-probe/data/kernel_bad.toml`'s workarounds set.
+    pub kernel_bad: crate::facts::kernel_bad::KernelBadFacts,
     /// `/dev/kfd`, then the render node of each GPU node.
     pub devices: Vec<DeviceFacts>,
     /// The container around the probe: runtime, user namespace, the mounts holding the device
@@ -268,6 +272,8 @@ impl Facts {
         let identity = source.host().identity();
         let kernel_log =
             crate::facts::kernel_log::KernelLogFacts::collect(source, (), &mut problems.system);
+        let kernel_bad =
+            crate::facts::kernel_bad::KernelBadFacts::collect(source, (), &mut problems.system);
         let installs = InstallFacts::collect(source, &platform.env, &mut problems.installs);
         let libraries = LibraryFacts::collect(source, &installs, &mut problems.libraries);
         let compiler = CompilerFacts::collect(source, &installs, &mut problems.compiler);
@@ -322,6 +328,7 @@ impl Facts {
             os_release,
             identity,
             kernel_log,
+            kernel_bad,
             devices,
             container,
             installs,

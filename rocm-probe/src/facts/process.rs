@@ -33,8 +33,10 @@ pub struct GpuUse {
     pub evicted_ms: Option<u64>,
 }
 
-/// One user-mode queue.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// One user-mode queue. In JSON `queue_type` is the name ([`Queue::type_name`]) and
+/// `queue_type_number` the kernel's number (schema version 2; version 1 had only the number, as
+/// `queue_type`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Queue {
     /// Queue id (directory name).
     pub id: u32,
@@ -55,6 +57,19 @@ impl Queue {
             Some(_) => "other",
             None => "unknown",
         }
+    }
+}
+
+impl Serialize for Queue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut q = s.serialize_struct("Queue", 5)?;
+        q.serialize_field("id", &self.id)?;
+        q.serialize_field("gpu_id", &self.gpu_id)?;
+        q.serialize_field("queue_type", self.type_name())?;
+        q.serialize_field("queue_type_number", &self.queue_type)?;
+        q.serialize_field("size", &self.size)?;
+        q.end()
     }
 }
 

@@ -4,7 +4,7 @@
 //! overrides up here.
 //!
 //! The rows live in `rocm-probe/data/rocr_isa.toml` (format and sources there, refreshing in
-//! docs/updating-knowledge.md); `build.rs` checks them with [`data`]'s parser and compiles them
+//! docs/updating-knowledge.md); `build.rs` checks them with `data`'s parser and compiles them
 //! into [`ROWS`]. Each row covers the release lines read with the same list and cites the file
 //! read. A release line outside every row is unknown: callers skip instead of guessing.
 

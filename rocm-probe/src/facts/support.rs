@@ -4,7 +4,7 @@
 //! `checks::runtime` looks GPUs up here.
 //!
 //! The rows live in `rocm-probe/data/support.toml` (format and sources there, refreshing in
-//! docs/updating-knowledge.md); `build.rs` checks them with [`data`]'s parser and compiles them
+//! docs/updating-knowledge.md); `build.rs` checks them with `data`'s parser and compiles them
 //! into [`RELEASES`], so a run parses nothing. Each row cites the page or file it was taken
 //! from. AMD lists products; a target's status is the best status of any product listed with it
 //! (for ROCm 6.0 the MI50 is deprecated but the Radeon VII, also gfx906, is supported, so gfx906

@@ -11,7 +11,10 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::facts::agent::Inventory;
+
+mod dot;
 use crate::facts::topology::{LINK_TYPE_PCIE, LINK_TYPE_XGMI, NodeKind, Topology};
+pub use dot::{dot, partition_slots};
 
 /// The kind of a link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -308,87 +311,4 @@ pub fn text(m: &TopoMatrix) -> String {
         );
     }
     out
-}
-
-/// Graphviz: one cluster per physical GPU holding its partitions, one cluster per hive around
-/// its GPUs, CPU sockets as boxes; edges join physical GPUs (the best link of any of their
-/// partitions: XGMI solid, PCIe dashed) and each GPU to its CPU node — never
-/// partition-to-partition, which for 8 GPUs in CPX mode would be thousands of edges.
-pub fn dot(m: &TopoMatrix, inv: &Inventory) -> String {
-    let mut out = String::from(
-        "graph rocm_topology {\n  graph [rankdir=LR, compound=true, fontname=\"sans-serif\"];\n  \
-         node [shape=box, fontname=\"sans-serif\"];\n",
-    );
-    let gpu_cluster = |out: &mut String, g: &crate::facts::agent::PhysicalGpu, indent: &str| {
-        let name = g
-            .marketing_name
-            .clone()
-            .or_else(|| g.gfx.map(|x| x.name()))
-            .unwrap_or_else(|| "GPU".to_owned());
-        let _ = writeln!(out, "{indent}subgraph cluster_gpu{} {{", g.index);
-        let _ = writeln!(
-            out,
-            "{indent}  label=\"GPU {} {}{}\";",
-            g.index,
-            escape(&name),
-            g.pci_address
-                .as_ref()
-                .map(|a| format!("\\n{a}"))
-                .unwrap_or_default()
-        );
-        let _ = writeln!(out, "{indent}  gpu{} [shape=point, style=invis];", g.index);
-        for n in &g.nodes {
-            let _ = writeln!(out, "{indent}  n{n} [label=\"node {n}\"];");
-        }
-        let _ = writeln!(out, "{indent}}}");
-    };
-    let mut in_hive: Vec<usize> = Vec::new();
-    for h in &inv.hives {
-        let _ = writeln!(out, "  subgraph cluster_hive_{:x} {{", h.hive_id);
-        let _ = writeln!(
-            out,
-            "    label=\"XGMI hive {:#x}\"; style=dashed;",
-            h.hive_id
-        );
-        for i in &h.gpus {
-            if let Some(g) = inv.gpus.get(*i) {
-                gpu_cluster(&mut out, g, "    ");
-                in_hive.push(*i);
-            }
-        }
-        let _ = writeln!(out, "  }}");
-    }
-    for g in inv.gpus.iter().filter(|g| !in_hive.contains(&g.index)) {
-        gpu_cluster(&mut out, g, "  ");
-    }
-    let cpus: std::collections::BTreeSet<u32> = m.numa.values().copied().collect();
-    for c in &cpus {
-        let _ = writeln!(out, "  cpu{c} [label=\"CPU node {c}\", shape=ellipse];");
-    }
-    // Peer-to-peer pairs only: a pair reached through host memory is no link to draw.
-    for p in gpu_pairs(m, inv)
-        .iter()
-        .filter(|p| p.kind != PairKind::Host)
-    {
-        let (style, label) = match p.kind {
-            PairKind::Xgmi => ("solid", "XGMI"),
-            _ => ("dashed", "PCIE"),
-        };
-        let _ = writeln!(
-            out,
-            "  gpu{} -- gpu{} [label=\"{label}\", style={style}, ltail=cluster_gpu{}, lhead=cluster_gpu{}];",
-            p.a, p.b, p.a, p.b
-        );
-    }
-    for (g, cpus) in gpu_cpus(m, inv) {
-        if let Some(c) = cpus.first() {
-            let _ = writeln!(out, "  gpu{g} -- cpu{c} [style=dotted];");
-        }
-    }
-    out.push_str("}\n");
-    out
-}
-
-fn escape(s: &str) -> String {
-    crate::source::escape::dot(s)
 }

@@ -3,7 +3,7 @@
 //! One catalogue, both languages side by side, compiled into the crate by the build script: each
 //! layer's `checks/<layer>/messages.toml` (its title, its rules' titles and explanations, the
 //! sentences its checks print) and `i18n/messages/*.toml` (everything else a report, a finding's
-//! summary, remedy or evidence is made of). Code names a message with [`msg!`]:
+//! summary, remedy or evidence is made of). Code names a message with [`msg!`](crate::msg):
 //!
 //! ```
 //! # use rocm_probe::{i18n, msg};
@@ -95,7 +95,7 @@ pub fn template(key: &str, lang: Lang) -> Option<&'static str> {
 }
 
 /// The message `key` in the current language with its `{placeholders}` filled from `args`.
-/// Use [`msg!`] rather than calling this. A key or argument the catalogue does not know is a bug
+/// Use [`msg!`](crate::msg) rather than calling this. A key or argument the catalogue does not know is a bug
 /// caught by the tests (debug builds assert); a release build shows the key or the placeholder
 /// rather than stop a probe over a sentence.
 pub fn text(key: &str, args: &[(&str, &dyn Display)]) -> String {
@@ -330,6 +330,55 @@ fn kind_text(kind: std::io::ErrorKind) -> Option<String> {
     })
 }
 
+/// Levenshtein distance over characters: how far a mistyped name (a finding id, a processor)
+/// is from a known one.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitute = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitute.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
+}
+
+/// The known names closest to `word`, for a "did you mean": those at the smallest distance and
+/// the next, nearest first (among equals, the longest common prefix first — `gfx902` before
+/// `gfx600` for `gfx9000` —, then `known`'s order), at most `max` of them, none further than a
+/// third of `word`'s length (rounded up): a name that far off is another kind of name, and a
+/// guess would mislead.
+pub fn nearest<'a>(
+    word: &str,
+    known: impl IntoIterator<Item = &'a str>,
+    max: usize,
+) -> Vec<&'a str> {
+    let limit = word.chars().count().div_ceil(3);
+    let mut scored: Vec<(usize, &str)> = known
+        .into_iter()
+        .map(|k| (edit_distance(word, k), k))
+        .filter(|(d, _)| *d <= limit)
+        .collect();
+    let prefix = |k: &str| {
+        word.chars()
+            .zip(k.chars())
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    scored.sort_by_key(|(d, k)| (*d, std::cmp::Reverse(prefix(k))));
+    let best = scored.first().map_or(0, |(d, _)| *d);
+    scored
+        .into_iter()
+        .take_while(|(d, _)| *d <= best + 1)
+        .take(max)
+        .map(|(_, k)| k)
+        .collect()
+}
+
 /// A list in the current language: `a, b, c` in English, `a、b、c` in Chinese.
 pub fn list<T: Display>(items: impl IntoIterator<Item = T>) -> String {
     let sep = match current() {
@@ -366,7 +415,7 @@ macro_rules! msg {
 }
 
 /// A [`Text`]: the sentence `key` kept as data, made in the language current when it is shown.
-/// Arguments as for [`msg!`]; each value converts into an [`Arg`] (strings, numbers, a nested
+/// Arguments as for [`msg!`](crate::msg); each value converts into an [`Arg`] (strings, numbers, a nested
 /// [`Text`], an [`OsError`]).
 #[macro_export]
 macro_rules! text {
@@ -408,6 +457,18 @@ pub fn status_word(id: &str, lang: Lang) -> Option<&'static str> {
 mod tests {
     use super::*;
     use crate::finding::{Layer, rule_explain, rule_title, rules};
+
+    #[test]
+    fn nearest_names_are_close_ones_only() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        let known = ["gfx900", "gfx902", "gfx90a", "gfx1100", "gfx942"];
+        assert_eq!(nearest("gfx9000", known, 3), ["gfx900", "gfx902", "gfx90a"]);
+        assert_eq!(nearest("gfx1101", known, 3), ["gfx1100"]);
+        // Another vendor's name is not a typo of one of ours.
+        assert!(nearest("sm_80", known, 3).is_empty());
+        assert!(nearest("", known, 3).is_empty());
+    }
 
     /// The build script refuses a broken rule text or layer title: the same parser, fed broken
     /// files.
@@ -532,12 +593,16 @@ mod tests {
     }
 
     /// Every key code names is in the catalogue, and every catalogue key is named by code: the
-    /// keys are read from the sources of this crate and the CLI.
+    /// keys are read from the sources of this crate, the CLI and the Python module.
     #[test]
     fn code_and_catalogue_name_the_same_messages() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut used = std::collections::BTreeSet::new();
-        let mut stack = vec![root.join("rocm-probe/src"), root.join("rocm-probe-cli/src")];
+        let mut stack = vec![
+            root.join("rocm-probe/src"),
+            root.join("rocm-probe-cli/src"),
+            root.join("rocm-probe-py/src"),
+        ];
         while let Some(dir) = stack.pop() {
             for entry in std::fs::read_dir(&dir).unwrap() {
                 let path = entry.unwrap().path();

@@ -821,27 +821,11 @@ fn unknown_ignored(ignore: &[String]) -> Vec<String> {
         .map(|id| {
             let closest = crate::finding::rules()
                 .iter()
-                .min_by_key(|r| edit_distance(id, r.id))
+                .min_by_key(|r| crate::i18n::edit_distance(id, r.id))
                 .map_or("", |r| r.id);
             msg!("expect.ignore-unknown-id", id, closest)
         })
         .collect()
-}
-
-/// Levenshtein distance over characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let substitute = diagonal + usize::from(ca != cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitute.min(row[j] + 1).min(row[j + 1] + 1);
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]
@@ -905,8 +889,6 @@ mod tests {
             "{e}"
         );
         assert!(!e.contains("`hardware.pci-not-captured` ("), "{e}");
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "abc"), 3);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! (ARCHITECTURE.md §5).
 
 mod cause;
+pub mod compat;
 pub mod expect;
 pub mod output;
 
@@ -16,6 +17,7 @@ use crate::{i18n, msg};
 
 /// One layer's verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[non_exhaustive]
 pub struct LayerReport {
     /// 1–9.
     pub number: u8,
@@ -33,6 +35,7 @@ pub struct LayerReport {
 
 /// The bottom line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[non_exhaustive]
 pub struct Verdict {
     /// `pass`, `warn` or `fail`; `skip` when the verdict is undetermined: no failure, and no GPU
     /// could be checked (WSL, a tree whose GPU nodes are unreadable) — exit 3, never a PASS.
@@ -52,18 +55,23 @@ pub struct Verdict {
 /// A few facts for the reader (and for fleet tooling) without the whole fact tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FactsSummary {
-    /// Physical GPUs: those in KFD, or on the PCI bus when more are there.
-    pub gpus: usize,
-    /// GPU agents (KFD GPU nodes).
-    pub agents: usize,
+    /// Physical GPUs: those in KFD, or on the PCI bus when more are there (`gpus`, a number,
+    /// in schema version 1).
+    pub gpu_count: usize,
+    /// GPU agents (KFD GPU nodes; `agents` in schema version 1).
+    pub agent_count: usize,
     /// gfx names in node order.
     pub targets: Vec<String>,
+    /// The physical GPUs KFD shows, in index order (`config.gpus` in schema version 1). A GPU on
+    /// the bus that amdgpu did not bring up is counted in `gpu_count` but not listed here.
+    pub gpus: Vec<crate::facts::config::GpuConfig>,
     /// The node's configuration and its fingerprint, for grouping a fleet and `diff`.
     pub config: crate::facts::config::NodeConfig,
 }
 
 /// The whole report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[non_exhaustive]
 pub struct Report {
     /// The profile in force.
     pub profile: Profile,
@@ -78,6 +86,27 @@ pub struct Report {
 }
 
 /// Options that change what is collected and the verdict.
+///
+/// Build it from [`Default`] with struct update syntax, so that a field added later keeps its
+/// default:
+///
+/// ```
+/// use rocm_probe::facts::config::Profile;
+/// use rocm_probe::report::Options;
+/// use rocm_probe::{Report, Source};
+///
+/// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/mi210-xgmi-8gpu");
+/// let source = Source::fixture(dir)?;
+/// // Eight Instinct GPUs are detected as a cluster node.
+/// assert_eq!(Report::collect(&source, Options::default()).profile, Profile::Cluster);
+/// // Judged as a workstation instead: platform tuning weighs less.
+/// let options = Options {
+///     profile: Some(Profile::Workstation),
+///     ..Options::default()
+/// };
+/// assert_eq!(Report::collect(&source, options).profile, Profile::Workstation);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
     /// Force a profile instead of detecting one.
@@ -90,7 +119,32 @@ pub struct Options {
 }
 
 impl Report {
-    /// Collects, checks and assembles.
+    /// Collects, checks and assembles: the whole `rocm-probe` report of `source`.
+    ///
+    /// ```
+    /// use rocm_probe::report::Options;
+    /// use rocm_probe::{Layer, Report, Source, Status};
+    ///
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/library-xnack-plus-only");
+    /// let report = Report::collect(&Source::fixture(dir)?, Options::default());
+    /// // The verdict names the deepest cause; every layer has its own status.
+    /// assert_eq!(report.verdict.root_cause, Some("libraries.code-object-needs-feature-change"));
+    /// let libraries = &report.layers[Layer::Libraries as usize - 1];
+    /// assert_eq!(libraries.status, Status::Fail);
+    /// assert_eq!(report.layers[0].status, Status::Pass);
+    /// // The finding says what to do, as copyable steps.
+    /// let finding = report
+    ///     .findings
+    ///     .iter()
+    ///     .find(|f| f.id == "libraries.code-object-needs-feature-change")
+    ///     .unwrap();
+    /// assert_eq!(finding.remedy_steps[0].command.as_deref(), Some("export HSA_XNACK=1"));
+    /// assert_eq!(report.exit_code(false), 1);
+    /// // The same report, serialized, is the body of `rocm-probe --json`.
+    /// let json = serde_json::to_value(&report)?;
+    /// assert_eq!(json["verdict"]["status"], "fail");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn collect(source: &Source, options: Options) -> Self {
         let collect = crate::facts::CollectOptions {
             active: options.active.clone(),
@@ -182,14 +236,16 @@ impl Report {
             },
         };
         let inv = facts.inventory.as_ref();
+        let gpus = crate::facts::config::gpus(facts);
         let facts = FactsSummary {
             // The bus shows the GPUs amdgpu did not bring up too (layer 1 counts them).
-            gpus: inv
+            gpu_count: inv
                 .map_or(0, |i| i.gpus.len())
                 .max(facts.pci.as_ref().map_or(0, |p| p.gpus.len())),
-            agents: inv.map_or(0, |i| i.gpu_agents().count()),
+            agent_count: inv.map_or(0, |i| i.gpu_agents().count()),
             targets: inv.map_or_else(Vec::new, |i| i.targets(false)),
-            config: crate::facts::config::NodeConfig::from_facts(facts),
+            config: crate::facts::config::NodeConfig::from_facts(facts, &gpus),
+            gpus,
         };
         Self {
             profile,
@@ -262,7 +318,7 @@ impl Report {
             None => {
                 let mut targets = self.facts.targets.clone();
                 targets.dedup();
-                let (gpus, agents) = (self.facts.gpus, self.facts.agents);
+                let (gpus, agents) = (self.facts.gpu_count, self.facts.agent_count);
                 let gpus = if gpus == 1 {
                     msg!("report.summary-gpus-one", n = gpus)
                 } else {

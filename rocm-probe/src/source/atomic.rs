@@ -3,7 +3,7 @@
 //! NFD's `features.d`, a shared scratch directory), so a write must never follow a link planted
 //! there, never replace a device, FIFO or directory, and never be seen half-written:
 //!
-//! - [`write`] (`--textfile`, `--nfd-features`, `--write-expect`, `--extract`): the target is an
+//! - [`write()`] (`--textfile`, `--nfd-features`, `--write-expect`, `--extract`): the target is an
 //!   absent path or a regular file. The bytes go to a temporary file in the same directory,
 //!   created with `O_CREAT|O_EXCL|O_NOFOLLOW` under an unpredictable name, flushed, then renamed
 //!   over the target — a reader sees the old file or the new one, and a symlink planted where the

@@ -1,10 +1,10 @@
-//! Files named on the command line (`check --expect FILE`, `diff A B`): opened without blocking,
+//! Files named on the command line (`check --expect FILE`, `diff A B`, `fleet FILE…`): opened without blocking,
 //! accepted only when they are regular files, and read only up to a cap per kind of input. A
 //! FIFO nobody writes, `/dev/zero`, or a gigabyte file given by mistake is an error naming the
 //! path (exit 2), never a hang or unbounded memory. Files inside a fixture or the machine go
 //! through [`crate::source::root::SysRoot`] instead, which applies the same rules inside its root.
 
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
@@ -35,8 +35,13 @@ impl InputKind {
     }
 }
 
-/// Reads `path` whole as `kind`, or says why not, naming the path.
-pub fn read(path: &Path, kind: InputKind) -> io::Result<Vec<u8>> {
+/// Opens `path` for reading, without blocking, and only when it is a regular file; for a
+/// stream of documents (`fleet`'s JSON lines), which its reader caps per document instead.
+pub fn open(path: &Path) -> io::Result<File> {
+    open_regular(path).map(|(file, _)| file)
+}
+
+fn open_regular(path: &Path) -> io::Result<(File, std::fs::Metadata)> {
     let named = |e: io::Error| {
         io::Error::new(
             e.kind(),
@@ -53,6 +58,18 @@ pub fn read(path: &Path, kind: InputKind) -> io::Result<Vec<u8>> {
     if let Some(refused) = crate::source::atomic::refused(path, meta.file_type()) {
         return Err(refused);
     }
+    Ok((file, meta))
+}
+
+/// Reads `path` whole as `kind`, or says why not, naming the path.
+pub fn read(path: &Path, kind: InputKind) -> io::Result<Vec<u8>> {
+    let named = |e: io::Error| {
+        io::Error::new(
+            e.kind(),
+            format!("{}: {}", path.display(), crate::i18n::os_error(&e)),
+        )
+    };
+    let (file, meta) = open_regular(path)?;
     let cap = kind.cap();
     if meta.len() > cap {
         return Err(too_large(path, cap));

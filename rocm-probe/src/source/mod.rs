@@ -57,6 +57,26 @@ impl Source {
 
     /// A fixture directory, or a fixture archive (`.tar.gz`, `.tgz`: read into memory, never
     /// extracted); its `fixture.toml` (optional) is parsed now.
+    ///
+    /// A directory that is not a machine tree (no `fixture.toml` and none of `sys`, `proc`,
+    /// `etc`, `opt`, `usr`, `lib`, `dev`) is refused: read as a machine, it would be one with no
+    /// driver, and fail.
+    ///
+    /// ```
+    /// use rocm_probe::Source;
+    /// use rocm_probe::source::SourceKind;
+    ///
+    /// let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures");
+    /// let source = Source::fixture(format!("{fixtures}/mi210-xgmi-8gpu"))?;
+    /// assert!(matches!(source.kind(), SourceKind::Fixture { .. }));
+    /// // Every read goes through the source's root, inside the fixture.
+    /// let nodes = source.root().read_dir("/sys/class/kfd/kfd/topology/nodes")?;
+    /// assert_eq!(nodes.len(), 10); // 2 CPU nodes and 8 GPUs
+    ///
+    /// let refused = Source::fixture(format!("{fixtures}/LICENSES")).unwrap_err();
+    /// assert!(refused.to_string().contains("LICENSES"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn fixture(dir: impl AsRef<Path>) -> Result<Self, FixtureError> {
         let dir = dir.as_ref();
         match std::fs::metadata(dir) {

@@ -40,6 +40,7 @@ pub struct ReadError {
 /// The distinct ways a read can fail; checks treat "not found" and "permission denied"
 /// differently, so they are never folded into a generic I/O error.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ReadErrorKind {
     /// The path does not exist.
     NotFound,

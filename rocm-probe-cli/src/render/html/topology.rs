@@ -197,20 +197,9 @@ pub(super) fn svg(
     status: &BTreeMap<usize, Status>,
     s: &mut String,
 ) -> fmt::Result {
-    // Every partition slot a GPU should have: the most nodes any GPU of the same device has.
-    let device_key = |g: &PhysicalGpu| (g.device_id, g.gfx.map(|x| x.name()));
-    let mut expected: BTreeMap<_, usize> = BTreeMap::new();
-    for g in &inv.gpus {
-        let e = expected.entry(device_key(g)).or_insert(0);
-        *e = (*e).max(g.nodes.len());
-    }
-    let slots_of = |g: &PhysicalGpu| {
-        expected
-            .get(&device_key(g))
-            .copied()
-            .unwrap_or(0)
-            .max(g.nodes.len())
-    };
+    // Every partition slot a GPU should have (the Graphviz picture draws the same ones).
+    let slots = rocm_probe::facts::topo::partition_slots(inv);
+    let slots_of = |g: &PhysicalGpu| slots.get(g.index).copied().unwrap_or(g.nodes.len());
     let max_slots = inv.gpus.iter().map(slots_of).max().unwrap_or(1);
     let (gw, gh) = gpu_size(max_slots);
 

@@ -1,5 +1,6 @@
-//! Layer 2 findings from the kernel log (issue 19): why a GPU did not come up (firmware,
-//! initialisation, KFD refusing it), and what happened to it since (hangs, resets, page faults),
+//! Layer 2 findings from the kernel log (issue 19): why a GPU did not come up (firmware, the PSP
+//! or SMU, initialisation, KFD refusing it), and what happened to it since (hangs, resets, page
+//! faults, warnings and crashes inside amdgpu),
 //! each with the kernel's lines as evidence and tied to its GPU by PCI address; and, when no
 //! source of the log was readable, which group or capability would make it readable.
 
@@ -8,9 +9,10 @@ use std::collections::BTreeMap;
 use crate::facts::Facts;
 use crate::facts::kernel_log::{Event, Kind};
 use crate::finding::{
-    Action, Evidence, FIRMWARE_LOAD_FAILED, Finding, GPU_HANG, GPU_INIT_FAILED, GPU_PAGE_FAULT,
-    KERNEL_LOG_READ, KERNEL_LOG_UNREADABLE, KFD_ATOMICS_REJECTED, RAS_EVENT_LOGGED, RemedyStep,
-    Status, Subject,
+    AMDGPU_OOPS, Action, Evidence, FIRMWARE_LOAD_FAILED, Finding, GPU_HANG, GPU_INIT_FAILED,
+    GPU_PAGE_FAULT, KERNEL_LOG_READ, KERNEL_LOG_UNREADABLE, KFD_ATOMICS_REJECTED,
+    KFD_DEVICE_NOT_ADDED, PSP_FAILED, RAS_EVENT_LOGGED, RemedyStep, Rule, SMU_FAILED, Status,
+    Subject,
 };
 use crate::source::kernel_log::{LogSource, Refusal};
 use crate::{i18n, msg};
@@ -47,20 +49,10 @@ pub fn check(f: &Facts, out: &mut Vec<Finding>) {
             )),
     );
     // Lines that name no GPU belong to the one GPU the others name, when there is one.
-    let addresses: Vec<&str> = {
-        let mut a: Vec<&str> = log
-            .events
-            .iter()
-            .filter_map(|e| e.pci_address.as_deref())
-            .collect();
-        a.sort_unstable();
-        a.dedup();
-        a
-    };
-    let only = (addresses.len() == 1).then(|| addresses[0].to_owned());
+    let only = sole_address(&log.events);
     let mut per_gpu: BTreeMap<Option<String>, Vec<&Event>> = BTreeMap::new();
     for e in &log.events {
-        if e.kind == Kind::KfdAtomicsRejected {
+        if KFD_KINDS.contains(&e.kind) {
             continue;
         }
         let at = e.pci_address.clone().or_else(|| only.clone());
@@ -73,13 +65,52 @@ pub fn check(f: &Facts, out: &mut Vec<Finding>) {
         }
     }
     atomics(f, from, &log.events, out);
+    kfd(f, from, cmd, &log.events, only.as_deref(), out);
     link_unbound(&causes, out);
 }
 
+/// The lines in which KFD declines a GPU amdgpu drives; they name it by PCI id, not address.
+const KFD_KINDS: [Kind; 3] = [
+    Kind::KfdAtomicsRejected,
+    Kind::KfdNotSupported,
+    Kind::KfdAddFailed,
+];
+
+/// The rule of the kernel-log line that says why KFD declined the GPU at `address` (PCI device
+/// id `device`), for `driver.gpu-not-in-kfd` to name as its cause.
+pub fn kfd_refusal(f: &Facts, address: &str, device: Option<u32>) -> Option<&'static Rule> {
+    let only = sole_address(&f.kernel_log.events);
+    f.kernel_log
+        .events
+        .iter()
+        .filter(|e| KFD_KINDS.contains(&e.kind))
+        .find(|e| match (&e.pci_address, e.pci_id) {
+            (Some(a), _) => a == address,
+            (None, Some((_, d))) => device == Some(u32::from(d)),
+            (None, None) => only.as_deref() == Some(address),
+        })
+        .map(|e| match e.kind {
+            Kind::KfdAtomicsRejected => &KFD_ATOMICS_REJECTED,
+            _ => &KFD_DEVICE_NOT_ADDED,
+        })
+}
+
+/// The one PCI address the log's events name, when they name exactly one.
+fn sole_address(events: &[Event]) -> Option<String> {
+    let mut a: Vec<&str> = events
+        .iter()
+        .filter_map(|e| e.pci_address.as_deref())
+        .collect();
+    a.sort_unstable();
+    a.dedup();
+    (a.len() == 1).then(|| a[0].to_owned())
+}
+
 /// An unbound GPU's finding is caused by what the log says stopped that GPU (its own PCI
-/// address): the firmware that failed to load, else the failed initialisation — not by the
-/// first such finding of another GPU, which the cause graph alone would pick.
-fn link_unbound(causes: &[(String, &'static crate::finding::Rule)], out: &mut [Finding]) {
+/// address): the firmware that failed to load, else the PSP or SMU, else the failed
+/// initialisation — not by the first such finding of another GPU, which the cause graph alone
+/// would pick.
+fn link_unbound(causes: &[(String, &'static Rule)], out: &mut [Finding]) {
     for finding in out
         .iter_mut()
         .filter(|x| x.id == crate::finding::GPU_NOT_BOUND.id)
@@ -104,8 +135,8 @@ fn gpu(
     address: Option<&str>,
     events: &[&Event],
     out: &mut Vec<Finding>,
-) -> Option<&'static crate::finding::Rule> {
-    let mut cause = None;
+) -> Option<&'static Rule> {
+    let mut cause: Option<&'static Rule> = None;
     let of = |kinds: &[Kind]| -> Vec<&Event> {
         events
             .iter()
@@ -123,6 +154,7 @@ fn gpu(
             .is_some_and(|p| p.gpus.iter().any(|g| g.address == a && g.driver.is_none()))
     });
     let init = of(&[Kind::ProbeFailed, Kind::InitFailed, Kind::IpInitFailed]);
+    let fatal = !init.is_empty() || unbound;
     let firmware = of(&[Kind::FirmwareLoadFailed]);
     if !firmware.is_empty() {
         let mut files: Vec<&str> = firmware
@@ -132,7 +164,6 @@ fn gpu(
         files.sort_unstable();
         files.dedup();
         let files = i18n::list(&files);
-        let fatal = !init.is_empty() || unbound;
         if fatal {
             cause = Some(&FIRMWARE_LOAD_FAILED);
         }
@@ -149,6 +180,38 @@ fn gpu(
                 .with_all(evidence(from, &firmware))
                 .remedy(msg!("driver.klog-firmware-remedy", files)),
         );
+    }
+    // The PSP loads the other blocks' firmware and the SMU runs power management; amdgpu brings
+    // both up before the rest, so either failing stops the GPU.
+    let psp = of(&[Kind::PspFailed]);
+    if !psp.is_empty() {
+        let finding = psp_finding(&name, fatal, &psp);
+        out.push(controller(
+            finding,
+            &PSP_FAILED,
+            fatal,
+            &mut cause,
+            subject.clone(),
+            evidence(from, &psp),
+            msg!("driver.klog-psp-remedy", cmd),
+        ));
+    }
+    let smu = of(&[Kind::SmuFailed]);
+    if !smu.is_empty() {
+        let finding = if fatal {
+            SMU_FAILED.finding(msg!("driver.klog-smu", gpu = name))
+        } else {
+            SMU_FAILED.finding_with(Status::Warn, msg!("driver.klog-smu-came-up", gpu = name))
+        };
+        out.push(controller(
+            finding,
+            &SMU_FAILED,
+            fatal,
+            &mut cause,
+            subject.clone(),
+            evidence(from, &smu),
+            msg!("driver.klog-smu-remedy", cmd),
+        ));
     }
     if !init.is_empty() {
         let mut what: Vec<String> = Vec::new();
@@ -192,10 +255,9 @@ fn gpu(
                 msg!("driver.klog-step-above-4g"),
             ));
         }
-        if cause.is_some() {
-            finding = finding.caused_by(&FIRMWARE_LOAD_FAILED);
-        } else {
-            cause = Some(&GPU_INIT_FAILED);
+        match cause {
+            Some(rule) => finding = finding.caused_by(rule),
+            None => cause = Some(&GPU_INIT_FAILED),
         }
         out.push(finding);
     }
@@ -253,6 +315,48 @@ fn gpu(
             .remedy(msg!("hardware.klog-ras-remedy", cmd)),
         );
     }
+    let traces = of(&[Kind::KernelWarning, Kind::KernelOops]);
+    if !traces.is_empty() {
+        let mut functions: Vec<&str> = traces
+            .iter()
+            .filter_map(|e| e.function.as_deref())
+            .collect();
+        functions.sort_unstable();
+        functions.dedup();
+        let functions = if functions.is_empty() {
+            msg!("driver.klog-trace-unnamed")
+        } else {
+            i18n::list(&functions)
+        };
+        let count = traces.len();
+        let finding = if traces.iter().any(|e| e.kind == Kind::KernelOops) {
+            AMDGPU_OOPS.finding(msg!("driver.klog-oops", gpu = name, count, functions))
+        } else {
+            AMDGPU_OOPS.finding_with(
+                Status::Info,
+                msg!("driver.klog-warning", gpu = name, count, functions),
+            )
+        };
+        // The first line of each trace: what fired, and where.
+        let firsts: Vec<Evidence> = traces
+            .iter()
+            .take(MAX_LINES)
+            .map(|e| {
+                Evidence::new(
+                    from,
+                    msg!("driver.klog-line", line = e.lines[0].replace('`', "'")),
+                )
+            })
+            .collect();
+        let mut finding = about(finding, subject.clone())
+            .with_all(firsts)
+            .remedy(msg!("driver.klog-oops-remedy", cmd));
+        // A warning on the error path of a failed start is that failure's consequence.
+        if let Some(rule) = cause {
+            finding = finding.caused_by(rule);
+        }
+        out.push(finding);
+    }
     let faults = of(&[Kind::PageFault]);
     if let Some(last) = faults.last() {
         let summary = match (&last.process, last.pid) {
@@ -276,6 +380,130 @@ fn gpu(
         );
     }
     cause
+}
+
+/// A PSP or SMU finding: a failure that names itself the GPU's cause (after a firmware file that
+/// failed to load, which it follows from) when the GPU did not come up, else as `finding` says.
+fn controller(
+    finding: Finding,
+    rule: &'static Rule,
+    fatal: bool,
+    cause: &mut Option<&'static Rule>,
+    subject: Option<Subject>,
+    lines: Vec<Evidence>,
+    remedy: String,
+) -> Finding {
+    let mut finding = about(finding, subject).with_all(lines).remedy(remedy);
+    if fatal {
+        match cause {
+            Some(earlier) => finding = finding.caused_by(earlier),
+            None => *cause = Some(rule),
+        }
+    }
+    finding
+}
+
+/// What the PSP refused: the firmware (`SMC`) and the command with its status, when the lines
+/// say.
+fn psp_finding(name: &str, fatal: bool, events: &[&Event]) -> Finding {
+    let mut ucodes: Vec<&str> = events.iter().filter_map(|e| e.ucode.as_deref()).collect();
+    ucodes.sort_unstable();
+    ucodes.dedup();
+    let mut commands: Vec<String> = events
+        .iter()
+        .filter_map(|e| {
+            let command = e.psp_command.as_deref()?;
+            Some(match &e.psp_status {
+                Some(status) => format!("{command} ({status})"),
+                None => command.to_owned(),
+            })
+        })
+        .collect();
+    commands.sort_unstable();
+    commands.dedup();
+    let mut what = Vec::new();
+    if !ucodes.is_empty() {
+        what.push(msg!("driver.klog-psp-ucode", ucodes = i18n::list(&ucodes)));
+    }
+    if !commands.is_empty() {
+        what.push(msg!(
+            "driver.klog-psp-command",
+            commands = i18n::list(&commands)
+        ));
+    }
+    if what.is_empty() {
+        what.push(msg!("driver.klog-psp-load"));
+    }
+    let what = what.join(&msg!("driver.klog-and"));
+    if fatal {
+        PSP_FAILED.finding(msg!("driver.klog-psp", gpu = name, what))
+    } else {
+        PSP_FAILED.finding_with(
+            Status::Info,
+            msg!("driver.klog-psp-came-up", gpu = name, what),
+        )
+    }
+}
+
+/// KFD declining a GPU amdgpu drives: no support for it in the running driver, or its
+/// initialisation failed. Tied to the GPU by the line's PCI address, else by its PCI id.
+fn kfd(
+    f: &Facts,
+    from: &str,
+    cmd: &str,
+    events: &[Event],
+    only: Option<&str>,
+    out: &mut Vec<Finding>,
+) {
+    let mut per_gpu: BTreeMap<Option<String>, Vec<&Event>> = BTreeMap::new();
+    for e in events
+        .iter()
+        .filter(|e| matches!(e.kind, Kind::KfdNotSupported | Kind::KfdAddFailed))
+    {
+        let by_id = e.pci_id.and_then(|(_, device)| {
+            let gpus: Vec<&str> = f
+                .pci
+                .as_ref()
+                .map(|p| {
+                    p.gpus
+                        .iter()
+                        .filter(|g| g.device == Some(u32::from(device)))
+                        .map(|g| g.address.as_str())
+                        .collect()
+                })
+                .unwrap_or_default();
+            (gpus.len() == 1).then(|| gpus[0].to_owned())
+        });
+        let at = e
+            .pci_address
+            .clone()
+            .or(by_id)
+            .or_else(|| only.map(str::to_owned));
+        per_gpu.entry(at).or_default().push(e);
+    }
+    for (address, lines) in &per_gpu {
+        let (name, subject) = match address {
+            Some(a) => label(f, a),
+            None => (msg!("driver.klog-unknown-gpu"), None),
+        };
+        let unsupported = lines.iter().any(|e| e.kind == Kind::KfdNotSupported);
+        let (summary, remedy) = if unsupported {
+            (
+                msg!("driver.klog-kfd-unsupported", gpu = name),
+                msg!("driver.klog-kfd-unsupported-remedy"),
+            )
+        } else {
+            (
+                msg!("driver.klog-kfd-not-added", gpu = name),
+                msg!("driver.klog-kfd-not-added-remedy", cmd),
+            )
+        };
+        out.push(
+            about(KFD_DEVICE_NOT_ADDED.finding(summary), subject)
+                .with_all(evidence(from, lines))
+                .remedy(remedy),
+        );
+    }
 }
 
 /// KFD's "skipped device V:D, PCI rejects atomics", tied to the GPUs with that PCI id.

@@ -3,6 +3,7 @@
 pub mod active;
 pub mod container;
 pub mod firmware_versions;
+pub mod kernel_bad;
 pub mod kernel_log;
 pub mod platform;
 pub mod rules;
@@ -21,9 +22,10 @@ use crate::facts::{Facts, KFD_DEVICE};
 use crate::finding::{
     AMDGPU_BLACKLISTED, AMDGPU_NOT_LOADED, Action, CONTAINER, DKMS_NOT_BUILT, Evidence, Finding,
     GPU_NOT_BOUND, GPU_NOT_IN_KFD, IDENTITY_NOT_RECORDED, INPUT_MALFORMED, INPUT_UNREADABLE,
-    IOMMU_NOT_PASSTHROUGH, KERNEL_TOO_OLD, KFD_DEVICE_MISSING, KFD_MISSING, KFD_PERMISSION_DENIED,
-    KFD_READY, KFD_UNREADABLE, NO_AMD_GPU, NOMODESET, NUMA_BALANCING, OUT_OF_TREE_DRIVER,
-    RENDER_NODE_MISSING, RENDER_PERMISSION_DENIED, RemedyStep, Rule, SECURE_BOOT, Status, WSL,
+    IOMMU_NOT_PASSTHROUGH, KERNEL_TOO_OLD, KFD_DEVICE_MISSING, KFD_DEVICE_NOT_ADDED, KFD_MISSING,
+    KFD_PERMISSION_DENIED, KFD_READY, KFD_UNREADABLE, NO_AMD_GPU, NOMODESET, NUMA_BALANCING,
+    OUT_OF_TREE_DRIVER, RENDER_NODE_MISSING, RENDER_PERMISSION_DENIED, RemedyStep, Rule,
+    SECURE_BOOT, Status, WSL,
 };
 use crate::target;
 use crate::{i18n, msg};
@@ -81,6 +83,7 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
     }
     not_in_kfd(f, &mut out);
     firmware_versions::check(f, &mut out);
+    kernel_bad::check(f, &mut out);
     devices(f, &mut out);
     container::check(f, &mut out);
     tuning(f, profile, &mut out);
@@ -416,14 +419,23 @@ fn not_in_kfd(f: &Facts, out: &mut Vec<Finding>) {
             continue;
         }
         let path = format!("{PCI_DEVICES}/{}", g.address);
-        let why = match g.device.and_then(target::gcn_generation) {
-            Some(1) => msg!("driver.gpu-not-in-kfd-gcn1"),
-            Some(2) => msg!("driver.gpu-not-in-kfd-gcn2"),
+        // The kernel log's own reason beats a guess from the GPU's family.
+        let logged = kernel_log::kfd_refusal(f, &g.address, g.device);
+        let why = match (logged, g.device.and_then(target::gcn_generation)) {
+            (Some(rule), _) if rule.id == KFD_DEVICE_NOT_ADDED.id => {
+                msg!("driver.gpu-not-in-kfd-logged")
+            }
+            (_, Some(1)) => msg!("driver.gpu-not-in-kfd-gcn1"),
+            (_, Some(2)) => msg!("driver.gpu-not-in-kfd-gcn2"),
             _ => msg!("driver.gpu-not-in-kfd-atomics"),
         };
+        let mut finding =
+            GPU_NOT_IN_KFD.finding(msg!("driver.gpu-not-in-kfd", address = g.address, why));
+        if let Some(rule) = logged {
+            finding = finding.caused_by(rule);
+        }
         out.push(
-            GPU_NOT_IN_KFD
-                .finding(msg!("driver.gpu-not-in-kfd", address = g.address, why))
+            finding
                 .with(Evidence::new(format!("{path}/driver"), "amdgpu"))
                 .with_all(
                     g.device

@@ -52,6 +52,7 @@ declare_rules! {
     KFD_READY = "driver.kfd-ready", Driver, Pass;
     CONTAINER = "driver.container", Driver, Info;
     FIRMWARE_KNOWN_BAD = "driver.firmware-known-bad", Driver, Warn => [GPU_HANG, GPU_PAGE_FAULT];
+    AMDGPU_KNOWN_BAD = "driver.amdgpu-known-bad", Driver, Warn => [GPU_HANG, GPU_PAGE_FAULT];
     WSL = "driver.wsl", Driver, Info;
     WSL_DXG_UNUSABLE = "driver.wsl-dxg-unusable", Driver, Fail => [
         runtime::rules::ROCR_INIT_FAILED,
@@ -82,13 +83,31 @@ declare_rules! {
     FIRMWARE_LOAD_FAILED = "driver.firmware-load-failed", Driver, Fail => [
         GPU_INIT_FAILED,
         GPU_NOT_BOUND,
+        PSP_FAILED,
+        SMU_FAILED,
+        AMDGPU_OOPS,
+    ];
+    PSP_FAILED = "driver.psp-failed", Driver, Fail => [
+        GPU_INIT_FAILED,
+        GPU_NOT_BOUND,
+        AMDGPU_OOPS,
+    ];
+    SMU_FAILED = "driver.smu-failed", Driver, Fail => [
+        GPU_INIT_FAILED,
+        GPU_NOT_BOUND,
+        AMDGPU_OOPS,
     ];
     GPU_INIT_FAILED = "driver.gpu-init-failed", Driver, Fail => [
         GPU_NOT_BOUND,
+        AMDGPU_OOPS,
     ];
     KFD_ATOMICS_REJECTED = "driver.kfd-atomics-rejected", Driver, Fail => [
         GPU_NOT_IN_KFD,
     ];
+    KFD_DEVICE_NOT_ADDED = "driver.kfd-device-not-added", Driver, Fail => [
+        GPU_NOT_IN_KFD,
+    ];
+    AMDGPU_OOPS = "driver.amdgpu-oops", Driver, Warn;
     GPU_HANG = "driver.gpu-hang", Driver, Warn;
     GPU_PAGE_FAULT = "driver.gpu-page-fault", Driver, Warn;
     KERNEL_LOG_UNREADABLE = "driver.kernel-log-unreadable", Driver, Info;

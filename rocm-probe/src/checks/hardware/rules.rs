@@ -38,6 +38,7 @@ declare_rules! {
     ];
     GPU_THROTTLING = "hardware.gpu-throttling", Hardware, Warn;
     GPU_FAN_STOPPED = "hardware.gpu-fan-stopped", Hardware, Warn => [GPU_THROTTLING];
+    GPU_CLOCK_STUCK_LOW = "hardware.gpu-clock-stuck-low", Hardware, Warn;
 }
 
 declare_rules! {

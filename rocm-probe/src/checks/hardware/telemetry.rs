@@ -1,6 +1,7 @@
 //! Layer 1, what the GPU's firmware says it is doing right now (issue 19, item 4): throttling in
-//! effect, from `gpu_metrics`' ASIC-independent `indep_throttle_status`; and a fan standing
-//! still on a hot, busy GPU (hwmon).
+//! effect, from `gpu_metrics`' ASIC-independent `indep_throttle_status`; a fan standing still on
+//! a hot, busy GPU (hwmon); and a busy GPU whose shader clock sits at or below its lowest level
+//! (`pp_dpm_sclk`).
 //!
 //! One firmware quirk is known and filtered: RDNA 3 and RDNA 4 discrete GPUs set
 //! `TEMP_HOTSPOT` almost always, idle included (Umio-Yasuno/libdrm-amdgpu-sys-rs#7 on Navi 31,
@@ -12,7 +13,9 @@ use crate::facts::Facts;
 use crate::facts::agent::Inventory;
 use crate::facts::telemetry::gpu_metrics::{Throttler, throttler_names};
 use crate::facts::telemetry::{GpuTelemetry, gpu_devices};
-use crate::finding::{Evidence, Finding, GPU_FAN_STOPPED, GPU_THROTTLING, Status, Subject};
+use crate::finding::{
+    Evidence, Finding, GPU_CLOCK_STUCK_LOW, GPU_FAN_STOPPED, GPU_THROTTLING, Status, Subject,
+};
 use crate::msg;
 
 /// Below this hotspot temperature (°C) a set `TEMP_HOTSPOT` bit is the firmware quirk, not
@@ -58,12 +61,56 @@ pub fn fan_stopped(t: &GpuTelemetry) -> Option<i64> {
     stopped.then_some(hottest)
 }
 
+/// A GPU counts as busy for [`clock_stuck_low`] from this `gpu_busy_percent` on.
+pub const CLOCK_STUCK_BUSY: u64 = 90;
+
+/// The current shader clock (MHz) when the GPU is busy and that clock is no higher than every
+/// other line of `pp_dpm_sclk`: the lowest DPM level, or the deep-sleep line below it (`S: 41Mhz
+/// *` on RDNA 4, `1: 31Mhz *` between the levels on RDNA 3). ROCm/legacy-rocm-build#5849 shows
+/// it: an RX 9070 XT at 41 MHz and 100 % busy through a whole inference run. An idle GPU (busy
+/// low) sits there by design; a GPU pinned at its top clock while idle (busy 100 % with resident
+/// compute contexts, ROCm/legacy-rocm-build#6639) is not this.
+pub fn clock_stuck_low(t: &GpuTelemetry) -> Option<u64> {
+    let current = *t.sclk_levels_mhz.get(t.sclk_current_level?)?;
+    let others = t.sclk_levels_mhz.len() > 1;
+    let lowest = t.sclk_levels_mhz.iter().all(|&l| current <= l);
+    let busy = t.busy_percent.is_some_and(|b| b >= CLOCK_STUCK_BUSY);
+    (others && lowest && busy).then_some(current)
+}
+
 /// One finding per GPU whose firmware throttles it now: a warning for thermal or current
-/// limits, information for power limits alone (a GPU at its power cap under full load).
+/// limits, information for power limits alone (a GPU at its power cap under full load); one per
+/// GPU whose clock is stuck at its lowest while busy.
 pub fn check(f: &Facts, inv: &Inventory) -> Vec<Finding> {
     let mut out = Vec::new();
     let dirs: Vec<_> = gpu_devices(Some(inv));
     for t in &f.telemetry.gpus {
+        if let (Some(mhz), Some(g)) = (clock_stuck_low(t), inv.gpus.get(t.gpu)) {
+            let dir = dirs
+                .iter()
+                .find(|d| d.0 == t.gpu)
+                .map_or_else(String::new, |d| d.3.clone());
+            let levels: Vec<String> = t.sclk_levels_mhz.iter().map(u64::to_string).collect();
+            out.push(
+                GPU_CLOCK_STUCK_LOW
+                    .finding(msg!(
+                        "hardware.gpu-clock-stuck-low",
+                        gpu = inv.gpu_name(g).to_string(),
+                        mhz,
+                        busy = t.busy_percent.unwrap_or(0)
+                    ))
+                    .with(Evidence::new(
+                        format!("{dir}/pp_dpm_sclk"),
+                        msg!("hardware.gpu-clock-levels", mhz, levels = levels.join(", ")),
+                    ))
+                    .with(Evidence::new(
+                        format!("{dir}/gpu_busy_percent"),
+                        t.busy_percent.unwrap_or(0).to_string(),
+                    ))
+                    .remedy(msg!("hardware.gpu-clock-stuck-low-remedy"))
+                    .about(Subject::gpu(g.index, g.pci_address.clone())),
+            );
+        }
         if let (Some(hottest), Some(g), Some(h)) =
             (fan_stopped(t), inv.gpus.get(t.gpu), t.hwmon.as_ref())
         {
@@ -179,6 +226,52 @@ pub fn check(f: &Facts, inv: &Inventory) -> Vec<Finding> {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod clock_tests {
+    use super::*;
+    use crate::facts::telemetry::parse_dpm;
+
+    fn gpu(dpm: &str, busy: u64) -> GpuTelemetry {
+        let (sclk_levels_mhz, sclk_current_level) = parse_dpm(dpm);
+        GpuTelemetry {
+            busy_percent: Some(busy),
+            sclk_levels_mhz,
+            sclk_current_level,
+            ..GpuTelemetry::default()
+        }
+    }
+
+    #[test]
+    fn a_busy_gpu_at_its_lowest_clock_and_the_cases_that_are_not() {
+        // ROCm/legacy-rocm-build#5849's 41 MHz at 100 % on LACT's RX 9070 XT levels.
+        let stuck = "S: 41Mhz *\n0: 615Mhz\n1: 800Mhz\n2: 888Mhz\n3: 1000Mhz\n";
+        assert_eq!(clock_stuck_low(&gpu(stuck, 100)), Some(41));
+        // The same at rest (LACT's capture: 19 MHz, 3 % busy): by design.
+        let idle = "S: 19Mhz *\n0: 615Mhz\n1: 800Mhz\n2: 888Mhz\n3: 1000Mhz\n";
+        assert_eq!(clock_stuck_low(&gpu(idle, 3)), None);
+        // RDNA 3's form (LACT's RX 7900 XTX) and a lowest level proper (LACT's RX 580 style).
+        assert_eq!(
+            clock_stuck_low(&gpu("0: 500Mhz\n1: 31Mhz *\n2: 2219Mhz\n", 95)),
+            Some(31)
+        );
+        assert_eq!(
+            clock_stuck_low(&gpu("0: 300Mhz *\n1: 600Mhz\n2: 1366Mhz\n", 99)),
+            Some(300)
+        );
+        // Busy at a higher level, pinned at the top, or one level only: not stuck.
+        assert_eq!(
+            clock_stuck_low(&gpu("S: 500Mhz\n1: 789Mhz *\n2: 2070Mhz\n", 100)),
+            None
+        );
+        assert_eq!(
+            clock_stuck_low(&gpu("0: 600Mhz\n1: 2900Mhz *\n", 100)),
+            None
+        );
+        assert_eq!(clock_stuck_low(&gpu("0: 800Mhz *\n", 100)), None);
+        assert_eq!(clock_stuck_low(&gpu("", 100)), None);
+    }
 }
 
 #[cfg(test)]

@@ -209,9 +209,14 @@ pub(crate) fn fat_binary_findings(
     };
     let mut missing: Vec<&Gpu> = Vec::new();
     for g in gpus {
-        match code.verdict(&g.target) {
-            Some(Verdict::NoCodeObject) => missing.push(g),
-            Some(Verdict::NeedsFeatureChange { target, changes }) => {
+        // The rule `inspect`'s exit code follows too: a finding for every GPU on which the file
+        // does not load as the GPU is set up.
+        let Some(verdict) = code.verdict(&g.target).filter(|v| !v.loads_as_set_up()) else {
+            continue;
+        };
+        match verdict {
+            Verdict::NoCodeObject => missing.push(g),
+            Verdict::NeedsFeatureChange { target, changes } => {
                 let how: Vec<String> = changes.iter().map(|c| c.how.clone()).collect();
                 let spelled: Vec<String> = changes.iter().map(|c| c.spelling()).collect();
                 let mut finding = rules[1]
@@ -260,7 +265,7 @@ pub(crate) fn fat_binary_findings(
                         .with_steps(step),
                 );
             }
-            _ => {}
+            Verdict::Loads { .. } => {}
         }
     }
     if !missing.is_empty() {

@@ -6,7 +6,7 @@
 use crate::data_file;
 
 /// The kinds a row may name (`facts::kernel_log::Kind`, spelled as in the file).
-pub const KINDS: [&str; 10] = [
+pub const KINDS: [&str; 16] = [
     "probe-failed",
     "init-failed",
     "ip-init-failed",
@@ -17,6 +17,12 @@ pub const KINDS: [&str; 10] = [
     "mes-no-response",
     "page-fault",
     "ras-uncorrectable",
+    "psp-failed",
+    "smu-failed",
+    "kfd-not-supported",
+    "kfd-add-failed",
+    "kernel-warning",
+    "kernel-oops",
 ];
 
 /// One row as written in the file.
