@@ -249,7 +249,9 @@ fn a_dispatch_timeout_on_one_gpu_fails_with_every_gpus_result() {
     );
     assert_eq!(
         failed.summary,
-        "1 of 8 GPU agent(s) did not complete an AQL barrier packet: node 6 (timeout)"
+        // KFD node 6 named as every report names it.
+        "1 of 8 GPU agent(s) did not complete an AQL barrier packet: GPU 4 (0000:e3:00.0, ROCr \
+         4): timeout"
     );
     assert_eq!(failed.evidence.len(), 8);
     assert_eq!(

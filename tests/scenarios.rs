@@ -306,14 +306,14 @@ fn summary_lines_name_the_root_cause_within_the_width() {
             assert!(!line.contains('\n'));
             match r.verdict.root_cause {
                 Some(id) if width >= 80 => assert!(line.contains(id), "{name}: {line}"),
-                None => assert!(line.starts_with("PASS"), "{name}: {line}"),
+                None => assert!(line.starts_with("PASS "), "{name}: {line}"),
                 _ => {}
             }
         }
     }
     assert_eq!(
         report("rocm-6.2-mi210").summary(80),
-        "PASS: 8 GPU(s), 8 agent(s): gfx90a"
+        "PASS hardware.gpus-found: 8 GPUs, 8 agents: gfx90a"
     );
     let line = report("kfd-permission-denied").summary(80);
     assert!(
@@ -359,4 +359,115 @@ fn a_stopped_fan_at_109_c_is_the_cause_of_the_thermal_throttling() {
     assert_eq!(t.status, Status::Warn);
     assert_eq!(t.caused_by, Some("hardware.gpu-fan-stopped"));
     assert!(t.summary.contains("TEMP_HOTSPOT"), "{}", t.summary);
+}
+
+/// Issue 18 item 6: a layer with no finding says what it looked at and found, in both
+/// languages, and never that the probe has no checks for it.
+#[test]
+fn empty_layers_say_what_was_found() {
+    use rocm_probe::i18n::{self, Lang};
+    use rocm_probe_tests::fixtures;
+    let note = |name: &str, lang: Lang, layer: u8| {
+        let dir = rocm_probe_tests::fixtures_dir().join(name);
+        i18n::scoped(lang, || {
+            Report::collect(&Source::fixture(&dir).unwrap(), Options::default())
+        })
+        .layers
+        .iter()
+        .find(|l| l.number == layer)
+        .and_then(|l| l.note.clone())
+    };
+    assert_eq!(
+        note("torch-no-gfx1103", Lang::En, 5).as_deref(),
+        Some("no ROCm libraries found in ROCm 6.2.0 at /opt/rocm-6.2.0")
+    );
+    assert_eq!(
+        note("torch-no-gfx1103", Lang::Zh, 5).as_deref(),
+        Some("在 /opt/rocm-6.2.0 处的 ROCm 6.2.0 中未找到 ROCm 库")
+    );
+    assert_eq!(
+        note("wsl2", Lang::En, 9).as_deref(),
+        Some("no KFD topology: no GPU agent to judge a workload on")
+    );
+    // Every empty layer of every fixture gets a specific note, not the catch-all one.
+    let generic = rocm_probe::msg!("report.layer-nothing-found");
+    for (name, dir) in fixtures() {
+        let r = Report::collect(&Source::fixture(&dir).unwrap(), Options::default());
+        for l in &r.layers {
+            assert_ne!(
+                l.note.as_deref(),
+                Some(generic.as_str()),
+                "{name} layer {}",
+                l.number
+            );
+        }
+    }
+}
+
+/// Issue 18 item 5: at 80 columns every fixture's `--summary` leads with the status, the root
+/// cause's id and — for one GPU's failure — that GPU's PCI address, in one form for every
+/// status, and a line that must be cut is cut between words, in both languages.
+#[test]
+fn summaries_lead_with_status_id_and_gpu_at_80_columns() {
+    use rocm_probe::i18n::{self, Lang};
+    for (name, dir) in rocm_probe_tests::fixtures() {
+        for lang in [Lang::En, Lang::Zh] {
+            let (r, line, full) = i18n::scoped(lang, || {
+                let r = Report::collect(&Source::fixture(&dir).unwrap(), Options::default());
+                let (line, full) = (r.summary(80), r.summary(100_000));
+                (r, line, full)
+            });
+            assert!(line.chars().count() <= 80, "{name}: {line}");
+            let status = r.verdict.status.word();
+            match r.verdict.root_cause {
+                Some(id) => assert!(
+                    line.starts_with(&format!("{status} {id}")),
+                    "{name}: {line}"
+                ),
+                None if r.verdict.status == Status::Pass => assert!(
+                    line.starts_with("PASS hardware.gpus-found"),
+                    "{name}: {line}"
+                ),
+                None => assert!(line.starts_with(status), "{name}: {line}"),
+            }
+            if let Some(Subject::Gpu {
+                pci_address: Some(pci),
+                ..
+            }) = &r.verdict.root_subject
+            {
+                assert!(line.contains(pci.as_str()), "{name}: {line}");
+            }
+            let cause = r.findings.iter().find(|f| {
+                Some(f.id) == r.verdict.root_cause && f.subject == r.verdict.root_subject
+            });
+            if let Some(kept) = line.strip_suffix('…') {
+                // Cut between words: what is kept is the start of an uncut line, which goes on
+                // with a space or punctuation there, or meets a non-ASCII character (Chinese has
+                // no spaces between words).
+                let uncut = std::iter::once(full.clone())
+                    .chain(cause.into_iter().flat_map(|c| {
+                        let head = format!("{status} {}", c.id);
+                        [
+                            format!("{head}: {}", c.summary),
+                            format!("{head}：{}", c.summary),
+                        ]
+                    }))
+                    .find(|u| u.starts_with(kept))
+                    .unwrap_or_else(|| panic!("{name}: {line} is no start of {full}"));
+                let next = uncut[kept.len()..].chars().next();
+                let last = uncut[..kept.len()].chars().next_back();
+                assert!(
+                    next.is_some_and(|c| c == ' ' || !c.is_ascii() || c.is_ascii_punctuation())
+                        || last.is_some_and(|c| !c.is_ascii()),
+                    "{name}: cut inside a word: {line} / {full}"
+                );
+            } else {
+                // Whole: the verdict's summary, or the root cause's own when that is too long.
+                assert!(
+                    line == full || cause.is_some_and(|c| line.ends_with(&c.summary)),
+                    "{name}: {line} / {full}"
+                );
+            }
+        }
+    }
 }

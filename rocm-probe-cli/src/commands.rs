@@ -876,7 +876,7 @@ fn agents(source: &Source, json: bool, active: &ActiveArgs, out: &mut dyn Write)
         writeln!(out)?;
     } else {
         render::agents::text(&inventory, out)?;
-        render::agents::gpu_state(&fw_versions, &telemetry, out)?;
+        render::agents::gpu_state(&inventory, &fw_versions, &telemetry, out)?;
         if let Some(r) = &rocr {
             render::agents::rocr_text(r, out)?;
         }
@@ -941,7 +941,12 @@ fn ps(source: &Source, json: bool, out: &mut dyn Write) -> Result<u8> {
         serde_json::to_writer_pretty(&mut *out, &Document::new(source, &ps))?;
         writeln!(out)?;
     } else {
-        render::ps::text(&ps, out)?;
+        // The names need only the topology already read (README "Which GPU is which").
+        let inventory = Inventory::from_facts(&AgentFacts {
+            topology,
+            ..AgentFacts::default()
+        });
+        render::ps::text(&ps, &inventory, out)?;
     }
     Ok(OK)
 }

@@ -34,11 +34,15 @@ fn row(text: &str, title: &str, label: &str) -> Vec<String> {
 #[test]
 fn mi210_matrix_shows_two_xgmi_hives_joined_over_pcie() {
     // Every KFD node (--nodes), and one row per physical GPU (the default): on mi210 each GPU
-    // is one node, so the rows are the same, labelled by GPU (KFD order: GPU 0 is node 2).
+    // is one node, so the rows are the same, labelled by GPU (KFD order: GPU 0 is node 2) as
+    // every report names it.
     let nodes = topo_with("mi210-xgmi-8gpu", &["--nodes"]);
     let gpus = topo("mi210-xgmi-8gpu", "text");
     for (t, label) in [
-        (&nodes, (|n: u32| format!("node {n}")) as fn(u32) -> String),
+        (
+            &nodes,
+            (|n: u32| format!("GPU {}", n - 2)) as fn(u32) -> String,
+        ),
         (&gpus, |n: u32| format!("GPU {}", n - 2)),
     ] {
         // KFD's own weights: 15 inside a hive (XGMI, one hop), 72 across (PCIe, through a CPU).
@@ -57,7 +61,15 @@ fn mi210_matrix_shows_two_xgmi_hives_joined_over_pcie() {
         assert!(t.contains(&format!("{}  CPU node 0", label(2))), "{t}");
         assert!(t.contains(&format!("{}  CPU node 1", label(6))), "{t}");
     }
-    assert!(gpus.starts_with("GPU 0: 0000:"), "{gpus}");
+    assert!(
+        gpus.starts_with("GPU 0 (0000:63:00.0, ROCr 0): gfx90a"),
+        "{gpus}"
+    );
+    // KFD order is not PCI order: GPU 2 is the lowest address.
+    assert!(
+        nodes.contains("GPU 2 (0000:03:00.0, ROCr 2): KFD node 4"),
+        "{nodes}"
+    );
 }
 
 #[test]
@@ -99,11 +111,24 @@ fn mi300x_cpx_groups_partitions_under_their_gpu() {
         .arg(fixture("mi300x-cpx-8gpu"))
         .args(["topo", "--nodes"]));
     assert!(all.stdout.lines().all(|l| l.chars().count() <= 80));
-    assert!(all.stdout.contains("node 64"));
+    // KFD node 64 is the last partition of GPU 7, named so in the legend and the tables.
+    assert!(
+        all.stdout
+            .contains("GPU 7.6 (0000:e5:00.0, ROCr 62): KFD node 64"),
+        "{}",
+        all.stdout
+    );
     // 63 rows per block, blocks of columns: every node is a column once per table.
-    let weights = all.stdout.split("Hops between").next().unwrap();
+    let weights = all
+        .stdout
+        .split("Weight between")
+        .nth(1)
+        .unwrap()
+        .split("Hops between")
+        .next()
+        .unwrap();
     assert_eq!(
-        weights.matches("node 64").count(),
-        1 + 63_usize.div_ceil(weights.lines().nth(1).unwrap().matches("node").count())
+        weights.matches("GPU 7.6").count(),
+        1 + 63_usize.div_ceil(weights.lines().nth(1).unwrap().matches("GPU").count())
     );
 }

@@ -4,7 +4,8 @@
 use std::fmt::Display;
 use std::io::{self, Write};
 
-use rocm_probe::facts::agent::{Agent, DeviceType, Inventory};
+use rocm_probe::facts::agent::{Agent, DeviceType, Inventory, PhysicalGpu};
+use rocm_probe::msg;
 use rocm_probe::source::escape;
 
 const GIB: f64 = (1u64 << 30) as f64;
@@ -20,7 +21,7 @@ pub fn text(inv: &Inventory, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "{stars}\n{title}\n{stars}")?;
         match agent.device_type {
             DeviceType::Cpu => cpu(agent, out)?,
-            DeviceType::Gpu => gpu(agent, out)?,
+            DeviceType::Gpu => gpu(inv, agent, out)?,
         }
     }
     machine(inv, out)
@@ -55,10 +56,22 @@ fn flag(v: Option<bool>) -> String {
     opt(v.map(|b| if b { "TRUE" } else { "FALSE" }))
 }
 
+/// rocminfo prints memory sizes in KB, as `decimal(0xhex) KB`.
+fn bytes_kb(bytes: Option<u64>) -> String {
+    bytes.map_or_else(
+        || "unknown".to_owned(),
+        |b| {
+            let k = b / 1024;
+            format!("{k}(0x{k:x}) KB")
+        },
+    )
+}
+
+/// A physical GPU's memory in the list after the agents, which is the probe's own.
 fn gib(bytes: Option<u64>) -> String {
     bytes.map_or_else(
         || "unknown".to_owned(),
-        |b| format!("{:.0} GiB ({b} bytes)", b as f64 / GIB),
+        |b| format!("{:.0} GiB", b as f64 / GIB),
     )
 }
 
@@ -70,10 +83,10 @@ fn cpu(a: &Agent, out: &mut dyn Write) -> io::Result<()> {
     line(out, 1, "Max Clock Freq. (MHz):", opt(a.max_clock_mhz))?;
     line(out, 1, "Internal Node ID:", a.node)?;
     line(out, 1, "Compute Unit:", opt(a.compute_units))?;
-    line(out, 1, "Memory:", gib(a.memory_bytes))
+    line(out, 1, "Memory:", bytes_kb(a.memory_bytes))
 }
 
-fn gpu(a: &Agent, out: &mut dyn Write) -> io::Result<()> {
+fn gpu(inv: &Inventory, a: &Agent, out: &mut dyn Write) -> io::Result<()> {
     line(out, 1, "Name:", opt(a.name.as_ref()))?;
     line(out, 1, "Uuid:", opt(a.uuid.as_ref()))?;
     line(out, 1, "Marketing Name:", opt(a.marketing_name.as_ref()))?;
@@ -124,25 +137,60 @@ fn gpu(a: &Agent, out: &mut dyn Write) -> io::Result<()> {
     } else {
         "Memory (VRAM):"
     };
-    line(out, 1, memory_label, gib(a.memory_bytes))?;
+    line(out, 1, memory_label, bytes_kb(a.memory_bytes))?;
     line(out, 1, "Integrated:", flag(a.integrated))?;
-    line(out, 1, "Partition:", partition(a))?;
-    line(
-        out,
-        1,
-        "XNACK:",
-        opt(a.xnack.map(|x| if x { "on" } else { "off" })),
-    )?;
+    // The one name every report gives this agent (README "Which GPU is which").
+    line(out, 1, "Reported As:", opt(inv.agent_name(a.node)))?;
+    line(out, 1, "XNACK:", xnack(a))?;
     line(out, 1, "ISA Info:", "")?;
     line(out, 2, "ISA 1", "")?;
     line(out, 3, "Name:", opt(a.isa.as_ref()))
 }
 
-fn partition(a: &Agent) -> String {
-    match (a.physical_gpu, a.partition) {
-        (Some(g), Some(p)) => format!("GPU {g}, partition {p}"),
-        _ => "unknown".to_owned(),
+/// The agent's XNACK mode: the process's (the footer's) where the processor has XNACK, and off
+/// where it has none, so that no agent says `unknown` while the footer knows.
+fn xnack(a: &Agent) -> String {
+    match (a.xnack, a.gfx) {
+        (Some(true), _) => "on".to_owned(),
+        (Some(false), _) => "off".to_owned(),
+        (None, Some(g)) if !g.supports_xnack() => {
+            msg!("cli.agents-xnack-unsupported", processor = g.name())
+        }
+        (None, _) => "unknown".to_owned(),
     }
+}
+
+/// `8 physical GPUs, 8 GPU agents`, singular where one.
+fn counts(gpus: usize, agents: usize) -> String {
+    let gpus = if gpus == 1 {
+        msg!("cli.agents-physical-gpus-one", n = gpus)
+    } else {
+        msg!("cli.agents-physical-gpus", n = gpus)
+    };
+    let agents = if agents == 1 {
+        msg!("cli.agents-gpu-agents-one", n = agents)
+    } else {
+        msg!("cli.agents-gpu-agents", n = agents)
+    };
+    msg!("cli.agents-counts", gpus, agents)
+}
+
+/// One physical GPU of the list: its name, then what it is, then its KFD nodes.
+fn gpu_line(inv: &Inventory, g: &PhysicalGpu) -> String {
+    let nodes = match g.nodes.as_slice() {
+        [one] => msg!("cli.agents-kfd-node", node = one),
+        [first, .., last] => msg!("cli.agents-kfd-partitions", n = g.nodes.len(), first, last),
+        [] => String::new(),
+    };
+    msg!(
+        "cli.agents-gpu-line",
+        name = escape::text(&inv.gpu_name(g).to_string()),
+        gfx = opt(g.gfx),
+        marketing = opt(g.marketing_name.as_ref()),
+        cus = opt(g.compute_units),
+        memory = gib(g.memory_bytes),
+        nodes
+    )
 }
 
 fn machine(inv: &Inventory, out: &mut dyn Write) -> io::Result<()> {
@@ -150,23 +198,9 @@ fn machine(inv: &Inventory, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "=============")?;
     writeln!(out, "Physical GPUs")?;
     writeln!(out, "=============")?;
-    writeln!(out, "{} physical GPUs, {agents} GPU agents", inv.gpus.len())?;
+    writeln!(out, "{}", counts(inv.gpus.len(), agents))?;
     for g in &inv.gpus {
-        let nodes = match g.nodes.as_slice() {
-            [one] => format!("node {one}"),
-            [first, .., last] => format!("{} partitions: nodes {first}-{last}", g.nodes.len()),
-            [] => String::new(),
-        };
-        let text = format!(
-            "GPU {}  {}  {}  {}  {} CUs  {}  {}",
-            g.index,
-            opt(g.pci_address.as_ref()),
-            opt(g.gfx),
-            opt(g.marketing_name.as_ref()),
-            opt(g.compute_units),
-            gib(g.memory_bytes),
-            nodes
-        );
+        let text = gpu_line(inv, g);
         writeln!(
             out,
             "{}",
@@ -197,6 +231,7 @@ fn machine(inv: &Inventory, out: &mut dyn Write) -> io::Result<()> {
 /// Each physical GPU's firmware and, unless it is runtime-suspended, how it is doing now: one
 /// line each, after the machine summary.
 pub fn gpu_state(
+    inv: &Inventory,
     fw: &rocm_probe::facts::fw_versions::FwVersionFacts,
     telemetry: &rocm_probe::facts::telemetry::TelemetryFacts,
     out: &mut dyn Write,
@@ -211,16 +246,16 @@ pub fn gpu_state(
                 .iter()
                 .map(|(k, v)| format!("{} {}", escape::text(k), escape::text(&v.text))),
         );
-        let line = format!("GPU {} firmware: {}", g.gpu, parts.join(", "));
+        let line = format!("{} firmware: {}", name_of(inv, g.gpu), parts.join(", "));
         writeln!(out, "{}", super::hang(&line, super::width(), "", "    "))?;
     }
     for t in &telemetry.gpus {
         if t.skipped.is_some() {
-            writeln!(
-                out,
-                "GPU {} now: not read (runtime-suspended; reading would wake it)",
-                t.gpu
-            )?;
+            let line = format!(
+                "{} now: not read (runtime-suspended; reading would wake it)",
+                name_of(inv, t.gpu)
+            );
+            writeln!(out, "{}", super::hang(&line, super::width(), "", "    "))?;
             continue;
         }
         let mut parts = Vec::new();
@@ -269,10 +304,18 @@ pub fn gpu_state(
                 parts.push(format!("indep_throttle_status 0x{status:x}"));
             }
         }
-        let line = format!("GPU {} now: {}", t.gpu, parts.join(", "));
+        let line = format!("{} now: {}", name_of(inv, t.gpu), parts.join(", "));
         writeln!(out, "{}", super::hang(&line, super::width(), "", "    "))?;
     }
     Ok(())
+}
+
+/// The physical GPU at `index` as every report names it.
+fn name_of(inv: &Inventory, index: usize) -> String {
+    inv.gpus.get(index).map_or_else(
+        || format!("GPU {index}"),
+        |g| escape::text(&inv.gpu_name(g).to_string()),
+    )
 }
 
 /// ROCr's own enumeration (`agents --active`), after the sysfs view.

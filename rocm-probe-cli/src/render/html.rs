@@ -431,11 +431,15 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
         writeln!(s, "</h3>")?;
         match (&l.note, l.consequence_of) {
             (Some(note), _) => writeln!(s, r#"<p class="note">{}</p>"#, Esc(note))?,
-            (None, Some(id)) => writeln!(
-                s,
-                r#"<p class="note">{}</p>"#,
-                msg!("html.layer-blocked", link = finding_link(&anchor, id))
-            )?,
+            (None, Some(id)) => {
+                let link = finding_link(&anchor, id);
+                let note = if matches!(l.status, Status::Pass | Status::Info) {
+                    msg!("html.layer-blocked-passed", link)
+                } else {
+                    msg!("html.layer-blocked", link)
+                };
+                writeln!(s, r#"<p class="note">{note}</p>"#)?
+            }
             (None, None) => {}
         }
         for (k, f) in report

@@ -91,6 +91,10 @@ pub fn text(report: &Report, source: &Source, style: Style, out: &mut dyn Write)
         writeln!(out)?;
         let tail = match (&layer.note, layer.consequence_of) {
             (Some(note), _) => format!("  {note}"),
+            // A layer whose own checks pass is not broken, only of no use yet.
+            (None, Some(id)) if matches!(layer.status, Status::Pass | Status::Info) => {
+                format!("  {}", msg!("cli.layer-blocked-passed", id))
+            }
             (None, Some(id)) => format!("  {}", msg!("cli.layer-blocked", id)),
             (None, None) => String::new(),
         };

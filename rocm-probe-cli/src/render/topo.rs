@@ -27,34 +27,49 @@ pub fn text(
 ) -> io::Result<()> {
     let gpus: Vec<_> = inv.gpus.iter().filter(|g| !g.nodes.is_empty()).collect();
     let axis = if nodes || gpus.is_empty() {
+        // Each row is named as every report names the GPU (or partition) on that node; the
+        // whole names and the KFD nodes come first.
+        let mut labels = Vec::new();
+        for &n in &m.gpus {
+            match inv.agent_name(n) {
+                Some(name) => {
+                    let line = msg!("cli.topo-node-name", name = name.to_string(), node = n);
+                    writeln!(out, "{}", super::hang(&line, width, "", "    "))?;
+                    labels.push(format!("GPU {}", name.label()));
+                }
+                None => labels.push(msg!("facts.gpu-at-node", node = n)),
+            }
+        }
+        writeln!(out)?;
         Axis {
-            labels: m.gpus.iter().map(|n| format!("node {n}")).collect(),
+            labels,
             nodes: m.gpus.clone(),
         }
     } else {
         for g in &gpus {
             let first = g.nodes.first().copied().unwrap_or(0);
             let last = g.nodes.last().copied().unwrap_or(0);
-            let what = [
-                g.pci_address.clone(),
-                g.gfx.map(|x| x.name()),
-                g.marketing_name.clone(),
-            ]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(", ");
+            let what = [g.gfx.map(|x| x.name()), g.marketing_name.clone()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(", ");
             let line = if g.nodes.len() > 1 {
                 msg!(
                     "cli.topo-gpu-partitions",
-                    gpu = g.index,
+                    gpu = inv.gpu_name(g).to_string(),
                     what,
                     n = g.nodes.len(),
                     first,
                     last
                 )
             } else {
-                msg!("cli.topo-gpu-node", gpu = g.index, what, node = first)
+                msg!(
+                    "cli.topo-gpu-node",
+                    gpu = inv.gpu_name(g).to_string(),
+                    what,
+                    node = first
+                )
             };
             writeln!(out, "{}", super::hang(&line, width, "", "    "))?;
         }

@@ -102,6 +102,17 @@ pub fn run(facts: &Facts, profile: Profile) -> Vec<Finding> {
     findings
 }
 
+/// The note of a layer that gave no finding: what it looked at and found, so that an empty
+/// layer never reads as a gap in the probe ("no ROCm libraries found in ROCm 6.2.0 at …").
+pub fn empty_layer_note(layer: crate::finding::Layer, facts: &Facts) -> String {
+    use crate::finding::Layer;
+    match layer {
+        Layer::Libraries => libraries::empty_note(facts),
+        Layer::Workloads => workloads::empty_note(facts),
+        _ => crate::msg!("report.layer-nothing-found"),
+    }
+}
+
 /// GPU agents as every sentence names them ([`crate::facts::agent::GpuName`]), in the order
 /// given; a node the inventory does not know is named by its number.
 /// With active results, the ROCr index counts only the GPUs KFD gives this process (ROCr

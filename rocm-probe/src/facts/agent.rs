@@ -46,8 +46,9 @@ pub struct AgentFacts {
     pub names: MarketingNames,
     /// `HSA_XNACK` of the probing process.
     pub hsa_xnack: Option<String>,
-    /// CPU model name from `/proc/cpuinfo`.
-    pub cpu_model: Option<String>,
+    /// CPU model names from `/proc/cpuinfo`, by APIC id: libhsakmt names a CPU node after the
+    /// processor whose `apicid` equals the node's `cpu_core_id_base`.
+    pub cpu_models: BTreeMap<u32, String>,
     /// Problems met while collecting everything but the topology: the ones its collector
     /// recorded, kept here by the caller.
     #[serde(serialize_with = "crate::source::problem::serialize_grouped")]
@@ -115,26 +116,46 @@ impl Collect for AgentFacts {
         device_ids.sort_unstable();
         device_ids.dedup();
         let names = MarketingNames::collect(source, &device_ids, problems);
-        let cpu_model = optional(root.read_text(CPUINFO), problems).and_then(|t| cpu_model(&t));
+        let cpu_models = optional(root.read_text(CPUINFO), problems)
+            .map(|t| cpu_models(&t))
+            .unwrap_or_default();
         Ok(Self {
             amdgpu,
             topology,
             render_nodes,
             names,
             hsa_xnack: source.host().env(HSA_XNACK),
-            cpu_model,
+            cpu_models,
             problems: Vec::new(),
         })
     }
 }
 
-fn cpu_model(cpuinfo: &str) -> Option<String> {
-    cpuinfo
-        .lines()
-        .find_map(|l| l.strip_prefix("model name"))
-        .and_then(|rest| rest.split_once(':'))
-        .map(|(_, v)| v.trim().to_owned())
-        .filter(|v| !v.is_empty())
+/// Each processor's model name by APIC id, read the way libhsakmt's `topology_parse_cpuinfo`
+/// reads it: `processor` starts a record, `model name` and `apicid` fill it. A record without
+/// an APIC id (cpuinfo of a non-x86 machine) names no node, as in libhsakmt.
+pub fn cpu_models(cpuinfo: &str) -> BTreeMap<u32, String> {
+    let mut out = BTreeMap::new();
+    let mut model: Option<String> = None;
+    let mut apicid: Option<u32> = None;
+    let mut flush = |model: &mut Option<String>, apicid: &mut Option<u32>| {
+        if let (Some(m), Some(a)) = (model.take(), apicid.take()) {
+            out.entry(a).or_insert(m);
+        }
+    };
+    for line in cpuinfo.lines() {
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        match key.trim() {
+            "processor" => flush(&mut model, &mut apicid),
+            "model name" => model = Some(value.trim().to_owned()).filter(|v| !v.is_empty()),
+            "apicid" => apicid = value.trim().parse().ok(),
+            _ => {}
+        }
+    }
+    flush(&mut model, &mut apicid);
+    out
 }
 
 /// CPU or GPU, as rocminfo's "Device Type".
@@ -365,12 +386,20 @@ pub struct GpuName {
     pub node: u32,
 }
 
-impl std::fmt::Display for GpuName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let label = match self.partition {
+impl GpuName {
+    /// The index part alone, `2` or `2.3`: what a table column shows beside a legend that
+    /// gives the whole name.
+    pub fn label(&self) -> String {
+        match self.partition {
             Some(p) => format!("{}.{p}", self.physical),
             None => self.physical.to_string(),
-        };
+        }
+    }
+}
+
+impl std::fmt::Display for GpuName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let label = self.label();
         let address = self
             .pci_address
             .clone()
@@ -502,7 +531,7 @@ impl Inventory {
         let mut agents = Vec::new();
         for node in &topo.nodes {
             match node.kind() {
-                NodeKind::Cpu => agents.push(cpu_agent(node, facts.cpu_model.clone())),
+                NodeKind::Cpu => agents.push(cpu_agent(node, &facts.cpu_models)),
                 NodeKind::Gpu => {
                     let gfx = gfx_of.get(&node.id).copied();
                     if gfx.is_none() {
@@ -635,8 +664,11 @@ fn blank_agent(node: &Node, device_type: DeviceType) -> Agent {
     }
 }
 
-fn cpu_agent(node: &Node, model: Option<String>) -> Agent {
+fn cpu_agent(node: &Node, models: &BTreeMap<u32, String>) -> Agent {
     let p = node.props();
+    let model = p
+        .cpu_core_id_base
+        .and_then(|base| models.get(&base).cloned());
     Agent {
         name: model.clone(),
         marketing_name: model,
@@ -851,13 +883,19 @@ mod tests {
     }
 
     #[test]
-    fn cpu_model_from_cpuinfo() {
-        let text = "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9654 96-Core Processor\n";
+    fn cpu_models_by_apic_id() {
+        let text = "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9654 96-Core Processor\napicid\t\t: 0\n\n\
+                    processor\t: 1\nmodel name\t: AMD EPYC 9654 96-Core Processor\napicid\t\t: 2\n\n\
+                    processor\t: 2\nmodel name\t: Other\napicid\t\t: 128\n";
+        let models = cpu_models(text);
         assert_eq!(
-            cpu_model(text).as_deref(),
+            models.get(&0).map(String::as_str),
             Some("AMD EPYC 9654 96-Core Processor")
         );
-        assert_eq!(cpu_model("processor : 0\n"), None);
+        assert_eq!(models.get(&128).map(String::as_str), Some("Other"));
+        assert_eq!(models.get(&1), None);
+        // No APIC id (an Arm machine's cpuinfo): no node is named.
+        assert!(cpu_models("processor : 0\nmodel name : X\n").is_empty());
     }
 
     #[test]

@@ -201,7 +201,7 @@ impl Report {
                     consequence_of: blocked,
                     note: match (own.is_empty(), blocked) {
                         (true, Some(id)) => Some(msg!("report.layer-follows", id)),
-                        (true, None) => Some(msg!("report.layer-no-checks")),
+                        (true, None) => Some(crate::checks::empty_layer_note(layer, facts)),
                         _ => None,
                     },
                 }
@@ -290,53 +290,102 @@ fn undetermined(root: Option<usize>, findings: &[Finding]) -> Verdict {
 impl Report {
     /// One line of at most `width` characters naming the root cause, for places that show one
     /// line: Node Problem Detector's condition message, Slurm's `Reason=`, a dashboard cell.
-    /// `FAIL driver.kfd-permission-denied: This user cannot open /dev/kfd…`; a healthy machine
-    /// gives `PASS: 8 GPU(s), 8 agent(s): gfx90a`. Cut with `…` when longer.
+    ///
+    /// Every line has one form, `STATUS ID: TEXT`, so that its first two words are the facts a
+    /// script wants: `FAIL driver.kfd-permission-denied: This user cannot open /dev/kfd …`, and
+    /// a healthy machine `PASS hardware.gpus-found: 8 GPUs, 8 agents: gfx90a` (the finding
+    /// that counted them; `SKIP: …` alone when an undetermined verdict names no finding).
+    /// Within the width the prose gives way, not the facts: the verdict's "cause — hence:
+    /// symptom", else the root cause's own summary (which starts with its GPU's name), else
+    /// that summary cut between words, with `…`.
     pub fn summary(&self, width: usize) -> String {
-        let line = match self.verdict.root_cause {
-            None if self.verdict.status == Status::Skip => {
-                format!("{}: {}", self.verdict.status.word(), self.verdict.summary)
+        let status = self.verdict.status.word();
+        let (head, bodies) = match self.verdict.root_cause {
+            Some(id) => {
+                let cause = self
+                    .findings
+                    .iter()
+                    .find(|f| f.id == id && f.subject == self.verdict.root_subject);
+                let mut bodies = vec![self.verdict.summary.clone()];
+                if let Some(cause) = cause {
+                    bodies.push(cause.summary.clone());
+                }
+                (format!("{status} {id}"), bodies)
             }
-            Some(id) => format!(
-                "{} {id}: {}",
-                self.verdict.status.word(),
-                self.verdict.summary
-            ),
+            None if self.verdict.status == Status::Skip => {
+                (status.to_owned(), vec![self.verdict.summary.clone()])
+            }
             None => {
                 let mut targets = self.facts.targets.clone();
                 targets.dedup();
-                let line = msg!(
-                    "report.summary-pass",
-                    gpus = self.facts.gpu_count,
-                    agents = self.facts.agent_count
-                );
-                if targets.is_empty() {
-                    line
+                let (gpus, agents) = (self.facts.gpu_count, self.facts.agent_count);
+                let gpus = if gpus == 1 {
+                    msg!("report.summary-gpus-one", n = gpus)
+                } else {
+                    msg!("report.summary-gpus", n = gpus)
+                };
+                let agents = if agents == 1 {
+                    msg!("report.summary-agents-one", n = agents)
+                } else {
+                    msg!("report.summary-agents", n = agents)
+                };
+                let counts = msg!("report.summary-pass", gpus, agents);
+                let body = if targets.is_empty() {
+                    counts
                 } else {
                     msg!(
                         "report.summary-targets",
-                        line,
+                        line = counts,
                         targets = i18n::list(&targets)
                     )
-                }
+                };
+                let found = crate::checks::rules::GPUS_FOUND.id;
+                let head = if self.findings.iter().any(|f| f.id == found) {
+                    format!("{status} {found}")
+                } else {
+                    status.to_owned()
+                };
+                (head, vec![body])
             }
         };
-        // One line, whatever the summary held.
-        let line: String = line
-            .chars()
-            .map(|c| {
-                if crate::source::escape::is_hostile(c) {
-                    ' '
-                } else {
-                    c
-                }
-            })
+        // One line, whatever the texts held.
+        let flat = |t: &str| -> String {
+            t.chars()
+                .map(|c| {
+                    if crate::source::escape::is_hostile(c) {
+                        ' '
+                    } else {
+                        c
+                    }
+                })
+                .collect()
+        };
+        let head = flat(&head);
+        let lines: Vec<String> = bodies
+            .iter()
+            .map(|b| msg!("report.summary-line", head, text = flat(b)))
             .collect();
-        if line.chars().count() <= width {
-            return line;
+        if let Some(line) = lines.iter().find(|l| l.chars().count() <= width) {
+            return line.clone();
         }
-        let mut cut: String = line.chars().take(width.saturating_sub(1)).collect();
-        cut.truncate(cut.trim_end().len());
+        // Nothing fits: the root cause's own summary, cut between words — never inside a
+        // value (a number, path or id cut in half is a wrong value): at a space, or next to a
+        // non-ASCII character (Chinese has no spaces between words; values are ASCII runs).
+        let head_len = head.chars().count();
+        let line = lines.get(1).or(lines.first()).cloned().unwrap_or(head);
+        let chars: Vec<char> = line.chars().take(width).collect();
+        let max = width.saturating_sub(1).min(chars.len());
+        let boundary = |i: usize| {
+            chars.get(i).is_some_and(|c| *c == ' ' || !c.is_ascii()) || !chars[i - 1].is_ascii()
+        };
+        let end = (head_len + 1..=max)
+            .rev()
+            .find(|&i| boundary(i))
+            .unwrap_or(max);
+        let cut: String = chars[..end.min(chars.len())].iter().collect();
+        let mut cut = cut
+            .trim_end_matches([' ', ',', ';', ':', '(', '—', '，', '；', '：'])
+            .to_owned();
         cut.push('…');
         cut
     }

@@ -103,6 +103,35 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     out
 }
 
+/// Layer 5's note when it gave no finding: which installs were looked into, and that none holds
+/// a library the probe knows.
+pub(crate) fn empty_note(f: &Facts) -> String {
+    let libs = &f.libraries;
+    if libs.installs.is_empty() {
+        return msg!("libraries.note-no-install");
+    }
+    let empty: Vec<&InstallLibraries> = libs
+        .installs
+        .iter()
+        .filter(|i| i.present.is_empty())
+        .collect();
+    if empty.len() == libs.installs.len() {
+        return msg!(
+            "libraries.note-no-libraries",
+            installs = i18n::list(empty.iter().map(|i| &i.describe))
+        );
+    }
+    let found: Vec<&str> = libs
+        .installs
+        .iter()
+        .flat_map(|i| i.present.iter().map(|p| p.name.as_str()))
+        .collect();
+    msg!(
+        "libraries.note-nothing-to-report",
+        libraries = i18n::list(found)
+    )
+}
+
 /// The GPUs as code-object loading sees them (identical ones grouped), with
 /// `HSA_OVERRIDE_GFX_VERSION` applied, or `None` when GPU-specific checks must stay silent.
 pub(crate) fn gpus(f: &Facts, below: &[Finding]) -> Option<Vec<Gpu>> {

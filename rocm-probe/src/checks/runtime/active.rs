@@ -24,7 +24,7 @@ pub fn check(f: &Facts) -> Vec<Finding> {
         hip(h, &mut out);
     }
     if let Some(d) = &a.dispatch {
-        dispatch(d, &mut out);
+        dispatch(f, d, &mut out);
     }
     out
 }
@@ -228,7 +228,7 @@ fn result_text(result: &DispatchOutcome) -> String {
     }
 }
 
-fn dispatch(results: &[DispatchResult], out: &mut Vec<Finding>) {
+fn dispatch(f: &Facts, results: &[DispatchResult], out: &mut Vec<Finding>) {
     // No GPU agent, nothing dispatched: a PASS "completed on 0 GPU agent(s)" would hide it; the
     // agents ROCr did not create are reported where ROCr's agents are compared with KFD's.
     if results.is_empty() {
@@ -280,7 +280,9 @@ fn dispatch(results: &[DispatchResult], out: &mut Vec<Finding>) {
         .map(|d| {
             msg!(
                 "active.dispatch-node",
-                node = d.node.map_or("?".into(), |n| n.to_string()),
+                gpu = d
+                    .node
+                    .map_or("?".into(), |n| crate::checks::gpu_names(f, [n])),
                 result = result_text(&d.result)
             )
         })

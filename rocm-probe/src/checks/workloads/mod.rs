@@ -49,6 +49,14 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     out
 }
 
+/// Layer 9's note when it gave no finding: there was no GPU agent to judge a workload on.
+pub(crate) fn empty_note(f: &Facts) -> String {
+    match f.inventory.as_ref() {
+        Some(_) => msg!("workloads.note-no-gpu-agent"),
+        None => msg!("workloads.note-no-kfd"),
+    }
+}
+
 /// One verdict per framework found: single-GPU compute, then the layer-7 findings about it (their
 /// subject names the framework and its site directory). vLLM runs on the PyTorch beside it, so
 /// PyTorch's count too.
