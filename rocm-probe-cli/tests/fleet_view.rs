@@ -9,11 +9,32 @@ use std::path::{Path, PathBuf};
 use common::{fixture, probe, run};
 use serde_json::{Value, json};
 
-/// A fixture's report (`report --json`, schema 1 today).
+/// A fixture's report as a node still on schema version 1 wrote it: `report --json` (version 2)
+/// turned back per docs/json-changelog.md, so that fleets mix both versions; [`v2`] is the
+/// current version.
 fn report(name: &str) -> Value {
     let r = run(probe().arg("--root").arg(fixture(name)).arg("--json"));
     assert!(r.code <= 1, "{name}: {}", r.stderr);
-    serde_json::from_str(&r.stdout).unwrap()
+    let mut d: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(d["schema_version"], 2);
+    d["schema_version"] = json!(1);
+    let o = d.as_object_mut().unwrap();
+    o.remove("generated_at");
+    o["source"].as_object_mut().unwrap().remove("host");
+    let facts = d["facts"].as_object_mut().unwrap();
+    let mut gpus = facts.remove("gpus").unwrap();
+    for g in gpus.as_array_mut().unwrap() {
+        if let Some(hex) = g["device_id"].as_str() {
+            let id = u64::from_str_radix(hex.trim_start_matches("0x"), 16).unwrap();
+            g["device_id"] = json!(id);
+        }
+    }
+    let count = facts.remove("gpu_count").unwrap();
+    let agents = facts.remove("agent_count").unwrap();
+    facts.insert("gpus".into(), count);
+    facts.insert("agents".into(), agents);
+    facts["config"]["gpus"] = gpus;
+    d
 }
 
 /// The same report in schema 2 as issue #20 specifies it: `source.host`, `generated_at`, the
