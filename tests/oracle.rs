@@ -9,18 +9,10 @@ use std::path::Path;
 use std::process::Command;
 
 use rocm_probe::{Inventory, Source};
-use rocm_probe_tests::fixtures;
+use rocm_probe_tests::malformed::is_root;
+use rocm_probe_tests::{fixtures, skip_oracle};
 
 const ENUMERATOR: &str = "/usr/bin/rocm_agent_enumerator";
-
-/// Skips with a reason, except under CI, where `.ci/run` installs and enables everything.
-fn skip(reason: &str) {
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "oracle cannot run under CI: {reason}"
-    );
-    eprintln!("skipped: {reason}");
-}
 
 /// Runs `command` with the fixture's `kfd/` tree mounted at `/sys/class/kfd`, in a private mount
 /// namespace and an empty environment; its standard output.
@@ -68,10 +60,10 @@ fn enumerate_in_namespace(kfd: &Path) -> Result<Vec<String>, String> {
 #[test]
 fn rocm_agent_enumerator_agrees_on_every_fixture() {
     if !Path::new(ENUMERATOR).exists() {
-        return skip("rocm_agent_enumerator not installed (Debian package rocminfo)");
+        return skip_oracle("rocm_agent_enumerator not installed (Debian package rocminfo)");
     }
-    if !nix_is_root() {
-        return skip("needs root for unshare --mount");
+    if !is_root() {
+        return skip_oracle("needs root for unshare --mount");
     }
     let mut compared = 0;
     for (name, dir) in fixtures() {
@@ -91,7 +83,7 @@ fn rocm_agent_enumerator_agrees_on_every_fixture() {
         }
         let theirs = match enumerate_in_namespace(&kfd) {
             Ok(t) => t,
-            Err(e) => return skip(&e),
+            Err(e) => return skip_oracle(&e),
         };
         let (mut a, mut b) = (ours.clone(), theirs.clone());
         a.sort();
@@ -129,7 +121,9 @@ for t in _unique_targets(detect_gpus()):
 #[test]
 fn rocm_bootstrap_agrees_on_every_fixture_where_it_sees_a_gpu() {
     let Some(venv) = std::env::var_os("ROCM_PROBE_VENV") else {
-        return skip("ROCM_PROBE_VENV not set (scripts/test sets it and installs rocm-bootstrap)");
+        return skip_oracle(
+            "ROCM_PROBE_VENV not set (scripts/test sets it and installs rocm-bootstrap)",
+        );
     };
     let python = Path::new(&venv).join("bin/python3");
     let has = Command::new(&python)
@@ -137,10 +131,12 @@ fn rocm_bootstrap_agrees_on_every_fixture_where_it_sees_a_gpu() {
         .status()
         .is_ok_and(|s| s.success());
     if !has {
-        return skip("rocm-bootstrap not installed in ROCM_PROBE_VENV (scripts/test pins it)");
+        return skip_oracle(
+            "rocm-bootstrap not installed in ROCM_PROBE_VENV (scripts/test pins it)",
+        );
     }
-    if !nix_is_root() {
-        return skip("needs root for unshare --mount");
+    if !is_root() {
+        return skip_oracle("needs root for unshare --mount");
     }
     let (mut compared, mut unseen) = (0, Vec::new());
     for (name, dir) in fixtures() {
@@ -150,7 +146,7 @@ fn rocm_bootstrap_agrees_on_every_fixture_where_it_sees_a_gpu() {
         }
         let theirs = match bootstrap_in_namespace(&kfd, &python) {
             Ok(t) => t,
-            Err(e) => return skip(&e),
+            Err(e) => return skip_oracle(&e),
         };
         let inv = Inventory::collect(&Source::fixture(&dir).unwrap()).unwrap();
         if theirs.is_empty() {
@@ -193,16 +189,4 @@ fn rocm_bootstrap_agrees_on_every_fixture_where_it_sees_a_gpu() {
     }
     eprintln!("rocm-bootstrap: {compared} fixtures agree; sees no GPU in {unseen:?}");
     assert!(compared >= 40, "only {compared} fixtures compared");
-}
-
-fn nix_is_root() -> bool {
-    // The effective uid, from procfs: no libc call needed.
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("Uid:"))
-                .and_then(|l| l.split_whitespace().nth(2).map(|u| u == "0"))
-        })
-        .unwrap_or(false)
 }

@@ -15,30 +15,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use rocm_probe_tests::{fixtures, probe_binary};
+use rocm_probe_tests::malformed::is_root;
+use rocm_probe_tests::{fixtures, probe_binary, skip_oracle};
 use serde_json::Value;
 
 const ROCM_SMI: &str = "/usr/bin/rocm-smi";
-
-/// Skips with a reason, except under CI, where `scripts/test` installs and enables everything.
-fn skip(reason: &str) {
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "oracle cannot run under CI: {reason}"
-    );
-    eprintln!("skipped: {reason}");
-}
-
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("Uid:"))
-                .and_then(|l| l.split_whitespace().nth(2).map(|u| u == "0"))
-        })
-        .unwrap_or(false)
-}
 
 fn copy(from: &Path, to: &Path) {
     let ok = Command::new("cp")
@@ -119,10 +100,10 @@ fn number(v: &str) -> Option<f64> {
 #[test]
 fn rocm_smi_reads_the_telemetry_the_probe_reads() {
     if !Path::new(ROCM_SMI).exists() {
-        return skip("rocm-smi is not installed (scripts/test installs it)");
+        return skip_oracle("rocm-smi is not installed (scripts/test installs it)");
     }
     if !is_root() {
-        return skip("needs root for unshare --mount");
+        return skip_oracle("needs root for unshare --mount");
     }
     let bin = probe_binary();
     let mut compared = 0;

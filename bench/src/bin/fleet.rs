@@ -12,10 +12,10 @@
 //! does (a fresh copy of this binary that runs only it).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use nix::sys::resource::{UsageWho, getrusage};
+use rocm_probe_bench::{answer_rss_of, fail, peak_rss_kib, run_quiet};
 use serde_json::{Value, json};
 
 /// Issue #20 item 3 targets.
@@ -41,11 +41,6 @@ const FAILING: [&str; 5] = [
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
-}
-
-fn fail(msg: &str) -> ! {
-    eprintln!("rocm-probe-bench: {msg}");
-    std::process::exit(2);
 }
 
 /// The `rocm-probe` binary built next to this one.
@@ -74,35 +69,45 @@ fn report(bin: &Path, name: &str) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| fail(&format!("report of {name}: {e}")))
 }
 
-/// A report in schema 2 (issue #20): the node's host, the time, the GPU list in `facts.gpus`,
-/// counts renamed, device ids in hex. A report already in schema 2 only gets the host.
+/// The node's report with its host name (schema 2, as the binary prints it).
 fn v2(mut d: Value, host: &str) -> Value {
     d["source"]["host"] = json!(host);
-    if d["schema_version"] == 2 {
+    d
+}
+
+/// The report as a node still on schema 1 wrote it (docs/json-changelog.md read backwards): no
+/// host or time, the counts as `facts.gpus`/`facts.agents`, the GPU list in
+/// `facts.config.gpus`, device ids as numbers.
+fn v1(mut d: Value) -> Value {
+    if d["schema_version"] != 2 {
         return d;
     }
-    d["schema_version"] = json!(2);
-    d["generated_at"] = json!("2026-12-03T23:00:00Z");
+    d["schema_version"] = json!(1);
+    if let Some(o) = d.as_object_mut() {
+        o.remove("generated_at");
+    }
+    if let Some(source) = d["source"].as_object_mut() {
+        source.remove("host");
+    }
     let Some(facts) = d["facts"].as_object_mut() else {
         return d;
     };
-    let mut gpus = facts
-        .get_mut("config")
-        .and_then(Value::as_object_mut)
-        .and_then(|c| c.remove("gpus"))
-        .unwrap_or_else(|| json!([]));
+    let mut gpus = facts.remove("gpus").unwrap_or_else(|| json!([]));
     for g in gpus.as_array_mut().into_iter().flatten() {
-        if let Some(id) = g["device_id"].as_u64() {
-            g["device_id"] = json!(format!("{id:#06x}"));
+        let id = g["device_id"].as_str().map(|h| h.trim_start_matches("0x"));
+        if let Some(id) = id.and_then(|h| u64::from_str_radix(h, 16).ok()) {
+            g["device_id"] = json!(id);
         }
     }
-    if let Some(n) = facts.remove("gpus") {
-        facts.insert("gpu_count".into(), n);
+    if let Some(n) = facts.remove("gpu_count") {
+        facts.insert("gpus".into(), n);
     }
-    if let Some(n) = facts.remove("agents") {
-        facts.insert("agent_count".into(), n);
+    if let Some(n) = facts.remove("agent_count") {
+        facts.insert("agents".into(), n);
     }
-    facts.insert("gpus".into(), gpus);
+    if let Some(config) = facts.get_mut("config").and_then(Value::as_object_mut) {
+        config.insert("gpus".into(), gpus);
+    }
     d
 }
 
@@ -194,6 +199,7 @@ fn generate(bin: &Path, nodes: usize, dir: &Path) -> Fleet {
             doc = v2(doc, &host);
             rack.join(format!("{:016x}.json", rng.next()))
         } else {
+            doc = v1(doc);
             rack.join(format!("{host}.json"))
         };
         let mut text = if i % 4 == 0 {
@@ -213,52 +219,20 @@ fn generate(bin: &Path, nodes: usize, dir: &Path) -> Fleet {
     fleet
 }
 
-fn run_quiet(cmd: &mut Command) -> Duration {
-    let start = Instant::now();
-    let status = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap_or_else(|e| fail(&format!("{cmd:?}: {e}")));
-    let elapsed = start.elapsed();
-    if status.code().is_none_or(|c| c > 1) {
-        fail(&format!("{cmd:?} failed: {status}"));
-    }
-    elapsed
-}
-
 fn fleet_cmd(bin: &Path, dir: &Path) -> Command {
     let mut c = Command::new(bin);
     c.arg("fleet").arg(dir);
     c
 }
 
-/// Peak RSS of one `fleet` run, KiB (see `inspect.rs`: why a fresh process measures it).
-fn peak_rss_kib(bin: &Path, dir: &Path) -> i64 {
-    let me = std::env::current_exe().unwrap_or_else(|e| fail(&e.to_string()));
-    let out = Command::new(me)
-        .arg("--rss-of")
-        .arg(bin)
-        .arg("fleet")
-        .arg(dir)
-        .output()
-        .unwrap_or_else(|e| fail(&e.to_string()));
-    String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .parse()
-        .unwrap_or_else(|_| fail("--rss-of printed no number"))
+/// Peak RSS of one `fleet` run, KiB.
+fn fleet_rss_kib(bin: &Path, dir: &Path) -> i64 {
+    peak_rss_kib(bin, &["fleet".into(), dir.into()])
 }
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    if argv.first().map(String::as_str) == Some("--rss-of") && argv.len() > 1 {
-        let before = getrusage(UsageWho::RUSAGE_CHILDREN).map_or(0, |u| u.max_rss());
-        if before != 0 {
-            fail("--rss-of: this process already has waited-for children");
-        }
-        run_quiet(Command::new(&argv[1]).args(&argv[2..]));
-        let rss = getrusage(UsageWho::RUSAGE_CHILDREN).map_or(0, |u| u.max_rss());
-        println!("{rss}");
+    if answer_rss_of(&argv) {
         return;
     }
     if cfg!(debug_assertions) {
@@ -326,7 +300,7 @@ fn main() {
             .map(|_| run_quiet(&mut fleet_cmd(&bin, tmp.path())))
             .collect(),
     );
-    let rss_mib = peak_rss_kib(&bin, tmp.path()) as f64 / 1024.0;
+    let rss_mib = fleet_rss_kib(&bin, tmp.path()) as f64 / 1024.0;
     let ratio = time.as_secs_f64() / floor.as_secs_f64().max(1e-9);
     println!(
         "read floor:  {:>10.1} ms (median of {iterations}, warm)",

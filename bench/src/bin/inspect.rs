@@ -10,10 +10,10 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
-use nix::sys::resource::{UsageWho, getrusage};
+use rocm_probe_bench::{answer_rss_of, fail, peak_rss_kib, run_quiet};
 
 const DEFAULT_FILE: &str = "/usr/lib/x86_64-linux-gnu/librocsparse.so.0";
 const ROC_OBJ_LS: &str = "/usr/bin/roc-obj-ls";
@@ -29,11 +29,6 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-fn fail(msg: &str) -> ! {
-    eprintln!("rocm-probe-bench: {msg}");
-    std::process::exit(2);
-}
-
 /// The `rocm-probe` binary built next to this one.
 fn probe_bin() -> PathBuf {
     let bin = std::env::current_exe()
@@ -43,20 +38,6 @@ fn probe_bin() -> PathBuf {
     bin.unwrap_or_else(|| {
         fail("no rocm-probe next to this binary: run `cargo build --release -p rocm-probe-cli` first")
     })
-}
-
-fn run_quiet(cmd: &mut Command) -> Duration {
-    let start = Instant::now();
-    let status = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap_or_else(|e| fail(&format!("{cmd:?}: {e}")));
-    let elapsed = start.elapsed();
-    if status.code().is_none_or(|c| c > 1) {
-        fail(&format!("{cmd:?} failed: {status}"));
-    }
-    elapsed
 }
 
 fn inspect_cmd(bin: &Path, file: &Path) -> Command {
@@ -107,35 +88,20 @@ fn roc_obj_ls_targets(file: &Path) -> (BTreeSet<String>, usize) {
     (targets, ids.len())
 }
 
-/// Peak RSS of one `inspect` run, KiB. `RUSAGE_CHILDREN` of a process survives `exec` (it
-/// belongs to the signal struct), so under `cargo run` this process's value already holds
-/// whatever cargo's pre-exec child waited for. A fresh copy of this binary (`--rss-of`) has
-/// waited for nothing before it runs `inspect`: its value is `inspect`'s own.
-fn peak_rss_kib(bin: &Path, file: &Path) -> i64 {
-    let me = std::env::current_exe().unwrap_or_else(|e| fail(&e.to_string()));
-    let out = Command::new(me)
-        .arg("--rss-of")
-        .arg(bin)
-        .args(["inspect", "--target", TARGET])
-        .arg(file)
-        .output()
-        .unwrap_or_else(|e| fail(&e.to_string()));
-    String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .parse()
-        .unwrap_or_else(|_| fail("--rss-of printed no number"))
+/// Peak RSS of one `inspect` run, KiB.
+fn inspect_rss_kib(bin: &Path, file: &Path) -> i64 {
+    let args = [
+        "inspect".into(),
+        "--target".into(),
+        TARGET.into(),
+        file.into(),
+    ];
+    peak_rss_kib(bin, &args)
 }
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    if argv.first().map(String::as_str) == Some("--rss-of") && argv.len() > 1 {
-        let before = getrusage(UsageWho::RUSAGE_CHILDREN).map_or(0, |u| u.max_rss());
-        if before != 0 {
-            fail("--rss-of: this process already has waited-for children");
-        }
-        run_quiet(Command::new(&argv[1]).args(&argv[2..]));
-        let rss = getrusage(UsageWho::RUSAGE_CHILDREN).map_or(0, |u| u.max_rss());
-        println!("{rss}");
+    if answer_rss_of(&argv) {
         return;
     }
     if cfg!(debug_assertions) {
@@ -166,7 +132,11 @@ fn main() {
             .map(|_| run_quiet(&mut inspect_cmd(&bin, &file)))
             .collect(),
     );
-    let rss_mib = (0..3).map(|_| peak_rss_kib(&bin, &file)).max().unwrap_or(0) as f64 / 1024.0;
+    let rss_mib = (0..3)
+        .map(|_| inspect_rss_kib(&bin, &file))
+        .max()
+        .unwrap_or(0) as f64
+        / 1024.0;
 
     println!("file:        {} ({size} bytes)", file.display());
     println!(

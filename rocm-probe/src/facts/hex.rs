@@ -9,12 +9,12 @@ pub fn format<T: std::fmt::LowerHex>(v: T) -> String {
     format!("{v:#06x}")
 }
 
-/// Serializes a number as [`format`].
+/// Serializes a number as [`format()`](format()).
 pub fn one<S: Serializer, T: std::fmt::LowerHex + Copy>(v: &T, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format(*v))
 }
 
-/// Serializes an optional number as [`format`], `null` when absent.
+/// Serializes an optional number as [`format()`](format()), `null` when absent.
 pub fn opt<S: Serializer, T: std::fmt::LowerHex + Copy>(
     v: &Option<T>,
     s: S,
