@@ -2,7 +2,7 @@
 //! of one run of the `rocm-probe` binary measured in a fresh process.
 
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -12,6 +12,23 @@ use nix::sys::resource::{UsageWho, getrusage};
 pub fn fail(msg: &str) -> ! {
     eprintln!("rocm-probe-bench: {msg}");
     std::process::exit(2);
+}
+
+/// The median of some timings (the upper one of an even count).
+pub fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// The `rocm-probe` binary built next to the running benchmark.
+pub fn probe_bin() -> PathBuf {
+    let bin = std::env::current_exe()
+        .ok()
+        .and_then(|me| Some(me.parent()?.join("rocm-probe")))
+        .filter(|p| p.exists());
+    bin.unwrap_or_else(|| {
+        fail("no rocm-probe next to this binary: run `cargo build --release -p rocm-probe-cli` first")
+    })
 }
 
 /// Runs `cmd` with its output discarded; the wall time. Exit 0 and 1 (the probe's "ran, found

@@ -13,9 +13,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use rocm_probe_bench::{answer_rss_of, fail, peak_rss_kib, run_quiet};
+use rocm_probe_bench::{answer_rss_of, fail, median, peak_rss_kib, probe_bin, run_quiet};
 use serde_json::{Value, json};
 
 /// Issue #20 item 3 targets.
@@ -37,22 +37,6 @@ const FAILING: [&str; 5] = [
     "kmsg-ras-uncorrectable-mi50",
     "render-node-missing",
 ];
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-/// The `rocm-probe` binary built next to this one.
-fn probe_bin() -> PathBuf {
-    let bin = std::env::current_exe()
-        .ok()
-        .and_then(|me| Some(me.parent()?.join("rocm-probe")))
-        .filter(|p| p.exists());
-    bin.unwrap_or_else(|| {
-        fail("no rocm-probe next to this binary: run `cargo build --release -p rocm-probe-cli` first")
-    })
-}
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")

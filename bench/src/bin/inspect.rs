@@ -11,9 +11,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
-use rocm_probe_bench::{answer_rss_of, fail, peak_rss_kib, run_quiet};
+use rocm_probe_bench::{answer_rss_of, fail, median, peak_rss_kib, probe_bin, run_quiet};
 
 const DEFAULT_FILE: &str = "/usr/lib/x86_64-linux-gnu/librocsparse.so.0";
 const ROC_OBJ_LS: &str = "/usr/bin/roc-obj-ls";
@@ -23,22 +22,6 @@ const RSS_MIB: f64 = 64.0;
 /// A target for the verdict, so that `inspect` does all its work without reading this
 /// machine's (absent) KFD topology.
 const TARGET: &str = "gfx90a:sramecc+:xnack-";
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-/// The `rocm-probe` binary built next to this one.
-fn probe_bin() -> PathBuf {
-    let bin = std::env::current_exe()
-        .ok()
-        .and_then(|me| Some(me.parent()?.join("rocm-probe")))
-        .filter(|p| p.exists());
-    bin.unwrap_or_else(|| {
-        fail("no rocm-probe next to this binary: run `cargo build --release -p rocm-probe-cli` first")
-    })
-}
 
 fn inspect_cmd(bin: &Path, file: &Path) -> Command {
     let mut c = Command::new(bin);
