@@ -549,6 +549,22 @@ fn closest_ids(id: &str) -> Vec<&'static str> {
 }
 
 /// `explain --data`: the release rows the GPU-support check knows, and the newest of them.
+/// One knowledge file in `explain --data`: a blank line, its header, then each row with its
+/// source below it.
+fn data_rows<'a>(
+    out: &mut dyn Write,
+    header: &str,
+    rows: impl Iterator<Item = (String, &'a str)>,
+) -> Result<()> {
+    writeln!(out)?;
+    writeln!(out, "{header}")?;
+    for (row, source) in rows {
+        writeln!(out, "  {row}")?;
+        writeln!(out, "    {source}")?;
+    }
+    Ok(())
+}
+
 fn explain_data(out: &mut dyn Write) -> Result<u8> {
     use rocm_probe::facts::support::{self, Stream, Support};
     let stream = |s: Stream| match s {
@@ -599,13 +615,7 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
     explain_rocr_isa(out)?;
     // The first kernel per GPU family (driver.kernel-too-old).
     use rocm_probe::facts::min_kernel;
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{}",
-        msg!("cli.data-min-kernel-header", date = min_kernel::AS_OF)
-    )?;
-    for g in min_kernel::GPUS {
+    let rows = min_kernel::GPUS.iter().map(|g| {
         let devices = rocm_probe::i18n::list(g.devices.iter().map(|d| format!("1002:{d:04x}")));
         let row = msg!(
             "cli.data-min-kernel-row",
@@ -614,18 +624,13 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
             devices,
             kernel = format!("{}.{}", g.kernel.0, g.kernel.1)
         );
-        writeln!(out, "  {row}")?;
-        writeln!(out, "    {}", g.source)?;
-    }
+        (row, g.source)
+    });
+    let header = msg!("cli.data-min-kernel-header", date = min_kernel::AS_OF);
+    data_rows(out, &header, rows)?;
     // Firmware versions public reports name as bad (driver.firmware-known-bad).
     use rocm_probe::facts::firmware_bad;
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{}",
-        msg!("cli.data-firmware-bad-header", date = firmware_bad::AS_OF)
-    )?;
-    for r in firmware_bad::KNOWN_BAD {
+    let rows = firmware_bad::KNOWN_BAD.iter().map(|r| {
         let versions = rocm_probe::i18n::list(r.versions.iter().map(|v| format!("0x{v:08x}")));
         let row = msg!(
             "cli.data-firmware-bad-row",
@@ -634,19 +639,14 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
             versions,
             symptom = r.symptom
         );
-        writeln!(out, "  {row}")?;
-        writeln!(out, "    {}", r.source)?;
-    }
+        (row, r.source)
+    });
+    let header = msg!("cli.data-firmware-bad-header", date = firmware_bad::AS_OF);
+    data_rows(out, &header, rows)?;
     // amdgpu releases that hang a target unless a parameter works around it
     // (driver.amdgpu-known-bad).
     use rocm_probe::facts::kernel_bad;
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{}",
-        msg!("cli.data-kernel-bad-header", date = kernel_bad::AS_OF)
-    )?;
-    for h in kernel_bad::HAZARDS {
+    let rows = kernel_bad::HAZARDS.iter().map(|h| {
         let row = msg!(
             "cli.data-kernel-bad-row",
             target = h.target,
@@ -655,29 +655,25 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
             workaround = h.workaround,
             symptom = h.symptom
         );
-        writeln!(out, "  {row}")?;
-        writeln!(out, "    {}", h.source)?;
-    }
+        (row, h.source)
+    });
+    let header = msg!("cli.data-kernel-bad-header", date = kernel_bad::AS_OF);
+    data_rows(out, &header, rows)?;
     // The overrides public reports show hanging a GPU (never suggested).
     use rocm_probe::facts::override_hazard;
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{}",
-        msg!(
-            "cli.data-override-hazard-header",
-            date = override_hazard::AS_OF
-        )
-    )?;
-    for h in override_hazard::HAZARDS {
+    let rows = override_hazard::HAZARDS.iter().map(|h| {
         let row = msg!(
             "cli.data-override-hazard-row",
             target = h.target,
             value = h.value
         );
-        writeln!(out, "  {row}")?;
-        writeln!(out, "    {}", h.source)?;
-    }
+        (row, h.source)
+    });
+    let header = msg!(
+        "cli.data-override-hazard-header",
+        date = override_hazard::AS_OF
+    );
+    data_rows(out, &header, rows)?;
     // The firmware files per GPU family (driver.firmware-missing).
     use rocm_probe::facts::firmware;
     writeln!(out)?;
