@@ -460,20 +460,12 @@ fn kfd(
         .iter()
         .filter(|e| matches!(e.kind, Kind::KfdNotSupported | Kind::KfdAddFailed))
     {
-        let by_id = e.pci_id.and_then(|(_, device)| {
-            let gpus: Vec<&str> = f
-                .pci
-                .as_ref()
-                .map(|p| {
-                    p.gpus
-                        .iter()
-                        .filter(|g| g.device == Some(u32::from(device)))
-                        .map(|g| g.address.as_str())
-                        .collect()
-                })
-                .unwrap_or_default();
-            (gpus.len() == 1).then(|| gpus[0].to_owned())
-        });
+        let by_id = e
+            .pci_id
+            .and_then(|(_, device)| match gpus_with_device(f, device)[..] {
+                [one] => Some(one.to_owned()),
+                _ => None,
+            });
         let at = e
             .pci_address
             .clone()
@@ -520,17 +512,7 @@ fn atomics(f: &Facts, from: &str, events: &[Event], out: &mut Vec<Finding>) {
             .iter()
             .filter(|e| e.pci_id == Some((vendor, device)))
             .collect();
-        let gpus: Vec<String> = f
-            .pci
-            .as_ref()
-            .map(|p| {
-                p.gpus
-                    .iter()
-                    .filter(|g| g.device == Some(u32::from(device)))
-                    .map(|g| g.address.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let gpus = gpus_with_device(f, device);
         let id = format!("{vendor:04x}:{device:04x}");
         let (name, subject) = match gpus.as_slice() {
             [] => (msg!("driver.klog-unknown-gpu"), None),
@@ -652,4 +634,16 @@ fn errno(error: i64) -> &'static str {
         110 => "ETIMEDOUT",
         _ => "?",
     }
+}
+
+/// The PCI addresses of the AMD GPUs on the bus with this device id (a kernel line that names the
+/// device by id, not by address, is tied to a GPU when exactly one has it).
+fn gpus_with_device(f: &Facts, device: u16) -> Vec<&str> {
+    f.pci.as_ref().map_or_else(Vec::new, |p| {
+        p.gpus
+            .iter()
+            .filter(|g| g.device == Some(u32::from(device)))
+            .map(|g| g.address.as_str())
+            .collect()
+    })
 }
