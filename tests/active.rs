@@ -193,7 +193,7 @@ fn shared_libhsakmt_listing_a_gpu_node_fewer_than_sysfs_warns() {
 }
 
 #[test]
-fn rocr_missing_a_gpu_without_a_device_mask_fails_naming_the_node() {
+fn rocr_missing_a_gpu_without_a_device_mask_fails_naming_the_gpu() {
     let r = report("active-rocr-missing-agent");
     assert_eq!(r.verdict.root_cause, Some("runtime.rocr-agent-missing"));
     assert_eq!((r.verdict.root_layer, r.verdict.status), (4, Status::Fail));
@@ -205,12 +205,18 @@ fn rocr_missing_a_gpu_without_a_device_mask_fails_naming_the_node() {
     );
     assert_eq!(
         missing.summary,
-        "1 GPU node(s) of the KFD topology are not among ROCr's agents (node(s) 7): likely ROCr \
-         could not use them: an unopenable render node, or a processor this ROCr does not know"
+        // KFD node 7, named as every output names it.
+        "1 GPU(s) of the KFD topology are not among ROCr's agents: GPU 5 (0000:c3:00.0, ROCr 5); \
+         likely ROCr could not use them: an unopenable render node, or a processor this ROCr \
+         does not know"
     );
     assert_eq!(
         evidence(missing, "hsa_iterate_agents").as_deref(),
-        Some("GPU agents on nodes [2, 3, 4, 5, 6, 8, 9]")
+        Some(
+            "GPU agents: GPU 0 (0000:63:00.0, ROCr 0), GPU 1 (0000:43:00.0, ROCr 1), GPU 2 \
+             (0000:03:00.0, ROCr 2), GPU 3 (0000:26:00.0, ROCr 3), GPU 4 (0000:e3:00.0, ROCr 4), \
+             GPU 6 (0000:83:00.0, ROCr 6), GPU 7 (0000:a3:00.0, ROCr 7)"
+        )
     );
     assert!(
         missing
@@ -227,7 +233,8 @@ fn rocr_missing_a_gpu_without_a_device_mask_fails_naming_the_node() {
         "{}",
         rocr.summary
     );
-    assert_eq!(evidence(rocr, "agent node 7"), None);
+    assert_eq!(evidence(rocr, "agent GPU 5 (0000:c3:00.0, ROCr 5)"), None);
+    assert!(evidence(rocr, "agent GPU 4 (0000:e3:00.0, ROCr 4)").is_some());
     assert!(
         finding(&r, "runtime.hip-answers")
             .summary
@@ -255,11 +262,11 @@ fn a_dispatch_timeout_on_one_gpu_fails_with_every_gpus_result() {
     );
     assert_eq!(failed.evidence.len(), 8);
     assert_eq!(
-        evidence(failed, "dispatch node 6").as_deref(),
+        evidence(failed, "dispatch on GPU 4 (0000:e3:00.0, ROCr 4)").as_deref(),
         Some("gfx90a: timeout")
     );
     assert_eq!(
-        evidence(failed, "dispatch node 2").as_deref(),
+        evidence(failed, "dispatch on GPU 0 (0000:63:00.0, ROCr 0)").as_deref(),
         Some("gfx90a: ok in 18 µs")
     );
     assert!(

@@ -77,7 +77,7 @@ fn chained_masks_that_hide_every_gpu_fail_with_the_entry_named() {
     assert_eq!(evidence(f, "HIP devices").as_deref(), Some("no GPU"));
     assert_eq!(
         evidence(f, "ROCr devices").as_deref(),
-        Some("0: node 3 gfx90a GPU-51276ac12ce05db3")
+        Some("0: GPU 1 (0000:43:00.0, ROCr 1) gfx90a GPU-51276ac12ce05db3")
     );
     assert!(remedy(f).contains("use one mask only"), "{}", remedy(f));
 }
@@ -211,7 +211,10 @@ fn override_within_the_family_warns_and_across_families_fails() {
     assert_eq!(r.exit_code(false), 0);
     let f = finding(&r, "runtime.hsa-override-same-family");
     assert_eq!(f.status, Status::Warn);
-    assert!(f.summary.contains("gfx1103 GPU (node 1) as gfx1100"));
+    assert!(
+        f.summary
+            .contains("the gfx1103 GPU 0 (0000:64:00.0, ROCr 0) as gfx1100")
+    );
     // The unsupported target is information while the override maps it onto gfx1100.
     assert_eq!(
         finding(&r, "runtime.target-unsupported").status,
@@ -276,7 +279,7 @@ fn igpu_beside_dgpu_names_the_mask_by_index_and_uuid() {
     assert!(
         finding(&r, "runtime.target-supported")
             .summary
-            .contains("gfx1100 (node 2)")
+            .contains("gfx1100 on GPU 1 (0000:86:00.0, ROCr 1)")
     );
 
     let r = report("hsa-override-igpu");
@@ -420,7 +423,7 @@ fn env_variants_on_a_healthy_node() {
     assert_eq!(f.status, Status::Info);
     assert_eq!(
         evidence(f, "HIP devices").as_deref(),
-        Some("0: node 4 gfx90a GPU-93bb3629c01aea1c")
+        Some("0: GPU 2 (0000:03:00.0, ROCr 2) gfx90a GPU-93bb3629c01aea1c")
     );
 
     // One bad entry drops it and every entry after it, but GPUs remain: a warning.
@@ -457,7 +460,7 @@ fn igpu_variants() {
     let f = finding(&r, "runtime.visible-devices-mask");
     assert_eq!(
         evidence(f, "HIP devices").as_deref(),
-        Some("0: node 2 gfx1100 GPU-a1ffc9d1799c317f")
+        Some("0: GPU 1 (0000:86:00.0, ROCr 1) gfx1100 GPU-a1ffc9d1799c317f")
     );
 
     // A mask that keeps both: the remedy switches to ROCR_VISIBLE_DEVICES by UUID.
@@ -487,7 +490,8 @@ fn per_node_overrides_follow_libhsakmt() {
     let f = finding(&r, "runtime.hsa-override-same-family");
     assert!(
         f.summary.starts_with(
-            "HSA_OVERRIDE_GFX_VERSION_2=10.3.0 runs the gfx1032 GPU (node 2) as gfx1030"
+            "HSA_OVERRIDE_GFX_VERSION_2=10.3.0 runs the gfx1032 GPU 1 (0000:86:00.0, ROCr 1) as \
+             gfx1030"
         ),
         "{}",
         f.summary
@@ -510,11 +514,18 @@ fn per_node_overrides_follow_libhsakmt() {
         .map(|f| f.summary.as_str())
         .collect();
     assert_eq!(same.len(), 2, "{same:?}");
-    assert!(same.iter().any(|s| {
-        s.starts_with("HSA_OVERRIDE_GFX_VERSION=11.0.0 runs the gfx1101 GPU (node 1) as gfx1100")
-    }));
+    assert!(
+        same.iter().any(|s| {
+            s.starts_with(
+                "HSA_OVERRIDE_GFX_VERSION=11.0.0 runs the gfx1101 GPU 0 (0000:64:00.0, ROCr 0) as \
+                 gfx1100",
+            )
+        }),
+        "{same:?}"
+    );
     assert!(same.iter().any(|s| s.starts_with(
-        "HSA_OVERRIDE_GFX_VERSION_2=10.3.0 runs the gfx1032 GPU (node 2) as gfx1030"
+        "HSA_OVERRIDE_GFX_VERSION_2=10.3.0 runs the gfx1032 GPU 1 (0000:86:00.0, ROCr 1) as \
+             gfx1030"
     )));
 
     // An empty global variable that every GPU's own variable shadows is never read ...
@@ -579,7 +590,8 @@ fn per_node_numbers_skip_gpus_the_process_cannot_open() {
     let f = finding(&r, "runtime.hsa-override-redundant");
     assert!(
         f.summary.starts_with(
-            "HSA_OVERRIDE_GFX_VERSION_1=11.0.0 is the gfx1100 GPU's own version (node 2)"
+            "HSA_OVERRIDE_GFX_VERSION_1=11.0.0 is gfx1100's own version: no effect on GPU 1 \
+             (0000:86:00.0, ROCr 0)"
         ),
         "{}",
         f.summary

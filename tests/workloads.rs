@@ -193,3 +193,74 @@ fn llm_fit_counts_only_the_gpus_a_program_would_use() {
         );
     }
 }
+
+/// `hardware.vram-nearly-full` names the ROCm processes holding the VRAM, largest first, and
+/// what no ROCm process accounts for. The fixture's MI50 capture has no KFD process list (its
+/// finding says only how much is in use); here two processes are added to a copy: KFD's
+/// `proc/<pid>/vram_<gpu_id>` and `/proc/<pid>/comm`, as the kernel lays them out.
+#[test]
+fn a_full_vram_names_the_processes_that_hold_it() {
+    let dir = copy_fixture("vram-nearly-full-mi50");
+    let root = dir.path();
+    let node = root.join("sys/class/kfd/kfd/topology/nodes/1");
+    std::fs::write(node.join("gpu_id"), "35616\n").unwrap();
+    for (pid, comm, bytes) in [(4242u32, "ollama", 12u64 << 30), (5151, "python3", 3 << 30)] {
+        let kfd = root.join(format!("sys/class/kfd/kfd/proc/{pid}"));
+        std::fs::create_dir_all(&kfd).unwrap();
+        std::fs::write(kfd.join("vram_35616"), format!("{bytes}\n")).unwrap();
+        let proc_dir = root.join(format!("proc/{pid}"));
+        std::fs::create_dir_all(&proc_dir).unwrap();
+        std::fs::write(proc_dir.join("comm"), format!("{comm}\n")).unwrap();
+    }
+    let r = report_of(root);
+    let f = finding(&r, "hardware.vram-nearly-full");
+    assert_eq!(f.status, Status::Warn);
+    assert_eq!(
+        f.summary,
+        "GPU 0 (0000:63:00.0, ROCr 0): 15.8 GiB of 16.0 GiB VRAM already in use (99%), 15.0 GiB \
+         of it by 2 ROCm process(es): a job started now has less than a tenth left"
+    );
+    let sources: Vec<&str> = f.evidence.iter().map(|e| e.source.as_str()).collect();
+    assert_eq!(
+        sources[1..3],
+        [
+            "/sys/class/kfd/kfd/proc/4242/vram_35616",
+            "/sys/class/kfd/kfd/proc/5151/vram_35616"
+        ]
+    );
+    assert_eq!(
+        evidence(f, "/proc/4242/vram_35616").as_deref(),
+        Some("ollama (pid 4242): 12.0 GiB")
+    );
+    assert_eq!(
+        evidence(f, "minus ROCm processes'").as_deref(),
+        Some(
+            "0.8 GiB held outside ROCm (graphics, the display, other drivers): hipMemGetInfo \
+             does not count it"
+        )
+    );
+
+    // The same GPU with an empty KFD process list: nobody in ROCm holds it.
+    for pid in [4242, 5151] {
+        std::fs::remove_dir_all(root.join(format!("sys/class/kfd/kfd/proc/{pid}"))).unwrap();
+    }
+    let r = report_of(root);
+    let f = finding(&r, "hardware.vram-nearly-full");
+    assert!(
+        f.summary.contains("and no ROCm process holds it"),
+        "{}",
+        f.summary
+    );
+
+    // Below 90% in use: no finding.
+    let used = root.join("sys/class/drm/card0/device/mem_info_vram_used");
+    std::fs::write(&used, format!("{}\n", 17_163_091_968u64 * 89 / 100)).unwrap();
+    let r = report_of(root);
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.id == "hardware.vram-nearly-full"),
+        "{:?}",
+        r.findings.iter().map(|f| f.id).collect::<Vec<_>>()
+    );
+}

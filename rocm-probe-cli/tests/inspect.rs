@@ -172,7 +172,7 @@ fn mi210_gpus_load_the_xnack_off_object() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
         r.stdout
-            .contains("GPU gfx90a:sramecc+:xnack- (nodes 2-9): loads (gfx90a:xnack-)"),
+            .contains("gfx90a:sramecc+:xnack- on all 8 GPUs: loads (gfx90a:xnack-)"),
         "{}",
         r.stdout
     );
@@ -191,6 +191,7 @@ fn rx7900xtx_has_no_code_object_and_exits_1() {
     let (code, doc) = inspect_json(Some("rx7900xtx"), &[], bin);
     assert_eq!(code, 1);
     assert_eq!(doc["gpus"][0]["target_id"], "gfx1100");
+    assert_eq!(doc["gpus"][0]["names"][0], "GPU 0 (0000:86:00.0, ROCr 0)");
     assert_eq!(
         doc["files"][0]["verdicts"][0]["verdict"]["status"],
         "no_code_object"
@@ -202,7 +203,8 @@ fn rx7900xtx_has_no_code_object_and_exits_1() {
         .arg(bin));
     assert_eq!(r.code, 1);
     assert!(
-        r.stdout.contains("GPU gfx1100 (node 1): no code object"),
+        r.stdout
+            .contains("gfx1100 on GPU 0 (0000:86:00.0, ROCr 0): no code object"),
         "{}",
         r.stdout
     );
@@ -316,7 +318,7 @@ fn library_xnack_plus_only_fails_in_inspect_as_in_report() {
     assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
     assert!(
         r.stdout.contains(
-            "GPU gfx90a:sramecc+:xnack- (nodes 2-9): does not load as set up; loads with a \
+            "gfx90a:sramecc+:xnack- on all 8 GPUs: does not load as set up; loads with a \
              feature change: xnack+ (run with HSA_XNACK=1) — for gfx90a:xnack+"
         ),
         "{}",

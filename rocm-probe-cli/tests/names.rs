@@ -112,3 +112,62 @@ fn every_output_names_each_gpu_the_same_way() {
             .contains("GPU 1.0 (0000:80:00.0, ROCr 4): KFD node 6")
     );
 }
+
+/// Whether `text` names something by its KFD node number ("node 7", "nodes 2, 3", "节点 7").
+fn speaks_of_a_node(text: &str) -> bool {
+    ["node ", "nodes ", "node(s) ", "节点 "].iter().any(|word| {
+        text.match_indices(word)
+            .any(|(i, _)| text[i + word.len()..].starts_with(|c: char| c.is_ascii_digit()))
+    })
+}
+
+/// No finding of any fixture names a GPU by its KFD node: in both languages, summaries,
+/// evidence and remedies use the GPU's name. Only sentences about the topology's own numbering
+/// may speak of nodes: a variable that names a libhsakmt node, two nodes of one location, the
+/// nodes a partitioned GPU is made of.
+#[test]
+fn no_finding_names_a_gpu_by_its_node() {
+    let dir = fixture("");
+    let mut fixtures: Vec<String> = std::fs::read_dir(&dir)
+        .expect("fixtures")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("fixture.toml").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    fixtures.sort();
+    assert!(fixtures.len() > 50, "{fixtures:?}");
+    let mut seen_node_words = 0;
+    for name in &fixtures {
+        for lang in ["en", "zh"] {
+            let text = output(name, &["--json", "--lang", lang]);
+            let doc: serde_json::Value = serde_json::from_str(&text).expect(name);
+            for f in doc["findings"].as_array().into_iter().flatten() {
+                let mut texts: Vec<&str> = vec![f["summary"].as_str().unwrap_or_default()];
+                texts.extend(f["remedy"].as_str());
+                for e in f["evidence"].as_array().into_iter().flatten() {
+                    // What the topology directory itself says is in its own numbering.
+                    if e["source"].as_str() != Some("/sys/class/kfd/kfd/topology/nodes") {
+                        texts.extend(e["value"].as_str());
+                    }
+                    // Sources are locators: a sysfs path has its node, a probe's result the GPU.
+                    if e["source"]
+                        .as_str()
+                        .is_some_and(|s| s.starts_with("active:"))
+                    {
+                        texts.extend(e["source"].as_str());
+                    }
+                }
+                for t in texts.into_iter().filter(|t| speaks_of_a_node(t)) {
+                    seen_node_words += 1;
+                    assert!(
+                        t.contains("libhsakmt") || t.contains("location_id"),
+                        "{name} ({lang}) {}: {t}",
+                        f["id"]
+                    );
+                }
+            }
+        }
+    }
+    // The allowed sentences exist, so the scan reads what it means to.
+    assert!(seen_node_words > 0);
+}

@@ -124,6 +124,9 @@ fn render_file(file: &FileReport, report: &InspectReport, out: &mut dyn Write) -
 fn gpu_label(gpu: &Gpu) -> String {
     match gpu.origin {
         GpuOrigin::Argument => format!("GPU {} (--target)", gpu.target_id),
+        GpuOrigin::Machine if !gpu.names.is_empty() => {
+            format!("{} on {}", gpu.target_id, gpu.names.join(", "))
+        }
         GpuOrigin::Machine => format!("GPU {} ({})", gpu.target_id, nodes(&gpu.nodes)),
     }
 }

@@ -126,6 +126,11 @@ pub(crate) fn gpu_names(f: &Facts, nodes: impl IntoIterator<Item = u32>) -> Stri
     }))
 }
 
+/// A size in GiB with one decimal, as sentences about memory give it (`23.9 GiB`).
+pub(crate) fn gib(bytes: u64) -> String {
+    format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
+}
+
 /// Evidence of a container or WSL marker, its value in the report's language.
 pub(crate) fn marker_evidence((source, value): (&String, &String)) -> crate::finding::Evidence {
     let value = if value == crate::facts::platform::PRESENT {

@@ -245,6 +245,10 @@ pub struct Gpu {
     pub target: GpuTarget,
     /// KFD nodes with this target (empty for `--target`).
     pub nodes: Vec<u32>,
+    /// The GPUs with this target in the one display form (`GPU 1 (0000:86:00.0, ROCr 1)`), as
+    /// the machine's inventory names them, or "all 8 GPUs" when every GPU has it; empty for
+    /// `--target` or without an inventory.
+    pub names: Vec<String>,
     /// Machine or argument.
     pub origin: GpuOrigin,
     /// What was assumed.
@@ -333,6 +337,7 @@ impl Gpu {
                     target_id: target.target_id(),
                     target,
                     nodes: vec![agent.node],
+                    names: Vec::new(),
                     origin: GpuOrigin::Machine,
                     assumptions,
                 }),
@@ -398,6 +403,7 @@ impl Gpu {
             target_id: target.target_id(),
             target,
             nodes: Vec::new(),
+            names: Vec::new(),
             origin: GpuOrigin::Argument,
             assumptions,
         })

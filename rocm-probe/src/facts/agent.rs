@@ -845,7 +845,22 @@ impl Inventory {
                 })
             })
             .collect();
-        crate::codeobject::Gpu::from_machine(&agents, self.xnack.hsa_xnack.as_deref())
+        let mut gpus =
+            crate::codeobject::Gpu::from_machine(&agents, self.xnack.hsa_xnack.as_deref());
+        let every = self.gpu_agents().count();
+        for g in &mut gpus {
+            // A target every GPU shares is said once, as the findings say it.
+            g.names = if g.nodes.len() > 1 && g.nodes.len() == every {
+                vec![crate::msg!("facts.all-gpus", count = every)]
+            } else {
+                g.nodes
+                    .iter()
+                    .filter_map(|&n| self.agent_name(n))
+                    .map(|n| n.to_string())
+                    .collect()
+            };
+        }
+        gpus
     }
 }
 

@@ -90,13 +90,12 @@ fn noexec(f: &Facts, out: &mut Vec<Finding>) {
     if ats.is_empty() {
         return;
     }
-    let nodes: Vec<String> = ats.iter().map(|(id, _)| id.to_string()).collect();
     out.push(
         DEV_NOEXEC
             .finding(msg!(
                 "driver.dev-noexec",
                 mount = mount.mount_point,
-                nodes = crate::i18n::list(&nodes)
+                gpus = crate::checks::gpu_names(f, ats.iter().map(|&(id, _)| id))
             ))
             .with(Evidence::new(
                 MOUNTINFO,

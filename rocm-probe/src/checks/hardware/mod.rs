@@ -599,8 +599,7 @@ fn partition_missing(inv: &Inventory, kfd: Option<&AgentFacts>) -> Vec<Finding> 
                 PARTITION_MISSING
                     .finding(msg!(
                         "hardware.partition-missing",
-                        index = g.index,
-                        address = pci_address(g.pci_address.as_deref()),
+                        gpu = inv.gpu_name(g).to_string(),
                         partitions = g.nodes.len(),
                         siblings = want
                     ))
@@ -608,7 +607,7 @@ fn partition_missing(inv: &Inventory, kfd: Option<&AgentFacts>) -> Vec<Finding> 
                         format!("{TOPOLOGY_DIR}/nodes"),
                         msg!(
                             "hardware.partition-nodes",
-                            nodes = format!("{:?}", g.nodes),
+                            nodes = crate::i18n::list(&g.nodes),
                             index = g.index
                         ),
                     ))

@@ -39,6 +39,7 @@ declare_rules! {
     GPU_THROTTLING = "hardware.gpu-throttling", Hardware, Warn;
     GPU_FAN_STOPPED = "hardware.gpu-fan-stopped", Hardware, Warn => [GPU_THROTTLING];
     GPU_CLOCK_STUCK_LOW = "hardware.gpu-clock-stuck-low", Hardware, Warn;
+    VRAM_NEARLY_FULL = "hardware.vram-nearly-full", Hardware, Warn;
 }
 
 declare_rules! {

@@ -1,7 +1,8 @@
 //! Layer 1, what the GPU's firmware says it is doing right now (issue 19, item 4): throttling in
 //! effect, from `gpu_metrics`' ASIC-independent `indep_throttle_status`; a fan standing still on
 //! a hot, busy GPU (hwmon); and a busy GPU whose shader clock sits at or below its lowest level
-//! (`pp_dpm_sclk`).
+//! (`pp_dpm_sclk`); a discrete GPU whose VRAM is nearly all in use before the job starts
+//! (`mem_info_vram_used`), with the KFD processes that hold it.
 //!
 //! One firmware quirk is known and filtered: RDNA 3 and RDNA 4 discrete GPUs set
 //! `TEMP_HOTSPOT` almost always, idle included (Umio-Yasuno/libdrm-amdgpu-sys-rs#7 on Navi 31,
@@ -15,6 +16,7 @@ use crate::facts::telemetry::gpu_metrics::{Throttler, throttler_names};
 use crate::facts::telemetry::{GpuTelemetry, gpu_devices};
 use crate::finding::{
     Evidence, Finding, GPU_CLOCK_STUCK_LOW, GPU_FAN_STOPPED, GPU_THROTTLING, Status, Subject,
+    VRAM_NEARLY_FULL,
 };
 use crate::msg;
 
@@ -78,6 +80,130 @@ pub fn clock_stuck_low(t: &GpuTelemetry) -> Option<u64> {
     (others && lowest && busy).then_some(current)
 }
 
+/// VRAM counts as nearly full from this share in use (percent of `mem_info_vram_total`): what is
+/// left then is less than a tenth, too little for a model or a training job's working set.
+pub const VRAM_NEARLY_FULL_PERCENT: u64 = 90;
+
+/// The percentage of VRAM in use on a discrete GPU when it is at least
+/// [`VRAM_NEARLY_FULL_PERCENT`]. An APU's VRAM is a small BIOS carve-out that the display fills
+/// by design (its compute memory is GTT: `hardware.apu-memory-capped`), so APUs are not judged.
+pub fn vram_nearly_full(used: u64, total: u64, integrated: bool) -> Option<u64> {
+    if integrated || total == 0 {
+        return None;
+    }
+    let (used, total) = (u128::from(used), u128::from(total));
+    // Judged on the exact share, shown rounded (rocm-smi's VRAM% rounds too).
+    let full = used * 100 >= total * u128::from(VRAM_NEARLY_FULL_PERCENT);
+    let percent = u64::try_from((used * 100 + total / 2) / total).unwrap_or(u64::MAX);
+    full.then_some(percent)
+}
+
+/// The finding for a GPU whose VRAM is nearly full: how much is in use, which KFD processes hold
+/// how much of it (`/sys/class/kfd/kfd/proc/<pid>/vram_<gpu_id>`), and what no KFD process
+/// accounts for — graphics, the display, other drivers — which HIP's `hipMemGetInfo` does not
+/// subtract (ggml-org/llama.cpp#24906), so a program that sizes itself by HIP overcommits.
+fn vram_finding(f: &Facts, inv: &Inventory, t: &GpuTelemetry, dir: &str) -> Option<Finding> {
+    let g = inv.gpus.get(t.gpu)?;
+    let agent = inv
+        .agents
+        .iter()
+        .find(|a| Some(&a.node) == g.nodes.first())?;
+    let total = f
+        .kfd
+        .as_ref()?
+        .render_nodes
+        .get(&t.render_minor)?
+        .vram_total?;
+    let used = t.vram_used?;
+    let percent = vram_nearly_full(used, total, agent.integrated != Some(false))?;
+    let gpu_ids: Vec<u32> = inv
+        .agents
+        .iter()
+        .filter(|a| g.nodes.contains(&a.node))
+        .filter_map(|a| a.gpu_id)
+        .collect();
+    let mut holders: Vec<(u32, Option<&str>, u32, u64)> = f
+        .processes
+        .iter()
+        .flat_map(|p| &p.processes)
+        .flat_map(|p| {
+            p.gpus
+                .iter()
+                .filter(|u| gpu_ids.contains(&u.gpu_id))
+                .filter_map(move |u| {
+                    let bytes = u.vram_bytes.filter(|&b| b > 0)?;
+                    Some((p.pid, p.comm.as_deref(), u.gpu_id, bytes))
+                })
+        })
+        .collect();
+    holders.sort_by(|a, b| b.3.cmp(&a.3).then(a.0.cmp(&b.0)));
+    let held: u64 = holders.iter().map(|h| h.3).sum();
+    let name = inv.gpu_name(g).to_string();
+    let summary = if f.processes.is_none() {
+        msg!(
+            "hardware.vram-nearly-full-unattributed",
+            gpu = name,
+            used = crate::checks::gib(used),
+            total = crate::checks::gib(total),
+            percent
+        )
+    } else if holders.is_empty() {
+        msg!(
+            "hardware.vram-nearly-full-no-process",
+            gpu = name,
+            used = crate::checks::gib(used),
+            total = crate::checks::gib(total),
+            percent
+        )
+    } else {
+        msg!(
+            "hardware.vram-nearly-full",
+            gpu = name,
+            used = crate::checks::gib(used),
+            total = crate::checks::gib(total),
+            percent,
+            count = holders.len(),
+            held = crate::checks::gib(held.min(used))
+        )
+    };
+    let mut finding = VRAM_NEARLY_FULL
+        .finding(summary)
+        .with(Evidence::new(
+            format!("{dir}/mem_info_vram_used"),
+            msg!(
+                "hardware.vram-used",
+                used = crate::checks::gib(used),
+                total = crate::checks::gib(total),
+                free = crate::checks::gib(total.saturating_sub(used))
+            ),
+        ))
+        .with_all(holders.iter().map(|&(pid, comm, gpu_id, bytes)| {
+            Evidence::new(
+                format!("/sys/class/kfd/kfd/proc/{pid}/vram_{gpu_id}"),
+                msg!(
+                    "hardware.vram-holder",
+                    comm = comm.unwrap_or("?"),
+                    pid,
+                    size = crate::checks::gib(bytes)
+                ),
+            )
+        }));
+    if f.processes.is_some() && used > held {
+        finding = finding.with(Evidence::new(
+            msg!("hardware.vram-outside-kfd-source"),
+            msg!(
+                "hardware.vram-outside-kfd",
+                size = crate::checks::gib(used - held)
+            ),
+        ));
+    }
+    Some(
+        finding
+            .remedy(msg!("hardware.vram-nearly-full-remedy"))
+            .about(Subject::gpu(g.index, g.pci_address.clone())),
+    )
+}
+
 /// One finding per GPU whose firmware throttles it now: a warning for thermal or current
 /// limits, information for power limits alone (a GPU at its power cap under full load); one per
 /// GPU whose clock is stuck at its lowest while busy.
@@ -85,6 +211,11 @@ pub fn check(f: &Facts, inv: &Inventory) -> Vec<Finding> {
     let mut out = Vec::new();
     let dirs: Vec<_> = gpu_devices(Some(inv));
     for t in &f.telemetry.gpus {
+        let device = dirs
+            .iter()
+            .find(|d| d.0 == t.gpu)
+            .map_or_else(String::new, |d| d.3.clone());
+        out.extend(vram_finding(f, inv, t, &device));
         if let (Some(mhz), Some(g)) = (clock_stuck_low(t), inv.gpus.get(t.gpu)) {
             let dir = dirs
                 .iter()
@@ -226,6 +357,25 @@ pub fn check(f: &Facts, inv: &Inventory) -> Vec<Finding> {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod vram_tests {
+    use super::*;
+
+    #[test]
+    fn nearly_full_from_ninety_percent_of_a_discrete_gpus_vram() {
+        let total = 17_163_091_968;
+        // ollama/ollama#17251: 99% on one MI50.
+        assert_eq!(vram_nearly_full(total * 99 / 100, total, false), Some(99));
+        assert_eq!(vram_nearly_full(total * 9 / 10, total, false), Some(90));
+        assert_eq!(vram_nearly_full(total * 9 / 10 - 1, total, false), None);
+        // An APU's carve-out full is its normal state; a total of 0 is no reading.
+        assert_eq!(vram_nearly_full(total, total, true), None);
+        assert_eq!(vram_nearly_full(5, 0, false), None);
+        // Used above total (a counter read mid-update) is still full, never a panic.
+        assert!(vram_nearly_full(u64::MAX, total, false).is_some());
+    }
 }
 
 #[cfg(test)]

@@ -103,14 +103,11 @@ fn rocr(f: &Facts, r: &RocrResult, out: &mut Vec<Finding>) {
                 }
             ))
             .with(lib_evidence)
-            .with_all(gpus.iter().map(|g| {
+            .with_all(gpus.iter().enumerate().map(|(i, g)| {
                 Evidence::new(
                     format!(
                         "{SOURCE}:{}",
-                        msg!(
-                            "active.source-agent",
-                            node = g.node.map_or("?".into(), |n| n.to_string())
-                        )
+                        msg!("active.source-agent", gpu = agent_label(f, g.node, i))
                     ),
                     msg!(
                         "active.rocr-agent",
@@ -130,7 +127,6 @@ fn rocr(f: &Facts, r: &RocrResult, out: &mut Vec<Finding>) {
         .filter(|n| !rocr_nodes.contains(&n.id) && !kfd_hides(f, n.gpu_id))
         .collect();
     if !missing.is_empty() {
-        let ids: Vec<String> = missing.iter().map(|n| n.id.to_string()).collect();
         let env = &f.platform.env;
         let cause = if let Some(value) = env.get("ROCR_VISIBLE_DEVICES") {
             msg!("active.missing-cause-rocr-visible", value)
@@ -146,7 +142,7 @@ fn rocr(f: &Facts, r: &RocrResult, out: &mut Vec<Finding>) {
                 .finding(msg!(
                     "active.agent-missing",
                     count = missing.len(),
-                    nodes = i18n::list(&ids),
+                    gpus = crate::checks::gpu_names(f, missing.iter().map(|n| n.id)),
                     cause
                 ))
                 .with_all(missing.iter().map(|n| {
@@ -158,7 +154,14 @@ fn rocr(f: &Facts, r: &RocrResult, out: &mut Vec<Finding>) {
                 }))
                 .with(Evidence::new(
                     format!("{SOURCE}:hsa_iterate_agents"),
-                    msg!("active.gpu-agents-on", nodes = format!("{rocr_nodes:?}")),
+                    if rocr_nodes.is_empty() {
+                        msg!("active.rocr-no-gpu")
+                    } else {
+                        msg!(
+                            "active.gpu-agents-on",
+                            gpus = crate::checks::gpu_names(f, rocr_nodes.iter().copied())
+                        )
+                    },
                 )),
         );
     }
@@ -220,6 +223,17 @@ fn hip(h: &crate::active::HipResult, out: &mut Vec<Finding>) {
     }
 }
 
+/// The GPU agent ROCr enumerated `index`-th, on KFD node `node`: by its name when the topology
+/// knows the node, else by its ROCr index alone (WSL's paravirtual GPU has no KFD topology).
+fn agent_label(f: &Facts, node: Option<u32>, index: usize) -> String {
+    node.and_then(|n| {
+        f.inventory
+            .as_ref()?
+            .agent_name_among(n, |a| !kfd_hides(f, a.gpu_id))
+    })
+    .map_or_else(|| msg!("active.rocr-index", index), |n| n.to_string())
+}
+
 /// A dispatch result in the report's language: the record keeps `ok`, `timeout` or a status name.
 fn result_text(result: &DispatchOutcome) -> String {
     match result {
@@ -234,14 +248,11 @@ fn dispatch(f: &Facts, results: &[DispatchResult], out: &mut Vec<Finding>) {
     if results.is_empty() {
         return;
     }
-    let evidence = |d: &DispatchResult| {
+    let evidence = |(i, d): (usize, &DispatchResult)| {
         Evidence::new(
             format!(
                 "{SOURCE}:{}",
-                msg!(
-                    "active.source-dispatch",
-                    node = d.node.map_or("?".into(), |n| n.to_string())
-                )
+                msg!("active.source-dispatch", gpu = agent_label(f, d.node, i))
             ),
             match d.microseconds {
                 Some(us) => msg!(
@@ -271,7 +282,7 @@ fn dispatch(f: &Facts, results: &[DispatchResult], out: &mut Vec<Finding>) {
         out.push(
             DISPATCH_OK
                 .finding(msg!("active.dispatch-ok", agents = results.len(), range))
-                .with_all(results.iter().map(evidence)),
+                .with_all(results.iter().enumerate().map(evidence)),
         );
         return;
     }
@@ -295,7 +306,7 @@ fn dispatch(f: &Facts, results: &[DispatchResult], out: &mut Vec<Finding>) {
                 agents = results.len(),
                 nodes = i18n::list(&nodes)
             ))
-            .with_all(results.iter().map(evidence))
+            .with_all(results.iter().enumerate().map(evidence))
             .remedy(msg!("active.dispatch-failed-remedy"))
             // The reason is in the kernel log (`sudo`: kernel.dmesg_restrict=1 is common).
             .step(RemedyStep::run(

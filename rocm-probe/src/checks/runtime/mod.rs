@@ -106,7 +106,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     if gpus.is_empty() {
         return out;
     }
-    let view = visibility(&gpus, env, &mut out);
+    let view = visibility(f, &gpus, env, &mut out);
     // ROCr still enumerates a GPU that failed alone (device masks count it), but what runs on
     // it says nothing about the others: the checks below are of the GPUs still in use.
     let visible: Vec<&Agent> = view
@@ -119,11 +119,11 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         return out;
     }
     per_node_notes(overrides, f.inventory.as_ref(), &gpus, &mut out);
-    override_checks(overrides, &visible, &mut out);
+    override_checks(f, overrides, &visible, &mut out);
     if let Some(inv) = &f.inventory {
         igpu(inv, &gpus, &view, overrides, &mut out);
     }
-    release_support(&f.installs, &visible, overrides, &mut out);
+    release_support(f, &visible, overrides, &mut out);
     out
 }
 
@@ -749,7 +749,7 @@ fn global_reaches_igpu(ov: &Overrides, visible: &[&Agent]) -> bool {
         })
 }
 
-fn override_checks(ov: &Overrides, visible: &[&Agent], out: &mut Vec<Finding>) {
+fn override_checks(f: &Facts, ov: &Overrides, visible: &[&Agent], out: &mut Vec<Finding>) {
     let mut groups: BTreeMap<(u8, String, &str, GfxVersion), Vec<&Agent>> = BTreeMap::new();
     for a in visible {
         let (Some(g), Some((var, o))) = (a.gfx, ov.of(a)) else {
@@ -770,7 +770,7 @@ fn override_checks(ov: &Overrides, visible: &[&Agent], out: &mut Vec<Finding>) {
     let mut unset_given: BTreeSet<&str> = BTreeSet::new();
     for ((kind, real, var, o), agents) in groups {
         let value = override_value(o);
-        let nodes = node_list(&agents);
+        let gpus = node_list(f, &agents);
         let evidence = agents.iter().map(|a| {
             Evidence::new(
                 format!("{}/nodes/{}", crate::facts::topology::TOPOLOGY_DIR, a.node),
@@ -790,7 +790,7 @@ fn override_checks(ov: &Overrides, visible: &[&Agent], out: &mut Vec<Finding>) {
         let finding = match kind {
             0 => {
                 let f = HSA_OVERRIDE_REDUNDANT
-                    .finding(msg!("runtime.override-redundant", var, value, real, nodes))
+                    .finding(msg!("runtime.override-redundant", var, value, real, gpus))
                     .with(env)
                     .with_all(evidence);
                 // The global override that only the iGPU needs, seen from the dGPU.
@@ -808,7 +808,7 @@ fn override_checks(ov: &Overrides, visible: &[&Agent], out: &mut Vec<Finding>) {
                         var,
                         value,
                         real,
-                        nodes,
+                        gpus,
                         target = o.name()
                     )
                 } else {
@@ -817,7 +817,7 @@ fn override_checks(ov: &Overrides, visible: &[&Agent], out: &mut Vec<Finding>) {
                         var,
                         value,
                         real,
-                        nodes,
+                        gpus,
                         target = o.name()
                     )
                 };
@@ -853,7 +853,7 @@ fn override_checks(ov: &Overrides, visible: &[&Agent], out: &mut Vec<Finding>) {
                     var,
                     value,
                     real,
-                    nodes,
+                    gpus,
                     target = o.name()
                 ))
                 .with(env)
@@ -898,13 +898,9 @@ fn family_hint(real: &str) -> String {
     }
 }
 
-fn node_list(agents: &[&Agent]) -> String {
-    let nodes: Vec<String> = agents.iter().map(|a| a.node.to_string()).collect();
-    if nodes.len() == 1 {
-        msg!("runtime.node", node = nodes[0])
-    } else {
-        msg!("runtime.nodes", nodes = i18n::list(&nodes))
-    }
+/// The GPUs a finding is about, each in the one display form ([`crate::checks::gpu_names`]).
+fn node_list(f: &Facts, agents: &[&Agent]) -> String {
+    crate::checks::gpu_names(f, agents.iter().map(|a| a.node))
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -921,6 +917,7 @@ pub(crate) struct View {
 /// Which GPU agents (indices into `gpus`) a HIP program sees under the device masks of `env`,
 /// with layer 4's findings about the masks pushed to `out`.
 pub(crate) fn visibility(
+    f: &Facts,
     gpus: &[&Agent],
     env: &BTreeMap<String, String>,
     out: &mut Vec<Finding>,
@@ -1002,7 +999,7 @@ pub(crate) fn visibility(
                 msg!(
                     "runtime.device-entry",
                     index = k,
-                    node = a.node,
+                    gpu = crate::checks::gpu_names(f, [a.node]),
                     name = a.name.as_deref().unwrap_or("gfx?"),
                     uuid = a
                         .uuid
@@ -1148,9 +1145,18 @@ fn igpu(inv: &Inventory, gpus: &[&Agent], view: &View, ov: &Overrides, out: &mut
     // One mask as the command: ROCr's, by UUID (or index), which every ROCm program honours.
     // Not HIP's beside it: HIP counts the devices ROCr leaves, so both at once can hide the
     // dGPU too.
+    // What the step acts on: the GPUs' PCI addresses, their stable identity (as every step
+    // that acts on a GPU names it).
     let hidden = visible_igpus
         .iter()
-        .map(|&i| format!("node {}", gpus[i].node))
+        .map(|&i| {
+            let node = gpus[i].node;
+            inv.gpus
+                .iter()
+                .find(|g| g.nodes.contains(&node))
+                .and_then(|g| g.pci_address.clone())
+                .unwrap_or_else(|| format!("node {node}"))
+        })
         .collect::<Vec<_>>()
         .join(",");
     let hide = mask_step(
@@ -1376,12 +1382,8 @@ fn install_rocm_steps(os: Option<&crate::facts::os_release::OsRelease>) -> Vec<R
 // ----------------------------------------------------------------------------------------------
 // Release support
 
-fn release_support(
-    facts: &InstallFacts,
-    visible: &[&Agent],
-    ov: &Overrides,
-    out: &mut Vec<Finding>,
-) {
+fn release_support(f: &Facts, visible: &[&Agent], ov: &Overrides, out: &mut Vec<Finding>) {
+    let facts = &f.installs;
     if !facts.captured || !facts.installs.iter().any(|i| i.libs.runtime()) {
         return;
     }
@@ -1403,7 +1405,7 @@ fn release_support(
         );
         return;
     };
-    let dropped = runtime_isa(install, &version, visible, ov, out);
+    let dropped = runtime_isa(f, install, &version, visible, ov, out);
     let Some(release) = support::release(&version) else {
         let newest = support::newest();
         let summary = if support::newer_than_data(&version) {
@@ -1438,7 +1440,17 @@ fn release_support(
             .copied()
             .filter(|a| a.name.as_deref() == Some(t))
             .collect();
-        node_list(&list)
+        // A processor every GPU shares is said once ("all 8 GPUs"): eight names in a line
+        // about the release say nothing the GPU list does not.
+        let every = f
+            .inventory
+            .as_ref()
+            .map_or(0, |inv| inv.gpu_agents().count());
+        if list.len() > 1 && list.len() == every {
+            msg!("facts.all-gpus", count = every)
+        } else {
+            node_list(f, &list)
+        }
     };
     let source = Evidence::new(
         msg!("runtime.support-table"),
@@ -1459,7 +1471,7 @@ fn release_support(
                     .finding(msg!(
                         "runtime.target-deprecated",
                         target = t,
-                        nodes = nodes_of(t),
+                        gpus = nodes_of(t),
                         release = release.name()
                     ))
                     .with(source.clone()),
@@ -1485,7 +1497,7 @@ fn release_support(
                             "runtime.target-via-override",
                             var,
                             target = t,
-                            nodes = nodes_of(t),
+                            gpus = nodes_of(t),
                             how,
                             release = release.name(),
                             supported = o.name()
@@ -1498,7 +1510,7 @@ fn release_support(
                         .finding(msg!(
                             "runtime.target-not-listed-distribution",
                             target = t,
-                            nodes = nodes_of(t),
+                            gpus = nodes_of(t),
                             how,
                             release = release.name(),
                             prefix = install.prefix
@@ -1507,7 +1519,7 @@ fn release_support(
                         .finding(msg!(
                             "runtime.target-not-in-preview",
                             target = t,
-                            nodes = nodes_of(t),
+                            gpus = nodes_of(t),
                             release = release.name()
                         ))
                         .remedy(msg!("runtime.target-not-in-preview-remedy", target = t)),
@@ -1515,7 +1527,7 @@ fn release_support(
                         .finding(msg!(
                             "runtime.target-unsupported",
                             target = t,
-                            nodes = nodes_of(t),
+                            gpus = nodes_of(t),
                             how,
                             release = release.name()
                         ))
@@ -1558,7 +1570,7 @@ fn release_support(
         let targets = i18n::list(
             supported
                 .iter()
-                .map(|t| msg!("runtime.target-with-nodes", target = t, nodes = nodes_of(t))),
+                .map(|t| msg!("runtime.target-with-gpus", target = t, gpus = nodes_of(t))),
         );
         let summary = if release.stream == support::Stream::Preview {
             msg!(
@@ -1578,6 +1590,7 @@ fn release_support(
 /// processor; returns the GPUs' own processor names, whose release-support findings it replaces.
 /// Nothing when the data does not cover the release.
 fn runtime_isa(
+    f: &Facts,
     install: &Install,
     version: &crate::facts::install::RocmVersion,
     visible: &[&Agent],
@@ -1652,7 +1665,7 @@ fn runtime_isa(
                     "runtime.rocr-unknown-target",
                     version,
                     target,
-                    nodes = node_list(&agents),
+                    gpus = node_list(f, &agents),
                     lines = row.lines()
                 ))
                 .with(Evidence::new(

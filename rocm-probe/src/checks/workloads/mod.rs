@@ -498,9 +498,7 @@ fn parameters_fitting(bytes: u64) -> f64 {
     bytes as f64 * (1.0 - LLM_OVERHEAD) / BYTES_PER_PARAMETER as f64 / 1e9
 }
 
-fn gib(bytes: u64) -> String {
-    format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
-}
+use crate::checks::gib;
 
 /// Common open model sizes, in billions of parameters, for the summary's examples.
 const MODEL_SIZES: [(f64, &str); 7] = [
@@ -537,7 +535,7 @@ fn llm_fit(f: &Facts, inv: &Inventory, gpus_out: &GpusOut) -> Finding {
     // integrated GPU beside a discrete one, which layer 4 advises hiding
     // (`runtime.igpu-beside-dgpu`) — an estimate must not count what the report says to hide.
     let gpus: Vec<&crate::facts::agent::Agent> = inv.gpu_agents().collect();
-    let view = crate::checks::runtime::visibility(&gpus, &f.platform.env, &mut Vec::new());
+    let view = crate::checks::runtime::visibility(f, &gpus, &f.platform.env, &mut Vec::new());
     let visible: Vec<&crate::facts::agent::Agent> = view.hip.iter().map(|&i| gpus[i]).collect();
     let beside_dgpu = visible.iter().any(|a| a.integrated == Some(false));
     let used: Vec<&crate::facts::agent::Agent> = visible
