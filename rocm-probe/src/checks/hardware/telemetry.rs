@@ -368,8 +368,10 @@ mod vram_tests {
         let total = 17_163_091_968;
         // ollama/ollama#17251: 99% on one MI50.
         assert_eq!(vram_nearly_full(total * 99 / 100, total, false), Some(99));
-        assert_eq!(vram_nearly_full(total * 9 / 10, total, false), Some(90));
-        assert_eq!(vram_nearly_full(total * 9 / 10 - 1, total, false), None);
+        // The smallest use that is 90% exactly, and one byte less.
+        let ninety = (total * 9).div_ceil(10);
+        assert_eq!(vram_nearly_full(ninety, total, false), Some(90));
+        assert_eq!(vram_nearly_full(ninety - 1, total, false), None);
         // An APU's carve-out full is its normal state; a total of 0 is no reading.
         assert_eq!(vram_nearly_full(total, total, true), None);
         assert_eq!(vram_nearly_full(5, 0, false), None);
