@@ -96,6 +96,7 @@ static struct {
 	int nclock_stuck;
 	unsigned dispatch_hang[MAX_NODES]; /* gpu_ids whose queues never complete a packet */
 	int ndispatch_hang;
+	int kfd_open_errno; /* an open of /dev/kfd fails with this errno (0: it does not) */
 	int have_version;
 	/* Why this fixture cannot be emulated (a file the stack reads that neither the overlay nor
 	 * the fixture holds), reported when /dev/kfd is opened. */
@@ -276,6 +277,11 @@ static void read_fixture_toml(void)
 				emu.nclock_stuck = int_list(val, emu.clock_stuck, MAX_NODES);
 			} else if (!strcmp(key, "dispatch_hang")) {
 				emu.ndispatch_hang = int_list(val, emu.dispatch_hang, MAX_NODES);
+			} else if (!strcmp(key, "kfd_open_errno")) {
+				unsigned e;
+				if (int_list(val, &e, 1) != 1 || e == 0 || e > 4095)
+					die("[emulate] kfd_open_errno must be an errno number");
+				emu.kfd_open_errno = (int)e;
 			} else {
 				die("[emulate] has no key %s (fixtures/README.md lists them)", key);
 			}
@@ -494,6 +500,13 @@ static int emulated_open(const char *path, int flags, enum kind kind, unsigned m
 	if (!d) {
 		trace("open %s: ENOENT (not in fixture.toml)", path);
 		errno = ENOENT;
+		return -1;
+	}
+	/* Before the mode bits: what the kernel refuses for reasons the fixture's files do not show
+	 * (a container runtime's device cgroup, an LSM), recorded as the errno the open saw. */
+	if (kind == KFD && emu.kfd_open_errno) {
+		trace("open %s: errno %d ([emulate] kfd_open_errno)", path, emu.kfd_open_errno);
+		errno = emu.kfd_open_errno;
 		return -1;
 	}
 	if (!permitted(d, flags)) {

@@ -324,6 +324,24 @@ fn library_xnack_plus_only_fails_in_inspect_as_in_report() {
         "{}",
         r.stdout
     );
+    // The same verdict in Chinese, every word of the line from the catalogue.
+    let zh = run(probe()
+        .args(["--lang", "zh", "--root"])
+        .arg(&root)
+        .arg("inspect")
+        .arg(&lib));
+    assert_eq!(zh.code, 1);
+    let line = zh.stdout.lines().last().unwrap_or_default();
+    assert_eq!(
+        line,
+        "全部 8 块 GPU 上的 gfx90a:sramecc+:xnack-：按当前设置无法加载；更改特性后可以加载：xnack+（以 \
+         `HSA_XNACK=1` 运行）——对应 gfx90a:xnack+",
+        "{}",
+        zh.stdout
+    );
+    assert!(zh.stdout.contains("主机 ELF 文件，1 个捆绑，1 个代码对象，共 1 个目标"));
+    assert!(zh.stdout.contains("目标：gfx90a:xnack+"));
+
     let (code, doc) = inspect_json(Some("library-xnack-plus-only"), &[], &lib);
     assert_eq!(code, 1);
     let v = &doc["files"][0]["verdicts"][0];

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use rocm_probe::codeobject::compat::{FileReport, FileVerdict, Gpu, GpuOrigin};
 use rocm_probe::codeobject::{BundleFormat, FileFormat, InspectReport, Method, Verdict};
+use rocm_probe::msg;
 use rocm_probe::source::escape;
 
 /// Renders the report.
@@ -19,30 +20,47 @@ pub fn text(report: &InspectReport, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+fn bundles(n: usize) -> String {
+    match n {
+        1 => msg!("cli.inspect-bundles-one", n),
+        _ => msg!("cli.inspect-bundles", n),
+    }
+}
+
+fn code_objects(n: usize) -> String {
+    match n {
+        1 => msg!("cli.inspect-code-objects-one", n),
+        _ => msg!("cli.inspect-code-objects", n),
+    }
+}
+
+fn targets(n: usize) -> String {
+    match n {
+        1 => msg!("cli.inspect-targets-one", n),
+        _ => msg!("cli.inspect-targets", n),
+    }
 }
 
 fn render_file(file: &FileReport, report: &InspectReport, out: &mut dyn Write) -> io::Result<()> {
     let inspection = &file.inspection;
     let what = match inspection.format {
-        FileFormat::HostElf => "host ELF file",
-        FileFormat::Archive => "static archive",
-        FileFormat::CodeObject => "AMDGPU code object",
-        FileFormat::Bundle => "offload bundle file",
+        FileFormat::HostElf => msg!("cli.inspect-host-elf"),
+        FileFormat::Archive => msg!("cli.inspect-archive"),
+        FileFormat::CodeObject => msg!("cli.inspect-code-object-file"),
+        FileFormat::Bundle => msg!("cli.inspect-bundle-file"),
     };
-    let targets = inspection.targets();
+    let target_list = inspection.targets();
     writeln!(
         out,
-        "{}: {what}, {}, {} for {}",
-        escape::text(&inspection.path.display().to_string()),
-        plural(inspection.bundles.len(), "bundle", "bundles"),
-        plural(
-            inspection.code_object_count(),
-            "code object",
-            "code objects"
-        ),
-        plural(targets.len(), "target", "targets"),
+        "{}",
+        msg!(
+            "cli.inspect-file",
+            path = escape::text(&inspection.path.display().to_string()),
+            what,
+            bundles = bundles(inspection.bundles.len()),
+            objects = code_objects(inspection.code_object_count()),
+            targets = targets(target_list.len())
+        )
     )?;
     let entries = inspection.bundles.iter().flat_map(|b| &b.entries);
     let width = entries
@@ -90,32 +108,43 @@ fn render_file(file: &FileReport, report: &InspectReport, out: &mut dyn Write) -
         }
     }
     if any_compressed {
-        writeln!(
-            out,
-            "(offsets of compressed entries: the bundle's offset in the file + the offset in the \
-             decompressed bundle)"
-        )?;
+        writeln!(out, "{}", msg!("cli.inspect-compressed-offsets"))?;
     }
     writeln!(
         out,
-        "Targets: {}",
-        if targets.is_empty() {
-            "none".to_owned()
-        } else {
-            escape::text(&targets.join(" "))
-        }
+        "{}",
+        msg!(
+            "cli.inspect-target-list",
+            targets = if target_list.is_empty() {
+                msg!("cli.inspect-none")
+            } else {
+                escape::text(&target_list.join(" "))
+            }
+        )
     )?;
     match &report.no_gpus {
-        Some(why) if report.gpus.is_empty() => writeln!(out, "No verdicts: {}", escape::text(why))?,
+        Some(why) if report.gpus.is_empty() => writeln!(
+            out,
+            "{}",
+            msg!("cli.inspect-no-verdicts", why = escape::text(why))
+        )?,
         _ => {}
     }
     for v in &file.verdicts {
         let gpu = &report.gpus[v.gpu];
-        let line = format!("{}: {}", gpu_label(gpu), verdict_text(v));
+        let line = msg!(
+            "cli.inspect-verdict",
+            gpu = gpu_label(gpu),
+            verdict = verdict_text(v)
+        );
         writeln!(out, "{}", escape::text(&line))?;
         for a in &gpu.assumptions {
-            let line = format!("  assumed {}: {}", a.feature.name(), a.reason);
-            writeln!(out, "{}", escape::text(&line))?;
+            let line = msg!(
+                "cli.inspect-assumed",
+                feature = a.feature.name(),
+                why = &a.reason
+            );
+            writeln!(out, "  {}", escape::text(&line))?;
         }
     }
     Ok(())
@@ -123,11 +152,17 @@ fn render_file(file: &FileReport, report: &InspectReport, out: &mut dyn Write) -
 
 fn gpu_label(gpu: &Gpu) -> String {
     match gpu.origin {
-        GpuOrigin::Argument => format!("GPU {} (--target)", gpu.target_id),
-        GpuOrigin::Machine if !gpu.names.is_empty() => {
-            format!("{} on {}", gpu.target_id, gpu.names.join(", "))
-        }
-        GpuOrigin::Machine => format!("GPU {} ({})", gpu.target_id, nodes(&gpu.nodes)),
+        GpuOrigin::Argument => msg!("cli.inspect-gpu-argument", target = &gpu.target_id),
+        GpuOrigin::Machine if !gpu.names.is_empty() => msg!(
+            "cli.inspect-gpu-machine",
+            target = &gpu.target_id,
+            gpus = rocm_probe::i18n::list(&gpu.names)
+        ),
+        GpuOrigin::Machine => msg!(
+            "cli.inspect-gpu-nodes",
+            target = &gpu.target_id,
+            nodes = nodes(&gpu.nodes)
+        ),
     }
 }
 
@@ -150,8 +185,12 @@ fn nodes(ids: &[u32]) -> String {
             }
         })
         .collect();
-    let word = if ids.len() == 1 { "node" } else { "nodes" };
-    format!("{word} {}", parts.join(", "))
+    let list = rocm_probe::i18n::list(&parts);
+    if ids.len() == 1 {
+        msg!("cli.inspect-node", list)
+    } else {
+        msg!("cli.inspect-nodes", list)
+    }
 }
 
 fn verdict_text(v: &FileVerdict) -> String {
@@ -159,32 +198,29 @@ fn verdict_text(v: &FileVerdict) -> String {
     let total = b.loads + b.needs_feature_change + b.no_code_object;
     let of = |n: usize| {
         if total > 1 {
-            format!(" ({n} of {total} bundles)")
+            msg!("cli.inspect-of-bundles", n, total)
         } else {
             String::new()
         }
     };
     match &v.verdict {
-        Verdict::Loads { target } => format!(
-            "loads ({target}{})",
-            if total > 1 {
-                format!("; all {total} bundles")
-            } else {
-                String::new()
-            }
-        ),
+        Verdict::Loads { target } if total > 1 => {
+            msg!("cli.inspect-loads-all", target = target.to_string(), total)
+        }
+        Verdict::Loads { target } => msg!("cli.inspect-loads", target = target.to_string()),
         Verdict::NeedsFeatureChange { target, changes } => {
             let what: Vec<String> = changes
                 .iter()
-                .map(|c| format!("{} ({})", c.spelling(), c.how))
+                .map(|c| msg!("cli.inspect-change", change = c.spelling(), how = &c.how))
                 .collect();
-            format!(
-                "does not load as set up; loads with a feature change: {} — for {target}{}",
-                what.join(" and "),
-                of(b.needs_feature_change)
+            msg!(
+                "cli.inspect-needs-change",
+                changes = what.join(&msg!("cli.inspect-and")),
+                target = target.to_string(),
+                of = of(b.needs_feature_change)
             )
         }
-        Verdict::NoCodeObject => format!("no code object{}", of(b.no_code_object)),
+        Verdict::NoCodeObject => msg!("cli.inspect-no-code-object", of = of(b.no_code_object)),
     }
 }
 

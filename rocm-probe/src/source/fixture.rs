@@ -60,6 +60,9 @@ pub struct Emulate {
     /// `gpu_id`s whose AQL queues never complete a packet.
     #[serde(default)]
     pub dispatch_hang: Vec<u32>,
+    /// The errno an open of `/dev/kfd` fails with, for refusals the fixture's files cannot show
+    /// (a container's device cgroup, a security module): 13 is EACCES.
+    pub kfd_open_errno: Option<u32>,
 }
 
 /// The identity the probe runs as.
