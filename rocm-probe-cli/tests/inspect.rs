@@ -339,7 +339,10 @@ fn library_xnack_plus_only_fails_in_inspect_as_in_report() {
         "{}",
         zh.stdout
     );
-    assert!(zh.stdout.contains("主机 ELF 文件，1 个捆绑，1 个代码对象，共 1 个目标"));
+    assert!(
+        zh.stdout
+            .contains("主机 ELF 文件，1 个捆绑，1 个代码对象，共 1 个目标")
+    );
     assert!(zh.stdout.contains("目标：gfx90a:xnack+"));
 
     let (code, doc) = inspect_json(Some("library-xnack-plus-only"), &[], &lib);
