@@ -190,6 +190,43 @@ fn tensorflow_rocm_of_another_release_is_information() {
     );
 }
 
+/// `tensorflow-present` with the install's `.info/version` changed: tensorflow-rocm 2.16.2 is
+/// validated for ROCm 6.4, not for 7.0 or 7.2 (each line's own list is quoted), and a line past
+/// the table (10.0) is said to be missing from it.
+#[test]
+fn tensorflow_is_judged_against_each_lines_validated_releases() {
+    for (version, says) in [
+        ("6.4.1", None),
+        ("7.0.2", Some("(2.19.1, 2.18.1, 2.17.1)")),
+        ("7.1.1", Some("(2.20.0, 2.19.1, 2.18.1)")),
+        ("7.2.1", Some("(2.20.0, 2.19.1, 2.18.1)")),
+        ("10.0.0", Some("not in this probe's table (ROCm 6.0–7.2)")),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("fx");
+        copy_tree(&fixtures_dir().join("tensorflow-present"), &root);
+        std::fs::write(
+            root.join("opt/rocm-6.2.0/.info/version"),
+            format!("{version}\n"),
+        )
+        .unwrap();
+        let source = Source::fixture(&root).unwrap();
+        let r = Report::collect(&source, Options::default());
+        let found = r
+            .findings
+            .iter()
+            .find(|f| f.id == "frameworks.tensorflow-unvalidated");
+        match says {
+            None => assert!(found.is_none(), "{version}: {found:?}"),
+            Some(text) => {
+                let f = found.unwrap_or_else(|| panic!("{version}: no finding"));
+                assert_eq!(f.status, Status::Info, "{version}");
+                assert!(f.summary.contains(text), "{version}: {}", f.summary);
+            }
+        }
+    }
+}
+
 #[test]
 fn fixtures_without_python_are_not_captured() {
     let r = report("rocm-6.2-mi210");

@@ -33,10 +33,29 @@ use super::runtime::HSA_OVERRIDE_GFX_VERSION;
 /// The GPUs' effective targets: processor → the evidence of the nodes that have it.
 use super::libraries::{Targets, list, steps_sentence, targets};
 
-/// AMD's validated TensorFlow releases per ROCm line: ROCm's compatibility matrix,
-/// github.com/ROCm/ROCm `docs/compatibility/compatibility-matrix-historical-6.0.csv` (commit
-/// e396b48, ROCm 6.0.0–6.3.3).
-pub const TENSORFLOW_VALIDATED: [((u32, u32), [&str; 3]); 4] = [
+/// AMD's validated TensorFlow releases per ROCm line: ROCm's compatibility matrix, row
+/// "TensorFlow".
+///
+/// - 6.0–6.3: github.com/ROCm/ROCm `docs/compatibility/compatibility-matrix-historical-6.0.csv`
+///   (commit e396b48, ROCm 6.0.0–6.3.3).
+/// - 7.1, 7.2: github.com/ROCm/legacy-rocm-build (ROCm/ROCm archived)
+///   `docs/compatibility/compatibility-matrix.rst` at commit fff7efbd, columns 7.2.4/7.2.3,
+///   7.2.2/7.2.1 and 7.1.0: "2.20.0, 2.19.1, 2.18.1" in each.
+/// - 6.4, 7.0: the same file in the version whose columns are 7.1.0, 7.0.2 and 6.4.0 (the
+///   matrix of https://rocm.docs.amd.com/en/docs-7.1.0/compatibility/compatibility-matrix.html;
+///   read from a stored copy whose commit could not be resolved): 7.0.2 "2.19.1, 2.18.1, 2.17.1"
+///   (footnote: 2.17.1 is not supported on Instinct MI350 Series GPUs, gfx950, which this
+///   table cannot express), 6.4.0 "2.18.1, 2.17.1, 2.16.2". AMD's TensorFlow install page
+///   (ROCm/rocm-install-on-linux `docs/install/3rd-party/tensorflow-install.rst`, the version
+///   validated for ROCm 7.2.4) lists the same releases for 7.2.x, 7.1.x, 7.0.x and 6.4.x.
+///
+/// Lines after 7.2 (TheRock's previews, the Core SDK) were not read and are not in the table: a
+/// TensorFlow on them gets `frameworks.tensorflow-unvalidated` saying the table lacks the line.
+pub const TENSORFLOW_VALIDATED: [((u32, u32), [&str; 3]); 8] = [
+    ((7, 2), ["2.20.0", "2.19.1", "2.18.1"]),
+    ((7, 1), ["2.20.0", "2.19.1", "2.18.1"]),
+    ((7, 0), ["2.19.1", "2.18.1", "2.17.1"]),
+    ((6, 4), ["2.18.1", "2.17.1", "2.16.2"]),
     ((6, 3), ["2.17.0", "2.16.2", "2.15.1"]),
     ((6, 2), ["2.16.1", "2.15.1", "2.14.1"]),
     ((6, 1), ["2.15.0", "2.14.0", "2.13.1"]),
