@@ -1937,6 +1937,47 @@ mod tests {
         assert!(!rocr_knows(Some(&r("6.4.1")), "gfx1250"));
     }
 
+    /// #16 item 11 through the check itself: `HSA_OVERRIDE_GFX_VERSION=12.5.0` (gfx1250) is no
+    /// unknown target on a release the ISA rows do not reach (7.1, 7.2, TheRock's 7.9–7.14 and
+    /// 10.x: none of their `isa.cpp` could be read, see data/rocr_isa.toml), nor on an unknown
+    /// release; 12.5.1 (gfx1251) likewise. A value naming no processor LLVM knows (12.9.9) still
+    /// fails there, and on 7.0, whose registry was read without gfx1250, 12.5.0 fails too.
+    #[test]
+    fn override_to_gfx1250_is_judged_by_the_rows_then_by_llvm() {
+        let r = |s: &str| crate::facts::install::RocmVersion::parse(s).unwrap();
+        let run = |release: Option<crate::facts::install::RocmVersion>, value: &str| {
+            let ov = Overrides {
+                per_node_read: true,
+                release,
+                ..Overrides::default()
+            };
+            let env = BTreeMap::from([(HSA_OVERRIDE_GFX_VERSION.to_owned(), value.to_owned())]);
+            let mut out = Vec::new();
+            let result = override_format(&ov, &env, &[], &mut out);
+            let ids: Vec<&str> = out.iter().map(|f| f.id).collect();
+            (result, ids)
+        };
+        let unknown = (Err(()), vec!["runtime.hsa-override-unknown-target"]);
+        for release in [
+            None,
+            Some(r("7.1.1")),
+            Some(r("7.2.0")),
+            Some(r("7.9.0")),
+            Some(r("7.13.0")),
+            Some(r("7.14.0")),
+            Some(r("10.0.0")),
+            Some(r("10.1.0")),
+        ] {
+            assert_eq!(run(release, "12.5.0"), (Ok(()), vec![]), "{release:?}");
+            assert_eq!(run(release, "12.5.1"), (Ok(()), vec![]), "{release:?}");
+            assert_eq!(run(release, "12.9.9"), unknown, "{release:?}");
+            assert_eq!(run(release, "11.0.5"), unknown, "{release:?}");
+        }
+        assert_eq!(run(Some(r("7.0.2")), "12.5.0"), unknown);
+        assert_eq!(run(Some(r("7.0.2")), "9.5.0"), (Ok(()), vec![]));
+        assert_eq!(run(Some(r("6.2.4")), "9.5.0"), unknown);
+    }
+
     /// A distribution's ROCr in /usr/lib/x86_64-linux-gnu (listed by Debian's and Ubuntu's
     /// x86_64-linux-gnu.conf) beside AMD's /opt install: the remedy removes the distribution's
     /// packages, never the entry of the system library directory
