@@ -42,7 +42,7 @@ use super::libraries::{Targets, list, steps_sentence, targets};
 ///   `docs/compatibility/compatibility-matrix.rst` at commit fff7efbd, columns 7.2.4/7.2.3,
 ///   7.2.2/7.2.1 and 7.1.0: "2.20.0, 2.19.1, 2.18.1" in each.
 /// - 6.4, 7.0: the same file in the version whose columns are 7.1.0, 7.0.2 and 6.4.0 (the
-///   matrix of https://rocm.docs.amd.com/en/docs-7.1.0/compatibility/compatibility-matrix.html;
+///   matrix of <https://rocm.docs.amd.com/en/docs-7.1.0/compatibility/compatibility-matrix.html>;
 ///   read from a stored copy whose commit could not be resolved): 7.0.2 "2.19.1, 2.18.1, 2.17.1"
 ///   (footnote: 2.17.1 is not supported on Instinct MI350 Series GPUs, gfx950, which this
 ///   table cannot express), 6.4.0 "2.18.1, 2.17.1, 2.16.2". AMD's TensorFlow install page
