@@ -316,8 +316,8 @@ fn support_table() -> String {
         };
         let mut row = format!(
             "Release {{ major: {}, minor: {}, stream: Stream::{stream}, source: {:?}, \
-             released: {:?}, entries: &[\n",
-            r.major, r.minor, r.source, r.released
+             released: {:?}, apus_page: {:?}, entries: &[\n",
+            r.major, r.minor, r.source, r.released, r.apus_page
         );
         for (target, status, since) in &r.entries {
             let support = ["Supported", "Deprecated", "Unsupported"][*status];

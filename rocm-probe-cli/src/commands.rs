@@ -602,6 +602,11 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
             render::wrap(&targets, 92).replace('\n', "\n  ")
         )?;
         writeln!(out, "  {}", r.source)?;
+        if let Some(page) = r.apus_page {
+            let note = msg!("cli.data-apus-unread");
+            writeln!(out, "  {}", render::wrap(&note, 92).replace('\n', "\n  "))?;
+            writeln!(out, "  {page}")?;
+        }
     }
     let n = support::newest();
     writeln!(out)?;

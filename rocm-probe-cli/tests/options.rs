@@ -96,11 +96,19 @@ impl Ctx {
         for entry in walk(&dir) {
             let name = entry.strip_prefix(&dir).unwrap().display().to_string();
             let text = std::fs::read(&entry).unwrap_or_default();
-            // The one value that differs between two runs: how long it took.
+            // The values that differ between two runs: how long it took, and the NFD file's
+            // expiry (now plus the lifetime, in whole seconds: two runs may straddle a second).
             let text: String = untimed(&String::from_utf8_lossy(&text))
                 .replace(&d, "{R}")
                 .lines()
                 .filter(|l| !l.starts_with("rocm_probe_duration_seconds "))
+                .map(|l| {
+                    if l.starts_with("# +expiry-time=") {
+                        "# +expiry-time={T}"
+                    } else {
+                        l
+                    }
+                })
                 .map(|l| format!("{l}\n"))
                 .collect();
             files.insert(name, text);

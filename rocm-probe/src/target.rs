@@ -240,7 +240,7 @@ impl GfxVersion {
 
     /// Integrated GPUs (APUs), by processor; MI300A shares gfx942 with discrete parts and is
     /// told apart by device id in [`is_integrated`].
-    fn is_apu_processor(&self) -> bool {
+    pub(crate) fn is_apu_processor(&self) -> bool {
         matches!(
             self.name().as_str(),
             "gfx801"

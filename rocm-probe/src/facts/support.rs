@@ -17,6 +17,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::facts::install::RocmVersion;
+use crate::target::GfxVersion;
 
 #[cfg(test)]
 mod data;
@@ -91,6 +92,9 @@ pub struct Release {
     pub source: &'static str,
     /// First release of the line (`YYYY-MM-DD`), where the data records it.
     pub released: Option<&'static str>,
+    /// AMD's separate page for the release's Ryzen APUs, which the row's source leaves out and
+    /// which was not read: an APU processor the row does not list is not judged.
+    pub apus_page: Option<&'static str>,
     /// Targets with their status.
     pub entries: &'static [Entry],
 }
@@ -119,6 +123,61 @@ pub fn newer_than_data(version: &RocmVersion) -> bool {
     (version.major, version.minor) > (n.major, n.minor)
 }
 
+/// Where a target is supported in releases after an installed one: the first production or
+/// Core SDK release that supports it, and the last line of the run of consecutive such lines
+/// (previews are not offered to someone leaving a production release).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Later {
+    /// `first` (`major.minor.patch`) supports it, and every line after it through `until`
+    /// (`None`: through the newest row).
+    Supports {
+        /// The first release that supports the target.
+        first: (u32, u32, u32),
+        /// The last line of the run that starts there; `None` when it reaches the newest row.
+        until: Option<&'static Release>,
+    },
+    /// No row after the installed release supports it.
+    Never,
+    /// A row on the way does not judge it (an APU on a row whose Ryzen page was not read).
+    Unknown,
+}
+
+/// The releases after `version` that support `target` (see [`Later`]).
+pub fn later_support(target: &str, version: &RocmVersion) -> Later {
+    let installed = (version.major, version.minor);
+    let rows: Vec<&'static Release> = RELEASES
+        .iter()
+        .filter(|r| r.stream != Stream::Preview && (r.major, r.minor) >= installed)
+        .collect();
+    let supported_at = |r: &Release| {
+        r.entries
+            .iter()
+            .find(|e| e.target == target && e.support == Supported)
+            .map(|e| e.since_patch)
+    };
+    let found = rows.iter().position(|r| {
+        supported_at(r).is_some_and(|since| {
+            (r.major, r.minor) > installed || since > version.patch.unwrap_or(0)
+        })
+    });
+    let before = found.map_or(&rows[..], |n| &rows[..n]);
+    if before.iter().any(|r| !r.judges(target)) {
+        return Later::Unknown;
+    }
+    let Some(start) = found else {
+        return Later::Never;
+    };
+    let first = rows[start];
+    let run_end = rows[start..]
+        .iter()
+        .position(|r| supported_at(r).is_none())
+        .map(|n| rows[start + n - 1]);
+    Later::Supports {
+        first: (first.major, first.minor, supported_at(first).unwrap_or(0)),
+        until: run_end.filter(|r| !std::ptr::eq(*r, newest())),
+    }
+}
+
 impl Release {
     /// `major.minor`.
     pub fn name(&self) -> String {
@@ -133,6 +192,14 @@ impl Release {
             .iter()
             .find(|e| e.target == target && e.since_patch <= patch)
             .map(|e| e.support)
+    }
+
+    /// Whether the row judges `target`: not when it is an APU processor the row does not list and
+    /// the release's Ryzen APUs are on a separate page the data did not read.
+    pub fn judges(&self, target: &str) -> bool {
+        self.apus_page.is_none()
+            || self.entries.iter().any(|e| e.target == target)
+            || !GfxVersion::from_name(target).is_some_and(|g| g.is_apu_processor())
     }
 
     /// The targets this release supports at `patch`, in table order.
@@ -150,7 +217,6 @@ impl Release {
 mod tests {
     use super::Support::Deprecated;
     use super::*;
-    use crate::target::GfxVersion;
 
     #[test]
     fn every_row_cites_a_source_and_names_real_targets() {
@@ -249,5 +315,51 @@ mod tests {
         assert!(newer_than_data(&v("11.0")));
         assert!(!newer_than_data(&v("7.14.0")));
         assert!(AS_OF.len() == 10 && AS_OF.starts_with("20"));
+    }
+
+    #[test]
+    fn where_a_target_is_supported_later() {
+        let v = |s: &str| RocmVersion::parse(s).unwrap();
+        let supports = |t: &str, at: &str| match later_support(t, &v(at)) {
+            Later::Supports { first, until } => Some((first, until.map(|r| r.name()))),
+            _ => None,
+        };
+        // gfx1201 arrived in 6.4.1, both from an older line and from 6.4.0 itself.
+        assert_eq!(supports("gfx1201", "6.3.3"), Some(((6, 4, 1), None)));
+        assert_eq!(supports("gfx1201", "6.4.0"), Some(((6, 4, 1), None)));
+        // gfx906: supported through 6.0 only (deprecated from 6.1), so the run ends there.
+        assert_eq!(
+            supports("gfx906", "5.6.0"),
+            Some(((5, 7, 0), Some("6.0".to_owned())))
+        );
+        // Previews are skipped: gfx1102 is first in a production or Core SDK row at 7.14.
+        assert_eq!(supports("gfx1102", "7.2.1"), Some(((7, 14, 0), None)));
+        // No row after 6.2 lists gfx1032 (RX 6600): nothing to upgrade to.
+        assert_eq!(later_support("gfx1032", &v("6.2.0")), Later::Never);
+        // An APU crosses 6.4–7.2, whose Ryzen page the data lacks: unknown, not 7.14.
+        assert_eq!(later_support("gfx1103", &v("6.2.0")), Later::Unknown);
+        assert_eq!(later_support("gfx1151", &v("6.3.0")), Later::Unknown);
+        // Even from 7.2.0: a later 7.2 patch may be on the unread page.
+        assert_eq!(later_support("gfx1151", &v("7.2.0")), Later::Unknown);
+        // Past the unread rows the data decides again: gfx1153 is first listed at 7.14.
+        assert_eq!(supports("gfx1153", "7.13.0"), Some(((7, 14, 0), None)));
+    }
+
+    #[test]
+    fn rows_without_their_ryzen_page_judge_no_unlisted_apu() {
+        let v = |s: &str| RocmVersion::parse(s).unwrap();
+        for line in ["6.4.4", "7.0.2", "7.1.1", "7.2.1"] {
+            let r = release(&v(line)).unwrap();
+            assert!(r.apus_page.is_some(), "{line}");
+            assert!(!r.judges("gfx1151"), "{line}");
+            assert!(!r.judges("gfx1103"), "{line}");
+            // Discrete GPUs and listed targets are judged as before.
+            assert!(r.judges("gfx1032"), "{line}");
+            assert!(r.judges("gfx1201"), "{line}");
+        }
+        for line in ["6.3.3", "7.14.0", "10.1.0"] {
+            let r = release(&v(line)).unwrap();
+            assert!(r.judges("gfx1151") && r.judges("gfx1103"), "{line}");
+        }
     }
 }

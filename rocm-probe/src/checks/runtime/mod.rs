@@ -18,14 +18,14 @@ use crate::facts::override_hazard;
 use crate::facts::rocr_isa;
 use crate::facts::support::{self, Support};
 use crate::finding::{
-    Action, Evidence, Finding, GPU_CHECKS_SKIPPED, HSA_OVERRIDE_IGPU, HSA_OVERRIDE_MALFORMED,
-    HSA_OVERRIDE_NODE_NOT_GPU, HSA_OVERRIDE_PER_NODE_IGNORED, HSA_OVERRIDE_REDUNDANT,
-    HSA_OVERRIDE_SAME_FAMILY, HSA_OVERRIDE_UNKNOWN_TARGET, HSA_OVERRIDE_WRONG_FAMILY,
-    IGPU_BESIDE_DGPU, INSTALL_FILES_MALFORMED, INSTALL_FILES_UNREADABLE, INSTALLS_FOUND,
-    MIXED_INSTALLS, NO_ROCM, NOT_CAPTURED, OPT_ROCM_DANGLING, RELEASE_UNKNOWN, ROCM_PATH_INVALID,
-    ROCR_NOT_ON_SEARCH_PATH, ROCR_UNKNOWN_TARGET, RemedyStep, Status, TARGET_DEPRECATED,
-    TARGET_DISTRIBUTION_BUILD, TARGET_SUPPORTED, TARGET_UNSUPPORTED, VISIBLE_DEVICES_MASK,
-    VISIBLE_DEVICES_OUT_OF_RANGE, WHEEL_RUNTIME_ONLY,
+    APU_SUPPORT_UNJUDGED, Action, Evidence, Finding, GPU_CHECKS_SKIPPED, HSA_OVERRIDE_IGPU,
+    HSA_OVERRIDE_MALFORMED, HSA_OVERRIDE_NODE_NOT_GPU, HSA_OVERRIDE_PER_NODE_IGNORED,
+    HSA_OVERRIDE_REDUNDANT, HSA_OVERRIDE_SAME_FAMILY, HSA_OVERRIDE_UNKNOWN_TARGET,
+    HSA_OVERRIDE_WRONG_FAMILY, IGPU_BESIDE_DGPU, INSTALL_FILES_MALFORMED, INSTALL_FILES_UNREADABLE,
+    INSTALLS_FOUND, MIXED_INSTALLS, NO_ROCM, NOT_CAPTURED, OPT_ROCM_DANGLING, RELEASE_UNKNOWN,
+    ROCM_PATH_INVALID, ROCR_NOT_ON_SEARCH_PATH, ROCR_UNKNOWN_TARGET, RemedyStep, Status,
+    TARGET_DEPRECATED, TARGET_DISTRIBUTION_BUILD, TARGET_SUPPORTED, TARGET_UNSUPPORTED,
+    VISIBLE_DEVICES_MASK, VISIBLE_DEVICES_OUT_OF_RANGE, WHEEL_RUNTIME_ONLY,
 };
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
@@ -1490,6 +1490,23 @@ fn release_support(f: &Facts, visible: &[&Agent], ov: &Overrides, out: &mut Vec<
                         release.status(&o.name(), version.patch) == Some(Support::Supported)
                     });
                 let preview = release.stream == support::Stream::Preview;
+                // An override onto a supported sibling is judged by the sibling; without one, an
+                // APU whose release page was not read is not judged at all.
+                if via.is_none() && !release.judges(t) {
+                    let mut finding = APU_SUPPORT_UNJUDGED
+                        .finding(msg!(
+                            "runtime.apu-support-unjudged",
+                            target = t,
+                            gpus = nodes_of(t),
+                            release = release.name()
+                        ))
+                        .with(source.clone());
+                    if let Some(page) = release.apus_page {
+                        finding = finding.with(Evidence::new(msg!("runtime.apu-page"), page));
+                    }
+                    out.push(finding);
+                    continue;
+                }
                 let finding = match via {
                     Some((var, o)) => TARGET_UNSUPPORTED.finding_with(
                         Status::Info,
@@ -1541,16 +1558,38 @@ fn release_support(f: &Facts, visible: &[&Agent], ov: &Overrides, out: &mut Vec<
                             )
                             .filter(|(value, _)| one_override_fits(visible, value))
                             {
-                                Some((value, sibling)) => msg!(
-                                    "runtime.target-unsupported-override-remedy",
-                                    listed,
-                                    target = t,
-                                    value,
-                                    sibling
-                                ),
-                                None => {
-                                    msg!("runtime.target-unsupported-remedy", listed, target = t)
-                                }
+                                Some((value, sibling)) => match later_release(t, &version) {
+                                    Some(later) => msg!(
+                                        "runtime.target-unsupported-override-remedy",
+                                        listed,
+                                        target = t,
+                                        value,
+                                        sibling,
+                                        later
+                                    ),
+                                    None => msg!(
+                                        "runtime.target-unsupported-override-remedy-none",
+                                        listed,
+                                        target = t,
+                                        value,
+                                        sibling,
+                                        newest = support::newest().name()
+                                    ),
+                                },
+                                None => match later_release(t, &version) {
+                                    Some(later) => msg!(
+                                        "runtime.target-unsupported-remedy",
+                                        listed,
+                                        target = t,
+                                        later
+                                    ),
+                                    None => msg!(
+                                        "runtime.target-unsupported-remedy-none",
+                                        listed,
+                                        target = t,
+                                        newest = support::newest().name()
+                                    ),
+                                },
                             },
                         ),
                 };
@@ -1583,6 +1622,23 @@ fn release_support(f: &Facts, visible: &[&Agent], ov: &Overrides, out: &mut Vec<
         };
         out.push(TARGET_SUPPORTED.finding(summary).with(source));
     }
+}
+
+/// The releases after the installed one that support `target`, said as a remedy's last
+/// option ("ROCm 6.4.1 or later, the first release that lists it"); `None` when no release the
+/// data knows does, which the remedy then says instead of sending the user to upgrade in vain.
+fn later_release(target: &str, version: &crate::facts::install::RocmVersion) -> Option<String> {
+    Some(match support::later_support(target, version) {
+        support::Later::Never => return None,
+        support::Later::Unknown => msg!("runtime.later-unknown"),
+        support::Later::Supports { first, until } => {
+            let first = format!("{}.{}.{}", first.0, first.1, first.2);
+            match until {
+                None => msg!("runtime.later-from", first),
+                Some(last) => msg!("runtime.later-between", first, last = last.name()),
+            }
+        }
+    })
 }
 
 /// GPUs whose processor (after the overrides) the install's ROCr does not know, from

@@ -50,6 +50,9 @@ declare_rules! {
     IGPU_BESIDE_DGPU = "runtime.igpu-beside-dgpu", Runtime, Warn;
     TARGET_SUPPORTED = "runtime.target-supported", Runtime, Pass;
     TARGET_DEPRECATED = "runtime.target-deprecated", Runtime, Info;
+    // AMD lists the release's Ryzen APUs on a page the data did not read: not judged, so
+    // information, and the libraries layer's own verdict on the code stands.
+    APU_SUPPORT_UNJUDGED = "runtime.apu-support-unjudged", Runtime, Info;
     TARGET_UNSUPPORTED = "runtime.target-unsupported", Runtime, Warn => [
         libraries::rules::ROCBLAS_NO_KERNELS_FOR_TARGET,
         libraries::rules::HIPBLASLT_NO_KERNELS_FOR_TARGET,

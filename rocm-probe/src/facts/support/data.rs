@@ -26,6 +26,9 @@ pub struct Row {
     pub released: Option<String>,
     /// (target, index into [`STATUSES`], since patch), in the file's order: supported first.
     pub entries: Vec<(String, usize, u32)>,
+    /// AMD's separate page listing the release's Ryzen APUs, when the row's source leaves them
+    /// out and that page was not read.
+    pub apus_page: Option<String>,
 }
 
 /// The whole file.
@@ -47,6 +50,7 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
             "source",
             "released",
             "since_patch",
+            "apus_page",
         ]
         .contains(&key.as_str())
             || STATUSES.contains(&key.as_str());
@@ -74,6 +78,10 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
         return Err(at(&format!("stream {stream:?} is none of {STREAMS:?}")));
     }
     let released = text("released")?;
+    let apus_page = text("apus_page")?;
+    if let Some(page) = apus_page.as_ref().filter(|p| !p.starts_with("https://")) {
+        return Err(at(&format!("apus_page {page:?} is not an https URL")));
+    }
     if let Some(d) = &released {
         if !data_file::is_date(d) {
             return Err(at(&format!("released {d:?} is not YYYY-MM-DD")));
@@ -122,6 +130,7 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
         source,
         released,
         entries,
+        apus_page,
     })
 }
 
