@@ -231,6 +231,13 @@ fn compare_cpus(
     compared
 }
 
+/// The fixture's `fixture.toml`, parsed.
+fn fixture_config(dir: &Path) -> rocm_probe::source::fixture::FixtureConfig {
+    let file = dir.join("fixture.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    rocm_probe::source::fixture::FixtureConfig::parse(&text, &file).unwrap()
+}
+
 /// One line of tests/data/emulator-fixtures.txt: `FIXTURE [override=X.Y.Z] [kfd-unopenable]`.
 struct Eligible {
     name: String,
@@ -326,11 +333,23 @@ fn rocminfo_under_the_emulator_agrees_with_agents_field_by_field() {
     {
         let inv = Inventory::collect(&Source::fixture(&dir).unwrap()).unwrap();
         let overlay = invented_overlay(&dir);
+        // A fixture whose [emulate] hides libraries rocminfo needs (libnuma, ROCr): like the
+        // scenario's machine, rocminfo cannot even start, and the probe's passive verdict puts
+        // the root cause in the userspace (layer 3 or 4).
+        let hidden = fixture_config(&dir)
+            .emulate
+            .is_some_and(|e| !e.hide_libraries.is_empty());
         let theirs = match rocminfo(
             &dir,
             overlay.as_ref().map(|o| o.path()),
             override_gfx.as_deref(),
         ) {
+            Ok(_) if hidden => {
+                problems.push(format!(
+                    "{name}: rocminfo ran without the libraries [emulate] hides"
+                ));
+                continue;
+            }
             Ok(text) if !kfd_unopenable => agents(&text),
             Ok(_) => {
                 problems.push(format!(
@@ -349,6 +368,18 @@ fn rocminfo_under_the_emulator_agrees_with_agents_field_by_field() {
                     ));
                 }
                 denied += 1;
+                continue;
+            }
+            Err(e) if hidden => {
+                let report = Report::collect(&Source::fixture(&dir).unwrap(), Options::default());
+                if !e.contains("error while loading shared libraries")
+                    || ![3, 4].contains(&report.verdict.root_layer)
+                {
+                    problems.push(format!(
+                        "{name}: rocminfo {e}; the probe's root cause: {:?} (layer {})",
+                        report.verdict.root_cause, report.verdict.root_layer
+                    ));
+                }
                 continue;
             }
             Err(e) => {
@@ -568,9 +599,7 @@ fn active_scenarios_are_reproduced_by_the_real_stack() {
     let mi210_topology = topology_of(&mi210);
     let mut reproduced = 0;
     for (name, dir) in rocm_probe_tests::fixtures() {
-        let file = dir.join("fixture.toml");
-        let text = std::fs::read_to_string(&file).unwrap();
-        let config = rocm_probe::source::fixture::FixtureConfig::parse(&text, &file).unwrap();
+        let config = fixture_config(&dir);
         let (Some(_), Some(expect)) = (config.emulate.as_ref(), config.expect.as_ref()) else {
             continue;
         };
@@ -601,11 +630,30 @@ fn active_scenarios_are_reproduced_by_the_real_stack() {
         // say (the live machine's installs are Debian's, not the scenario's).
         // (`driver.kfd-permission-denied` and `-ready` judge the fixture's device files, which
         // the live run under the emulator does not read.)
+        // With `hide_libraries` the live machine lacks what the scenario's lacked, so what the
+        // installed userspace fails with is the scenario's too.
+        let hides = config
+            .emulate
+            .as_ref()
+            .is_some_and(|e| !e.hide_libraries.is_empty());
         let active = |id: &str| {
             (id.starts_with("driver.kfd-")
                 && !["driver.kfd-permission-denied", "driver.kfd-ready"].contains(&id))
                 || id.starts_with("runtime.dispatch-")
                 || ["runtime.rocr-answers", "runtime.hip-answers"].contains(&id)
+                || (hides
+                    && [
+                        "thunk.missing",
+                        "thunk.no-runtime",
+                        "thunk.hsakmt-load-failed",
+                        "thunk.hsakmt-not-installed",
+                        "runtime.no-rocm",
+                        "runtime.rocr-load-failed",
+                        "runtime.rocr-not-installed",
+                        "runtime.hip-failed",
+                        "runtime.hip-not-installed",
+                    ]
+                    .contains(&id))
         };
         let expected: Vec<&String> = expect
             .findings
@@ -628,5 +676,5 @@ fn active_scenarios_are_reproduced_by_the_real_stack() {
         }
         reproduced += 1;
     }
-    assert!(reproduced >= 5, "only {reproduced} scenarios reproduced");
+    assert!(reproduced >= 8, "only {reproduced} scenarios reproduced");
 }

@@ -63,6 +63,11 @@ pub struct Emulate {
     /// The errno an open of `/dev/kfd` fails with, for refusals the fixture's files cannot show
     /// (a container's device cgroup, a security module): 13 is EACCES.
     pub kfd_open_errno: Option<u32>,
+    /// Libraries made absent for the run (every file of the library directory whose name is one
+    /// of these or starts with it and a dot), as a machine without them would be: `scripts/emulate`
+    /// hides them in a private mount namespace, so the real loader fails as it would there.
+    #[serde(default)]
+    pub hide_libraries: Vec<String>,
 }
 
 /// The identity the probe runs as.
