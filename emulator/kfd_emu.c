@@ -97,6 +97,8 @@ static struct {
 	unsigned dispatch_hang[MAX_NODES]; /* gpu_ids whose queues never complete a packet */
 	int ndispatch_hang;
 	int kfd_open_errno; /* an open of /dev/kfd fails with this errno (0: it does not) */
+	unsigned render_eperm[MAX_NODES]; /* render minors whose opens fail with EPERM */
+	int nrender_eperm;
 	int have_version;
 	/* Why this fixture cannot be emulated (a file the stack reads that neither the overlay nor
 	 * the fixture holds), reported when /dev/kfd is opened. */
@@ -282,6 +284,8 @@ static void read_fixture_toml(void)
 				if (int_list(val, &e, 1) != 1 || e == 0 || e > 4095)
 					die("[emulate] kfd_open_errno must be an errno number");
 				emu.kfd_open_errno = (int)e;
+			} else if (!strcmp(key, "render_eperm")) {
+				emu.nrender_eperm = int_list(val, emu.render_eperm, MAX_NODES);
 			} else if (!strcmp(key, "hide_libraries")) {
 				/* scripts/emulate hides them (a mount namespace) before this library loads */
 			} else {
@@ -509,6 +513,11 @@ static int emulated_open(const char *path, int flags, enum kind kind, unsigned m
 	if (kind == KFD && emu.kfd_open_errno) {
 		trace("open %s: errno %d ([emulate] kfd_open_errno)", path, emu.kfd_open_errno);
 		errno = emu.kfd_open_errno;
+		return -1;
+	}
+	if (kind == RENDER && listed(emu.render_eperm, emu.nrender_eperm, minor)) {
+		trace("open %s: EPERM ([emulate] render_eperm)", path);
+		errno = EPERM;
 		return -1;
 	}
 	if (!permitted(d, flags)) {

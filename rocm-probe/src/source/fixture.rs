@@ -63,6 +63,10 @@ pub struct Emulate {
     /// The errno an open of `/dev/kfd` fails with, for refusals the fixture's files cannot show
     /// (a container's device cgroup, a security module): 13 is EACCES.
     pub kfd_open_errno: Option<u32>,
+    /// Render minors whose opens fail with EPERM though their mode allows them (a device cgroup
+    /// or a security module refusing one GPU's node): libhsakmt then drops that GPU silently.
+    #[serde(default)]
+    pub render_eperm: Vec<u32>,
     /// Libraries made absent for the run (every file of the library directory whose name is one
     /// of these or starts with it and a dot), as a machine without them would be: `scripts/emulate`
     /// hides them in a private mount namespace, so the real loader fails as it would there.
