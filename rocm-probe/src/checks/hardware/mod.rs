@@ -13,8 +13,8 @@ use crate::facts::Facts;
 use crate::facts::pci::{PCI_DEVICES, VENDOR_AMD};
 use crate::facts::topology::TOPOLOGY_DIR;
 use crate::finding::{
-    APU_SMALL_MEMORY, Action, Evidence, Finding, GPUS_FOUND, LARGE_BAR_OFF, NO_AMD_GPU,
-    PARTITION_MISSING, PARTITION_MODE_MISMATCH, PCI_NOT_CAPTURED, PCIE_LINK_DEGRADED,
+    APU_CARVEOUT_UNSEEN, APU_SMALL_MEMORY, Action, Evidence, Finding, GPUS_FOUND, LARGE_BAR_OFF,
+    NO_AMD_GPU, PARTITION_MISSING, PARTITION_MODE_MISMATCH, PCI_NOT_CAPTURED, PCIE_LINK_DEGRADED,
     RAS_CORRECTABLE, RAS_UNCORRECTABLE, RETIRED_PAGES, RUNTIME_SUSPENDED, RemedyStep, Rule,
     SYSFS_MALFORMED, SYSFS_UNREADABLE, Status, Subject, WSL_PARAVIRTUAL,
 };
@@ -206,7 +206,48 @@ fn gpu_device(inv: &Inventory, kfd: &AgentFacts, g: &PhysicalGpu, out: &mut Vec<
             );
         }
     }
+    // The opposite case: a large carve-out KFD does not hand to ROCm. Kernels before 6.16.9 give
+    // an APU's KFD node its GTT size whatever the carve-out (ROCm/ROCm#5444: 15.5 GiB of a
+    // 96 GiB carve-out), so memory set aside for the GPU is lost to ROCm and to the CPU alike.
+    if let (true, Some(kfd_mem), Some(vram)) = (integrated, agent.memory_bytes, drm.vram_total) {
+        if carveout_unseen(kfd_mem, vram) {
+            out.push(
+                APU_CARVEOUT_UNSEEN
+                    .finding(msg!(
+                        "hardware.apu-carveout-unseen",
+                        gpu = name,
+                        seen = kfd_mem >> 20,
+                        carveout = vram >> 20
+                    ))
+                    .with(Evidence::new(
+                        format!("{TOPOLOGY_DIR}/nodes/{}/mem_banks", agent.node),
+                        kfd_mem.to_string(),
+                    ))
+                    .with(Evidence::new(
+                        format!("{dev}/mem_info_vram_total"),
+                        vram.to_string(),
+                    ))
+                    .with_all(
+                        drm.gtt_total.map(|g| {
+                            Evidence::new(format!("{dev}/mem_info_gtt_total"), g.to_string())
+                        }),
+                    )
+                    .remedy(msg!("hardware.apu-carveout-unseen-remedy"))
+                    .step(RemedyStep::say(
+                        Action::FirmwareSetting,
+                        &object,
+                        msg!("hardware.step-uma-minimum"),
+                    )),
+            );
+        }
+    }
     out.extend(ras(&name, &object, &dev, drm));
+}
+
+/// Whether KFD gives an integrated GPU clearly less than its carve-out (`mem_info_vram_total`):
+/// under three quarters of it, well below what any kernel that reports the carve-out shows.
+pub(crate) fn carveout_unseen(kfd_bytes: u64, carveout_bytes: u64) -> bool {
+    kfd_bytes.saturating_mul(4) < carveout_bytes.saturating_mul(3)
 }
 
 /// A physical GPU's partition modes, as its drm device gives them.
@@ -802,5 +843,19 @@ mod tests {
             },
         ]);
         assert_eq!(of(&out, PARTITION_MISSING.id).len(), 1, "{out:#?}");
+    }
+
+    #[test]
+    fn a_carve_out_is_unseen_only_when_kfd_reports_well_under_it() {
+        const GIB: u64 = 1 << 30;
+        // ROCm/ROCm#5444: 15.9 GiB of GTT reported for a 96 GiB carve-out.
+        assert!(carveout_unseen(17_050_894_336, 96 * GIB));
+        // KFD reports the carve-out itself, or GTT larger than a small carve-out.
+        assert!(!carveout_unseen(96 * GIB, 96 * GIB));
+        assert!(!carveout_unseen(62 * GIB, GIB / 2));
+        // A bank a little under the carve-out (reservations) is not a lost carve-out.
+        assert!(!carveout_unseen(15 * GIB, 16 * GIB));
+        assert!(carveout_unseen(11 * GIB, 16 * GIB));
+        assert!(!carveout_unseen(u64::MAX, u64::MAX));
     }
 }

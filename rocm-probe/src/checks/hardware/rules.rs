@@ -26,6 +26,7 @@ declare_rules! {
     PCIE_LINK_DEGRADED = "hardware.pcie-link-degraded", Hardware, Warn;
     LARGE_BAR_OFF = "hardware.large-bar-off", Hardware, Warn;
     APU_SMALL_MEMORY = "hardware.apu-small-memory", Hardware, Warn;
+    APU_CARVEOUT_UNSEEN = "hardware.apu-carveout-unseen", Hardware, Warn;
     RAS_UNCORRECTABLE = "hardware.ras-uncorrectable", Hardware, Fail;
     RAS_CORRECTABLE = "hardware.ras-correctable", Hardware, Info;
     RETIRED_PAGES = "hardware.retired-pages", Hardware, Warn;

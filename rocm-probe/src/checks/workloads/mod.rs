@@ -554,7 +554,18 @@ fn llm_fit(f: &Facts, inv: &Inventory, gpus_out: &GpusOut) -> Finding {
     // Integrated GPUs whose memory TTM's limit caps (hardware.apu-memory-capped): the estimate
     // names the value as capped.
     let mut capped: Vec<crate::checks::hardware::platform::Cap> = Vec::new();
+    // An integrated GPU whose carve-out KFD does not report (hardware.apu-carveout-unseen): the
+    // memory is there, and raising TTM's limit is not what recovers it.
+    let mut unseen: Option<u64> = None;
     for a in used {
+        let carveout = a
+            .drm_render_minor
+            .and_then(|m| f.kfd.as_ref()?.render_nodes.get(&m)?.vram_total);
+        if let (Some(true), Some(kfd), Some(c)) = (a.integrated, a.memory_bytes, carveout) {
+            if crate::checks::hardware::carveout_unseen(kfd, c) {
+                unseen = unseen.max(Some(c));
+            }
+        }
         let cap = crate::checks::hardware::platform::cap(f, inv, a);
         let from_kfd = a.memory_bytes.filter(|m| *m > 0).map(|m| {
             let text = match &cap {
@@ -624,7 +635,9 @@ fn llm_fit(f: &Facts, inv: &Inventory, gpus_out: &GpusOut) -> Finding {
     if !failed.is_empty() {
         summary.push_str(&msg!("workloads.llm-fit-out-of-use", agents = failed.len()));
     }
-    if let Some(c) = capped.first() {
+    if let Some(c) = unseen {
+        summary.push_str(&msg!("workloads.llm-fit-carveout-unseen", memory = gib(c)));
+    } else if let Some(c) = capped.first() {
         summary.push_str(&msg!(
             "workloads.llm-fit-capped",
             parameter = c.parameter,
