@@ -244,6 +244,48 @@ fn override_within_the_family_warns_and_across_families_fails() {
     );
 }
 
+/// ROCm/legacy-rocm-build#5069: one global override set for an RX 6600 breaks the RX 9060 XT
+/// beside it. The remedy moves the value to the 6600's node instead of only unsetting it (which
+/// would leave the 6600 without code); without a GPU the value suits, it stays "unset".
+#[test]
+fn a_global_override_meant_for_one_gpu_moves_to_its_node() {
+    let r = report("hsa-override-global-9060xt-rx6600");
+    assert_eq!(
+        r.verdict.root_cause,
+        Some("runtime.hsa-override-wrong-family")
+    );
+    let f = finding(&r, "runtime.hsa-override-wrong-family");
+    assert!(f.summary.contains("gfx1200"), "{}", f.summary);
+    assert!(
+        remedy(f).contains("meant for GPU 1 (0000:86:00.0, ROCr 1)")
+            && remedy(f).contains("HSA_OVERRIDE_GFX_VERSION_2=10.3.0"),
+        "{}",
+        remedy(f)
+    );
+    let commands: Vec<&str> = f
+        .remedy_steps
+        .iter()
+        .filter_map(|s| s.command.as_deref())
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "unset HSA_OVERRIDE_GFX_VERSION",
+            "export HSA_OVERRIDE_GFX_VERSION_2=10.3.0"
+        ]
+    );
+
+    // One GPU, of another family than the value: nothing to move it to.
+    let r = report("hsa-override-wrong-family");
+    let f = finding(&r, "runtime.hsa-override-wrong-family");
+    let commands: Vec<&str> = f
+        .remedy_steps
+        .iter()
+        .filter_map(|s| s.command.as_deref())
+        .collect();
+    assert_eq!(commands, ["unset HSA_OVERRIDE_GFX_VERSION"]);
+}
+
 #[test]
 fn an_empty_override_fails_whatever_the_gpus() {
     let r = report("hsa-override-malformed");

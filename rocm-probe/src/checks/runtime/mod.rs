@@ -847,31 +847,72 @@ fn override_checks(f: &Facts, ov: &Overrides, visible: &[&Agent], out: &mut Vec<
                     f.remedy(msg!("runtime.override-same-family-remedy", real))
                 }
             }
-            _ => HSA_OVERRIDE_WRONG_FAMILY
-                .finding(msg!(
-                    "runtime.override-wrong-family",
-                    var,
-                    value,
-                    real,
-                    gpus,
-                    target = o.name()
-                ))
-                .with(env)
-                .with_all(evidence)
-                .remedy(msg!(
-                    "runtime.override-wrong-family-remedy",
-                    var,
-                    real,
-                    siblings = family_hint(real.as_str())
-                ))
-                // Another family's code never runs: the variable goes (a sibling's value is a
-                // choice the prose leaves to the user). Once per variable, and not when the
-                // global override reaches an iGPU beside a dGPU: runtime.hsa-override-igpu
-                // unsets it.
-                .with_steps(
-                    unset_env_step(var)
-                        .filter(|_| !(global && global_igpu) && unset_given.insert(var)),
-                ),
+            _ => {
+                // The GPUs the global value suits (another GPU of the value's family): it was
+                // set for them, so it moves to their nodes instead of going away for all.
+                let meant_for: Vec<&&Agent> = if global {
+                    visible
+                        .iter()
+                        .filter(|a| {
+                            a.gfx.is_some_and(|g| g != o && family(g) == family(o))
+                                && ov.of(a).is_some_and(|(v, _)| v == HSA_OVERRIDE_GFX_VERSION)
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                let per_node: Vec<String> = meant_for
+                    .iter()
+                    .map(|a| crate::target::per_node_override_name(ov.node(a)))
+                    .collect();
+                let remedy = if per_node.is_empty() {
+                    msg!(
+                        "runtime.override-wrong-family-remedy",
+                        var,
+                        real,
+                        siblings = family_hint(real.as_str())
+                    )
+                } else {
+                    msg!(
+                        "runtime.override-wrong-family-per-node-remedy",
+                        var,
+                        value,
+                        real,
+                        others = node_list(f, &meant_for.iter().map(|a| **a).collect::<Vec<_>>()),
+                        per_node = per_node
+                            .iter()
+                            .map(|v| format!("{v}={value}"))
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                        since = since(ov)
+                    )
+                };
+                let moved = !(global && global_igpu) && unset_given.insert(var);
+                HSA_OVERRIDE_WRONG_FAMILY
+                    .finding(msg!(
+                        "runtime.override-wrong-family",
+                        var,
+                        value,
+                        real,
+                        gpus,
+                        target = o.name()
+                    ))
+                    .with(env)
+                    .with_all(evidence)
+                    .remedy(remedy)
+                    // Another family's code never runs: the variable goes (a sibling's value is
+                    // a choice the prose leaves to the user), and the GPUs it suits get it per
+                    // node. Once per variable, and not when the global override reaches an iGPU
+                    // beside a dGPU: runtime.hsa-override-igpu unsets it.
+                    .with_steps(unset_env_step(var).filter(|_| moved))
+                    .with_steps(
+                        per_node
+                            .iter()
+                            .filter(|_| moved && ov.per_node_read)
+                            .filter_map(|v| set_env_step(v, &value))
+                            .collect::<Vec<_>>(),
+                    )
+            }
         };
         out.push(finding);
     }
