@@ -49,6 +49,10 @@ mod firmware_bad_data;
 #[allow(dead_code)]
 mod kernel_bad_data;
 
+#[path = "src/facts/rocm_bad/data.rs"]
+#[allow(dead_code)]
+mod rocm_bad_data;
+
 #[path = "src/facts/libenv/data.rs"]
 #[allow(dead_code)]
 mod environment_data;
@@ -211,6 +215,8 @@ fn main() {
         kernel_bad_table(),
     )
     .expect("OUT_DIR is writable");
+    std::fs::write(Path::new(&out_dir).join("rocm_bad.rs"), rocm_bad_table())
+        .expect("OUT_DIR is writable");
     std::fs::write(
         Path::new(&out_dir).join("override_hazard.rs"),
         override_hazard_table(),
@@ -401,6 +407,30 @@ fn kernel_bad_table() -> String {
         &data.as_of,
         "The rows, in the file's order.",
         "HAZARDS: &[Hazard]",
+        rows,
+    )
+}
+
+/// `data/rocm_bad.toml` in terms of `facts::rocm_bad`'s types.
+fn rocm_bad_table() -> String {
+    let data = load("data/rocm_bad.toml", rocm_bad_data::parse);
+    let rows = data.rows.iter().map(|r| {
+        format!(
+            "Bug {{ target: {:?}, fixed: ({}, {}), fixed_preview: ({}, {}), kfd_property: {:?}, symptom: {:?}, source: {:?} }}",
+            r.target,
+            r.fixed.0,
+            r.fixed.1,
+            r.fixed_preview.0,
+            r.fixed_preview.1,
+            r.kfd_property,
+            r.symptom,
+            r.source
+        )
+    });
+    generated(
+        &data.as_of,
+        "The rows, in the file's order.",
+        "BUGS: &[Bug]",
         rows,
     )
 }

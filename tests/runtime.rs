@@ -286,6 +286,52 @@ fn a_global_override_meant_for_one_gpu_moves_to_its_node() {
     assert_eq!(commands, ["unset HSA_OVERRIDE_GFX_VERSION"]);
 }
 
+/// ROCm/TheRock#2991: gfx1151's VGPR bug needs ROCm 7.2 and a kernel whose KFD exports
+/// `cwsr_size`. The finding says which half is missing, and goes once both are there.
+#[test]
+fn a_release_amd_names_as_bad_for_the_gpu_is_judged_with_its_kernel_half() {
+    use rocm_probe_tests::copy_fixture;
+    let summary = |dir: &std::path::Path| {
+        let r = Report::collect(&Source::fixture(dir).unwrap(), Options::default());
+        r.findings
+            .iter()
+            .find(|f| f.id == "runtime.release-known-bad")
+            .map(|f| (f.summary.clone(), remedy(f).to_owned()))
+    };
+    // ROCm 7.0.2, kernel without the property: both halves.
+    let (s, remedy_text) = summary(&rocm_probe_tests::fixtures_dir().join("strix-halo-rocm-7.0.2"))
+        .expect("7.0.2 on gfx1151 is flagged");
+    assert!(
+        s.contains("ROCm 7.0.2") && s.contains("fixed in ROCm 7.2"),
+        "{s}"
+    );
+    assert!(remedy_text.contains("cwsr_size"), "{remedy_text}");
+
+    // ROCm 7.2.1 on the same kernel: the runtime half is there, the kernel's is not.
+    let t = copy_fixture("strix-halo-rocm-7.0.2");
+    let opt = t.path().join("opt");
+    std::fs::rename(opt.join("rocm-7.0.2"), opt.join("rocm-7.2.1")).unwrap();
+    std::fs::write(opt.join("rocm-7.2.1/.info/version"), "7.2.1\n").unwrap();
+    let alt = t.path().join("etc/alternatives/rocm");
+    std::fs::remove_file(&alt).unwrap();
+    std::os::unix::fs::symlink("../../opt/rocm-7.2.1", &alt).unwrap();
+    let (s, remedy_text) = summary(t.path()).expect("the kernel half is missing");
+    assert!(
+        s.contains("carries the fix") && s.contains("cwsr_size"),
+        "{s}"
+    );
+    assert!(!remedy_text.contains("Upgrade to ROCm"), "{remedy_text}");
+
+    // And with a KFD that reports cwsr_size: nothing to say.
+    let props = t
+        .path()
+        .join("sys/class/kfd/kfd/topology/nodes/1/properties");
+    let mut text = std::fs::read_to_string(&props).unwrap();
+    text.push_str("cwsr_size 2633728\nctl_stack_size 12288\n");
+    std::fs::write(&props, text).unwrap();
+    assert_eq!(summary(t.path()), None);
+}
+
 #[test]
 fn an_empty_override_fails_whatever_the_gpus() {
     let r = report("hsa-override-malformed");

@@ -32,6 +32,7 @@ pub mod pcie;
 pub mod platform;
 pub mod process;
 pub mod properties;
+pub mod rocm_bad;
 pub mod rocr_isa;
 pub mod support;
 pub mod telemetry;

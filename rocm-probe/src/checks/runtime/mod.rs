@@ -22,9 +22,9 @@ use crate::finding::{
     HSA_OVERRIDE_MALFORMED, HSA_OVERRIDE_NODE_NOT_GPU, HSA_OVERRIDE_PER_NODE_IGNORED,
     HSA_OVERRIDE_REDUNDANT, HSA_OVERRIDE_SAME_FAMILY, HSA_OVERRIDE_UNKNOWN_TARGET,
     HSA_OVERRIDE_WRONG_FAMILY, IGPU_BESIDE_DGPU, INSTALL_FILES_MALFORMED, INSTALL_FILES_UNREADABLE,
-    INSTALLS_FOUND, MIXED_INSTALLS, NO_ROCM, NOT_CAPTURED, OPT_ROCM_DANGLING, RELEASE_UNKNOWN,
-    ROCM_PATH_INVALID, ROCR_NOT_ON_SEARCH_PATH, ROCR_UNKNOWN_TARGET, RemedyStep, Status,
-    TARGET_DEPRECATED, TARGET_DISTRIBUTION_BUILD, TARGET_SUPPORTED, TARGET_UNSUPPORTED,
+    INSTALLS_FOUND, MIXED_INSTALLS, NO_ROCM, NOT_CAPTURED, OPT_ROCM_DANGLING, RELEASE_KNOWN_BAD,
+    RELEASE_UNKNOWN, ROCM_PATH_INVALID, ROCR_NOT_ON_SEARCH_PATH, ROCR_UNKNOWN_TARGET, RemedyStep,
+    Status, TARGET_DEPRECATED, TARGET_DISTRIBUTION_BUILD, TARGET_SUPPORTED, TARGET_UNSUPPORTED,
     VISIBLE_DEVICES_MASK, VISIBLE_DEVICES_OUT_OF_RANGE, WHEEL_RUNTIME_ONLY,
 };
 use crate::target::GfxVersion;
@@ -1447,6 +1447,7 @@ fn release_support(f: &Facts, visible: &[&Agent], ov: &Overrides, out: &mut Vec<
         return;
     };
     let dropped = runtime_isa(f, install, &version, visible, ov, out);
+    known_bad(f, install, &version, visible, &dropped, out);
     let Some(release) = support::release(&version) else {
         let newest = support::newest();
         let summary = if support::newer_than_data(&version) {
@@ -1662,6 +1663,137 @@ fn release_support(f: &Facts, visible: &[&Agent], ov: &Overrides, out: &mut Vec<
             msg!("runtime.targets-supported", targets, version)
         };
         out.push(TARGET_SUPPORTED.finding(summary).with(source));
+    }
+}
+
+/// GPUs whose target the install's release is known to break (`facts::rocm_bad`): the runtime
+/// lacks the fix, or carries it while the kernel's KFD does not report what the fix reads. One
+/// finding per bug, naming the GPUs; GPUs ROCr drops anyway are left out.
+fn known_bad(
+    f: &Facts,
+    install: &Install,
+    version: &crate::facts::install::RocmVersion,
+    visible: &[&Agent],
+    dropped: &BTreeSet<String>,
+    out: &mut Vec<Finding>,
+) {
+    let line = (version.major, version.minor);
+    let preview = support::release(version).map_or(
+        version.major == 7 && (9..=13).contains(&version.minor),
+        |r| r.stream == support::Stream::Preview,
+    );
+    let mut targets: Vec<&str> = visible.iter().filter_map(|a| a.name.as_deref()).collect();
+    targets.sort_unstable();
+    targets.dedup();
+    for target in targets.into_iter().filter(|t| !dropped.contains(*t)) {
+        let agents: Vec<&Agent> = visible
+            .iter()
+            .copied()
+            .filter(|a| a.name.as_deref() == Some(target))
+            .collect();
+        for bug in crate::facts::rocm_bad::for_target(target) {
+            let runtime_fixed = bug.runtime_fixed(line, preview);
+            // The GPU nodes whose properties lack what the fix reads.
+            let lacking: Vec<u32> = bug
+                .kfd_property
+                .map(|p| {
+                    agents
+                        .iter()
+                        .filter(|a| {
+                            f.kfd.as_ref().is_some_and(|k| {
+                                k.topology.nodes.iter().any(|n| {
+                                    n.id == a.node
+                                        && n.properties.is_some()
+                                        && !n.props().extra.contains_key(p)
+                                })
+                            })
+                        })
+                        .map(|a| a.node)
+                        .collect()
+                })
+                .unwrap_or_default();
+            if runtime_fixed && lacking.is_empty() {
+                continue;
+            }
+            let gpus = node_list(f, &agents);
+            let fixed = format!("{}.{}", bug.fixed.0, bug.fixed.1);
+            let fixed_preview = format!("{}.{}", bug.fixed_preview.0, bug.fixed_preview.1);
+            let property = bug.kfd_property.unwrap_or_default();
+            let (summary, remedy) = match (runtime_fixed, lacking.is_empty()) {
+                (false, true) => (
+                    msg!(
+                        "runtime.release-known-bad",
+                        target,
+                        gpus,
+                        version,
+                        fixed,
+                        preview = fixed_preview
+                    ),
+                    msg!(
+                        "runtime.release-known-bad-remedy",
+                        fixed,
+                        preview = fixed_preview,
+                        source = bug.source
+                    ),
+                ),
+                (false, false) => (
+                    msg!(
+                        "runtime.release-known-bad",
+                        target,
+                        gpus,
+                        version,
+                        fixed,
+                        preview = fixed_preview
+                    ),
+                    msg!(
+                        "runtime.release-known-bad-kernel-remedy",
+                        fixed,
+                        preview = fixed_preview,
+                        property,
+                        source = bug.source
+                    ),
+                ),
+                _ => (
+                    msg!(
+                        "runtime.release-known-bad-kernel",
+                        target,
+                        gpus,
+                        version,
+                        property
+                    ),
+                    msg!(
+                        "runtime.release-known-bad-kernel-only-remedy",
+                        property,
+                        source = bug.source
+                    ),
+                ),
+            };
+            out.push(
+                RELEASE_KNOWN_BAD
+                    .finding(summary)
+                    .with(Evidence::new(
+                        install
+                            .version_source
+                            .clone()
+                            .unwrap_or_else(|| install.prefix.clone()),
+                        version.to_string(),
+                    ))
+                    .with(Evidence::new(
+                        bug.source,
+                        msg!("runtime.release-known-bad-reported", symptom = bug.symptom),
+                    ))
+                    .with_all(lacking.iter().map(|n| {
+                        Evidence::new(
+                            format!(
+                                "{}/nodes/{n}/properties",
+                                crate::facts::topology::TOPOLOGY_DIR
+                            ),
+                            msg!("runtime.property-absent", property),
+                        )
+                    }))
+                    .remedy(remedy),
+            );
+        }
     }
 }
 

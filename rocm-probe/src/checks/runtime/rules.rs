@@ -50,6 +50,8 @@ declare_rules! {
     IGPU_BESIDE_DGPU = "runtime.igpu-beside-dgpu", Runtime, Warn;
     TARGET_SUPPORTED = "runtime.target-supported", Runtime, Pass;
     TARGET_DEPRECATED = "runtime.target-deprecated", Runtime, Info;
+    // A release AMD says breaks the GPU's target until a later one (facts::rocm_bad).
+    RELEASE_KNOWN_BAD = "runtime.release-known-bad", Runtime, Warn;
     // AMD lists the release's Ryzen APUs on a page the data did not read: not judged, so
     // information, and the libraries layer's own verdict on the code stands.
     APU_SUPPORT_UNJUDGED = "runtime.apu-support-unjudged", Runtime, Info;
