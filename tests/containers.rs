@@ -209,3 +209,56 @@ fn snapshot_records_the_container_files_and_device_labels() {
         b"system_u:system_r:container_t:s0:c17,c28\0"
     );
 }
+
+/// kyuz0/amd-strix-halo-toolboxes#75: `nomodeset` on a Fedora host, the probe run in an Ubuntu
+/// toolbox. The kernel command line is the host's, so its remedy follows the host's kernel
+/// (`.fc43`: grubby), not the container's os-release (which would give `update-grub`); a kernel
+/// that names no family gets every family's variant.
+#[test]
+fn in_a_container_kernel_remedies_follow_the_host_kernel() {
+    let commands = |r: &Report| -> Vec<String> {
+        finding(r, "driver.nomodeset")
+            .remedy_steps
+            .iter()
+            .filter_map(|s| s.command.clone())
+            .collect()
+    };
+    let t = copy_fixture("nomodeset");
+    let dir = t.path();
+    write(
+        dir,
+        "etc/os-release",
+        b"NAME=\"Ubuntu\"\nVERSION_ID=\"24.04\"\nID=ubuntu\nID_LIKE=debian\n",
+    );
+    // Outside a container the machine's own os-release decides.
+    let r = report(dir);
+    assert!(!has(&r, "driver.container"));
+    assert!(
+        commands(&r).contains(&"sudo update-grub".to_owned()),
+        "{:?}",
+        commands(&r)
+    );
+    // In a podman toolbox on a Fedora kernel: grubby, and no update-grub.
+    write(dir, "run/.containerenv", b"engine=\"podman-5.6.2\"\n");
+    write(
+        dir,
+        "proc/sys/kernel/osrelease",
+        b"6.18.4-200.fc43.x86_64\n",
+    );
+    let r = report(dir);
+    assert!(has(&r, "driver.container"));
+    let c = commands(&r);
+    assert!(
+        c.iter().any(|c| c.starts_with("sudo grubby"))
+            && !c.contains(&"sudo update-grub".to_owned()),
+        "{c:?}"
+    );
+    // A self-built kernel says nothing of the host: every family's variant.
+    write(dir, "proc/sys/kernel/osrelease", b"6.19.0-custom\n");
+    let c = commands(&report(dir));
+    assert!(
+        c.iter().any(|c| c.starts_with("sudo grubby"))
+            && c.contains(&"sudo update-grub".to_owned()),
+        "{c:?}"
+    );
+}

@@ -94,6 +94,53 @@ pub fn families(os: Option<&OsRelease>) -> Vec<Distro> {
     }
 }
 
+/// The family whose kernel package built `release` (`uname -r`), from the suffix each family's
+/// kernel packages give it: Fedora's and RHEL's `.fc43`/`.el9`, Ubuntu's flavours (`-generic`,
+/// `-oem`, `-lowlatency`, the clouds'), Debian's architecture (`-amd64`, `-arm64`, `-cloud-amd64`,
+/// `-rt-amd64`), Arch's `-arch1`, `-zen1`, `-lts`, `-hardened1`, SUSE's `-default`. `None` for a
+/// kernel built elsewhere (a mainline or self-built one says nothing about its distribution).
+pub fn kernel_family(release: &str) -> Option<Distro> {
+    let r = release.trim();
+    let has_dot_tag = |tag: &str| {
+        r.split('.').any(|p| {
+            p.strip_prefix(tag)
+                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+        })
+    };
+    let flavour = r.rsplit('-').next().unwrap_or_default();
+    if has_dot_tag("fc") || has_dot_tag("el") {
+        Some(Distro::Fedora)
+    } else if [
+        "generic",
+        "oem",
+        "lowlatency",
+        "azure",
+        "aws",
+        "gcp",
+        "kvm",
+        "raspi",
+        "intel",
+        "nvidia",
+    ]
+    .contains(&flavour)
+        || ["amd64", "arm64"].contains(&flavour)
+    {
+        Some(Distro::Debian)
+    } else if r.split('-').any(|p| {
+        ["arch", "zen", "hardened"].iter().any(|t| {
+            p.strip_prefix(t)
+                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
+        })
+    }) || flavour == "lts"
+    {
+        Some(Distro::Arch)
+    } else if flavour == "default" {
+        Some(Distro::Suse)
+    } else {
+        None
+    }
+}
+
 /// What os-release says, as far as the probe uses it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct OsRelease {
@@ -225,6 +272,27 @@ fn unquote(raw: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_kernel_release_names_the_family_that_built_it() {
+        use super::Distro::*;
+        for (release, family) in [
+            ("6.18.4-200.fc43.x86_64", Some(Fedora)),
+            ("5.14.0-503.11.1.el9_5.x86_64", Some(Fedora)),
+            ("6.8.0-53-generic", Some(Debian)),
+            ("6.17.0-1018-oem", Some(Debian)),
+            ("6.1.0-18-amd64", Some(Debian)),
+            ("6.12.10-arch1-1", Some(Arch)),
+            ("6.12.10-zen1-1-zen", Some(Arch)),
+            ("6.6.70-1-lts", Some(Arch)),
+            ("6.4.0-150600.23.25-default", Some(Suse)),
+            ("6.19.0-custom", None),
+            ("6.18.4", None),
+            ("", None),
+        ] {
+            assert_eq!(kernel_family(release), family, "{release}");
+        }
+    }
     use super::*;
 
     fn source(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Source) {

@@ -519,9 +519,20 @@ const DKMS_MOK: &str = "/var/lib/dkms/mok.pub";
 /// the Debian/Ubuntu alternative).
 const UBUNTU_MOK: &str = "/var/lib/shim-signed/mok/MOK.der";
 
-/// The families whose variants a remedy gives (the machine's, else all).
+/// The families whose variants a remedy gives (the machine's, else all). The driver's remedies
+/// act on the kernel, its command line and its modules: in a container that is the host's, whose
+/// family the container's os-release does not tell (a Fedora host runs Ubuntu images), so there
+/// the kernel's own release decides, and when it does not, every family's variant is given.
 fn families(f: &Facts) -> Vec<Distro> {
-    crate::facts::os_release::families(f.os_release.as_ref())
+    if f.platform.container_markers.is_empty() {
+        return crate::facts::os_release::families(f.os_release.as_ref());
+    }
+    let host = f
+        .module
+        .as_ref()
+        .and_then(|m| m.kernel_release.as_deref())
+        .and_then(crate::facts::os_release::kernel_family);
+    host.map_or_else(|| Distro::ALL.to_vec(), |d| vec![d])
 }
 
 /// A path from the machine that may go into a shell command as it is: absolute, no `..`, and
