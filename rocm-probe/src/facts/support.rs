@@ -178,6 +178,26 @@ pub fn later_support(target: &str, version: &RocmVersion) -> Later {
     }
 }
 
+/// The newest production or Core SDK line before `version` that lists `target` as supported or
+/// deprecated (at any patch), with that status: where a user whose release dropped the target
+/// can go back to.
+pub fn last_listed_before(
+    target: &str,
+    version: &RocmVersion,
+) -> Option<(&'static Release, Support)> {
+    let installed = (version.major, version.minor);
+    RELEASES
+        .iter()
+        .rev()
+        .filter(|r| r.stream != Stream::Preview && (r.major, r.minor) < installed)
+        .find_map(|r| {
+            r.entries
+                .iter()
+                .find(|e| e.target == target && e.support != Support::Unsupported)
+                .map(|e| (r, e.support))
+        })
+}
+
 impl Release {
     /// `major.minor`.
     pub fn name(&self) -> String {
@@ -336,6 +356,11 @@ mod tests {
         assert_eq!(supports("gfx1102", "7.2.1"), Some(((7, 14, 0), None)));
         // No row after 6.2 lists gfx1032 (RX 6600): nothing to upgrade to.
         assert_eq!(later_support("gfx1032", &v("6.2.0")), Later::Never);
+        // gfx906: no later row lists it after 7.2; the last that did is 6.2 (deprecated).
+        assert_eq!(later_support("gfx906", &v("7.2.1")), Later::Never);
+        let (r, status) = last_listed_before("gfx906", &v("7.2.1")).unwrap();
+        assert_eq!((r.name(), status), ("6.2".to_owned(), Support::Deprecated));
+        assert_eq!(last_listed_before("gfx1032", &v("6.2.0")), None);
         // An APU crosses 6.4–7.2, whose Ryzen page the data lacks: unknown, not 7.14.
         assert_eq!(later_support("gfx1103", &v("6.2.0")), Later::Unknown);
         assert_eq!(later_support("gfx1151", &v("6.3.0")), Later::Unknown);

@@ -1609,14 +1609,16 @@ fn release_support(f: &Facts, visible: &[&Agent], ov: &Overrides, out: &mut Vec<
                                         sibling,
                                         later
                                     ),
-                                    None => msg!(
-                                        "runtime.target-unsupported-override-remedy-none",
-                                        listed,
-                                        target = t,
-                                        value,
-                                        sibling,
-                                        newest = support::newest().name()
-                                    ),
+                                    None => {
+                                        msg!(
+                                            "runtime.target-unsupported-override-remedy-none",
+                                            listed,
+                                            target = t,
+                                            value,
+                                            sibling,
+                                            newest = support::newest().name()
+                                        ) + &last_listed(t, &version)
+                                    }
                                 },
                                 None => match later_release(t, &version) {
                                     Some(later) => msg!(
@@ -1625,12 +1627,14 @@ fn release_support(f: &Facts, visible: &[&Agent], ov: &Overrides, out: &mut Vec<
                                         target = t,
                                         later
                                     ),
-                                    None => msg!(
-                                        "runtime.target-unsupported-remedy-none",
-                                        listed,
-                                        target = t,
-                                        newest = support::newest().name()
-                                    ),
+                                    None => {
+                                        msg!(
+                                            "runtime.target-unsupported-remedy-none",
+                                            listed,
+                                            target = t,
+                                            newest = support::newest().name()
+                                        ) + &last_listed(t, &version)
+                                    }
                                 },
                             },
                         ),
@@ -1663,6 +1667,16 @@ fn release_support(f: &Facts, visible: &[&Agent], ov: &Overrides, out: &mut Vec<
             msg!("runtime.targets-supported", targets, version)
         };
         out.push(TARGET_SUPPORTED.finding(summary).with(source));
+    }
+}
+
+/// Where no later release lists `target`: the last earlier one that did (" ROCm 6.3 was the last
+/// release that lists it, as deprecated."), so a remedy offers the way back; empty when none did.
+fn last_listed(target: &str, version: &crate::facts::install::RocmVersion) -> String {
+    match support::last_listed_before(target, version) {
+        Some((r, Support::Supported)) => msg!("runtime.last-listed-supported", release = r.name()),
+        Some((r, _)) => msg!("runtime.last-listed-deprecated", release = r.name()),
+        None => String::new(),
     }
 }
 
