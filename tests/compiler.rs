@@ -147,8 +147,9 @@ fn live_collector_finds_debians_hipcc_and_device_libs() {
         return;
     }
     let live = Source::live();
-    let (installs, _) = collect::<InstallFacts>(&live, &Default::default());
-    let (c, _) = collect::<CompilerFacts>(&live, &installs);
+    let env = Default::default();
+    let (installs, _) = collect::<InstallFacts>(&live, &env);
+    let (c, _) = collect::<CompilerFacts>(&live, (&installs, &env));
     assert!(c.captured);
     let usr = c
         .installs
@@ -184,8 +185,9 @@ fn live_compiler_versions_match_the_compilers_own() {
         return;
     }
     let live = Source::live();
-    let (installs, _) = collect::<InstallFacts>(&live, &Default::default());
-    let (c, _) = collect::<CompilerFacts>(&live, &installs);
+    let env = Default::default();
+    let (installs, _) = collect::<InstallFacts>(&live, &env);
+    let (c, _) = collect::<CompilerFacts>(&live, (&installs, &env));
     let run = |tool: &str| {
         let out = std::process::Command::new(tool)
             .arg("--version")
@@ -219,4 +221,96 @@ fn live_compiler_versions_match_the_compilers_own() {
         clangs += 1;
     }
     assert!(clangs >= 1, "{tools:?}");
+}
+
+/// The fixture's copy with its `[env]` replaced (the fixture's `[env]` is its last table once
+/// `copy_fixture` has dropped `[expect]`), and the copy's report.
+fn tarball_with(env: &[(&str, &str)], edit: impl FnOnce(&std::path::Path)) -> rocm_probe::Report {
+    let dir = rocm_probe_tests::copy_fixture("therock-7.10-tarball-device-libs");
+    let toml = dir.path().join("fixture.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let head = text.split("[env]").next().unwrap();
+    // The install is found through the loader's path in every variant.
+    let env: String = [("LD_LIBRARY_PATH", "/home/user/therock-tarball/install/lib")]
+        .iter()
+        .chain(env)
+        .map(|(k, v)| format!("{k} = {v:?}\n"))
+        .collect();
+    std::fs::write(&toml, format!("{head}[env]\n{env}")).unwrap();
+    edit(dir.path());
+    rocm_probe::Report::collect(
+        &Source::fixture(dir.path()).unwrap(),
+        rocm_probe::report::Options::default(),
+    )
+}
+
+#[test]
+fn clangs_search_order_decides_which_device_libraries_count() {
+    const INSTALL: &str = "/home/user/therock-tarball/install";
+    const OWN: &str = "/home/user/therock-tarball/install/lib/llvm/amdgcn/bitcode";
+    let ids = |r: &rocm_probe::Report| -> Vec<&'static str> {
+        r.findings
+            .iter()
+            .filter(|f| f.layer == Layer::Compiler && f.status == Status::Warn)
+            .map(|f| f.id)
+            .collect()
+    };
+    // ROCM_PATH set right (AMD's corrected setting in ROCm/legacy-rocm-build#5773): clang reads
+    // $ROCM_PATH/amdgcn/bitcode only, which the Core SDK layout does not have.
+    let r = report("therock-7.10-tarball-device-libs");
+    let f = finding(&r, "compiler.device-libs-hidden");
+    assert_eq!(r.verdict.root_layer, 6);
+    assert_eq!(
+        evidence(f, "env:ROCM_PATH").as_deref(),
+        Some(INSTALL),
+        "{f:#?}"
+    );
+    assert_eq!(
+        evidence(f, &format!("{INSTALL}/amdgcn/bitcode")).as_deref(),
+        Some("(absent)")
+    );
+    assert!(evidence(f, OWN).unwrap().contains("gfx1100"), "{f:#?}");
+    assert_eq!(
+        f.remedy_steps[0].command.as_deref(),
+        Some(format!("export HIP_DEVICE_LIB_PATH={OWN}").as_str())
+    );
+
+    // Unset ROCM_PATH: clang finds lib/llvm/amdgcn/bitcode from its own path.
+    let r = tarball_with(&[], |_| {});
+    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    // AMD's fix: HIP_DEVICE_LIB_PATH names the directory, whatever ROCM_PATH says.
+    let r = tarball_with(
+        &[("ROCM_PATH", INSTALL), ("HIP_DEVICE_LIB_PATH", OWN)],
+        |_| {},
+    );
+    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    // A HIP_DEVICE_LIB_PATH that names nothing hides them as well.
+    let r = tarball_with(&[("HIP_DEVICE_LIB_PATH", "/nowhere/bitcode")], |_| {});
+    let f = finding(&r, "compiler.device-libs-hidden");
+    assert_eq!(
+        evidence(f, "env:HIP_DEVICE_LIB_PATH").as_deref(),
+        Some("/nowhere/bitcode")
+    );
+    // A relative one is not resolved (it depends on where the compiler starts): read as nothing.
+    let r = tarball_with(
+        &[("HIP_DEVICE_LIB_PATH", "lib/llvm/amdgcn/bitcode")],
+        |_| {},
+    );
+    assert_eq!(ids(&r), ["compiler.device-libs-hidden"]);
+    // Bitcode in clang's resource directory comes first, whatever ROCM_PATH says.
+    let r = tarball_with(&[("ROCM_PATH", INSTALL)], |d| {
+        let res =
+            d.join("home/user/therock-tarball/install/lib/llvm/lib/clang/20/lib/amdgcn/bitcode");
+        std::fs::create_dir_all(&res).unwrap();
+        std::fs::write(res.join("oclc_isa_version_1100.bc"), b"").unwrap();
+    });
+    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    // Where the install's own libraries lack the target too, the finding is the old one, with
+    // the variable as evidence.
+    let r = tarball_with(&[("ROCM_PATH", INSTALL)], |d| {
+        std::fs::remove_file(d.join(&OWN[1..]).join("oclc_isa_version_1100.bc")).unwrap();
+    });
+    let f = finding(&r, "compiler.no-device-libs-for-target");
+    assert_eq!(evidence(f, "env:ROCM_PATH").as_deref(), Some(INSTALL));
+    assert_eq!(ids(&r), ["compiler.no-device-libs-for-target"]);
 }

@@ -6,14 +6,17 @@
 //!   `/usr` also `/usr/lib/llvm-*/bin/clang` (Debian's versioned LLVM);
 //! - the device libraries, whose `oclc_isa_version_<n>.bc` names give the targets covered
 //!   (`oclc_isa_version_90a.bc` → gfx90a): `<prefix>/amdgcn/bitcode` (ROCm ≤ 6.2),
-//!   `<prefix>/lib/llvm/lib/clang/*/lib/amdgcn/bitcode` (ROCm ≥ 6.3) and, under `/usr`,
+//!   `<prefix>/lib/llvm/lib/clang/*/lib/amdgcn/bitcode` (ROCm ≥ 6.3),
+//!   `<prefix>/lib/llvm/amdgcn/bitcode` (the ROCm Core SDK, TheRock) and, under `/usr`,
 //!   `/usr/lib/x86_64-linux-gnu/amdgcn/bitcode` (Debian's `rocm-device-libs`) and
-//!   `/usr/lib/llvm-*/lib/clang/*/lib/amdgcn/bitcode`.
+//!   `/usr/lib/llvm-*/lib/clang/*/lib/amdgcn/bitcode`;
+//! - the directories the environment makes clang use instead: `HIP_DEVICE_LIB_PATH`, and
+//!   `$ROCM_PATH/amdgcn/bitcode` (see [`LibsPlace`] for clang's order).
 //!
 //! Every read goes through the [`SysRoot`]; unreadable directories are recorded as
 //! problems (ARCHITECTURE.md §3, `facts/`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -67,11 +70,31 @@ pub fn parse_hip_version(text: &str) -> Option<String> {
     })
 }
 
+/// Which step of clang's search finds a device-library directory. clang
+/// (`RocmInstallationDetector::detectDeviceLibrary`, LLVM's `clang/lib/Driver/ToolChains/
+/// AMDGPU.cpp`) takes `HIP_DEVICE_LIB_PATH` (or `--rocm-device-lib-path`) alone when set; else
+/// its resource directory; else `<candidate>/amdgcn/bitcode` for the ROCm candidates, which are
+/// `$ROCM_PATH` alone when that is set and non-empty, else the places derived from clang's own
+/// path (its parent's parent, `lib/llvm` itself), `/opt/rocm`, the newest `/opt/rocm-*`,
+/// `/usr/local` and `/usr`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LibsPlace {
+    /// `<llvm>/lib/clang/<v>/lib/amdgcn/bitcode`: searched before any candidate, whatever
+    /// `ROCM_PATH` says.
+    Resource,
+    /// `<prefix>/amdgcn/bitcode`, `<llvm>/amdgcn/bitcode`, Debian's directory: searched only
+    /// while `ROCM_PATH` is unset.
+    Install,
+}
+
 /// One directory of device-library bitcode.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DeviceLibs {
     /// The directory.
     pub dir: String,
+    /// Where clang's search finds it.
+    pub place: LibsPlace,
     /// How many `oclc_isa_version_*.bc` files it has.
     pub isa_files: usize,
     /// The processors those files cover (`gfx90a`), sorted.
@@ -106,6 +129,22 @@ impl InstallCompiler {
     }
 }
 
+/// A variable that makes clang look for device libraries in one place only.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LibsOverride {
+    /// `HIP_DEVICE_LIB_PATH` or `ROCM_PATH`.
+    pub variable: String,
+    /// Its value.
+    pub value: String,
+    /// The directory clang then reads: the value itself, or `$ROCM_PATH/amdgcn/bitcode`.
+    pub dir: String,
+    /// What that directory holds; `None` when it does not exist.
+    pub libs: Option<DeviceLibs>,
+}
+
+/// The variable clang reads for a device-library directory, used alone when set.
+pub const HIP_DEVICE_LIB_PATH: &str = "HIP_DEVICE_LIB_PATH";
+
 /// Layer 6 facts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct CompilerFacts {
@@ -116,15 +155,49 @@ pub struct CompilerFacts {
     pub installs: Vec<InstallCompiler>,
     /// The paths looked at, for evidence of absence.
     pub looked_at: Vec<String>,
+    /// `HIP_DEVICE_LIB_PATH` when set and non-empty: every clang reads only its directory.
+    pub device_lib_path: Option<LibsOverride>,
+    /// `ROCM_PATH` when set and non-empty: every clang reads `$ROCM_PATH/amdgcn/bitcode`
+    /// instead of the [`LibsPlace::Install`] directories (its resource directory still first).
+    pub rocm_path: Option<LibsOverride>,
+}
+
+impl CompilerFacts {
+    /// The device libraries the compilers of `i` link, as clang's search picks them in this
+    /// environment, and the variable that decided it (`None`: the install's own places).
+    pub fn searched<'a>(
+        &'a self,
+        i: &'a InstallCompiler,
+    ) -> (Vec<&'a DeviceLibs>, Option<&'a LibsOverride>) {
+        if let Some(o) = &self.device_lib_path {
+            return (o.libs.iter().collect(), Some(o));
+        }
+        let resource: Vec<&DeviceLibs> = i
+            .device_libs
+            .iter()
+            .filter(|d| d.place == LibsPlace::Resource && d.isa_files > 0)
+            .collect();
+        if !resource.is_empty() {
+            return (resource, None);
+        }
+        if let Some(o) = &self.rocm_path {
+            return (o.libs.iter().collect(), Some(o));
+        }
+        (i.device_libs.iter().collect(), None)
+    }
 }
 
 impl Collect for CompilerFacts {
-    /// The installs already found.
-    type Needs<'a> = &'a InstallFacts;
+    /// The installs already found and the environment (`PlatformFacts::env`).
+    type Needs<'a> = (&'a InstallFacts, &'a BTreeMap<String, String>);
     type Output = Self;
 
     /// Reads the compilers of the installs.
-    fn collect(source: &Source, installs: &InstallFacts, problems: &mut Vec<Problem>) -> Self {
+    fn collect(
+        source: &Source,
+        (installs, env): (&InstallFacts, &BTreeMap<String, String>),
+        problems: &mut Vec<Problem>,
+    ) -> Self {
         let root = source.root();
         let mut facts = Self {
             captured: installs.captured,
@@ -133,6 +206,13 @@ impl Collect for CompilerFacts {
         if !installs.captured {
             return facts;
         }
+        let set = |name: &str| env.get(name).filter(|v| !v.is_empty());
+        facts.device_lib_path = set(HIP_DEVICE_LIB_PATH)
+            .map(|v| libs_override(root, HIP_DEVICE_LIB_PATH, v, v.clone(), problems));
+        facts.rocm_path = set("ROCM_PATH").map(|v| {
+            let dir = format!("{}/amdgcn/bitcode", v.trim_end_matches('/'));
+            libs_override(root, "ROCM_PATH", v, dir, problems)
+        });
         let mut prefixes: Vec<(String, crate::i18n::Text)> = installs
             .installs
             .iter()
@@ -166,9 +246,9 @@ impl CompilerFacts {
         let mut llvms: Vec<(String, Vec<String>)> = Vec::new();
         let own = format!("{prefix}/lib/llvm");
         llvms.push((own.clone(), resource_versions(root, &own, problems)));
-        let mut bitcode = vec![format!("{prefix}/amdgcn/bitcode")];
+        let mut bitcode = vec![(format!("{prefix}/amdgcn/bitcode"), LibsPlace::Install)];
         if prefix == "/usr" {
-            bitcode.push(DEBIAN_BITCODE.to_owned());
+            bitcode.push((DEBIAN_BITCODE.to_owned(), LibsPlace::Install));
             let names = list(root, "/usr/lib", problems).unwrap_or_default();
             for llvm in names.iter().filter(|n| is_versioned_llvm(n)) {
                 drivers.push(format!("/usr/lib/{llvm}/bin/clang"));
@@ -182,9 +262,17 @@ impl CompilerFacts {
                 versions
                     .iter()
                     .map(|v| format!("{llvm}/lib/clang/{v}/lib/amdgcn/bitcode"))
-                    .filter(|d| root.exists(d)),
+                    .filter(|d| root.exists(d))
+                    .map(|d| (d, LibsPlace::Resource)),
             );
         }
+        // clang's own root (`<llvm>`, the parent of its `bin`) is a candidate too: the ROCm Core
+        // SDK puts its device libraries in `lib/llvm/amdgcn/bitcode`.
+        bitcode.extend(
+            llvms
+                .iter()
+                .map(|(llvm, _)| (format!("{llvm}/amdgcn/bitcode"), LibsPlace::Install)),
+        );
         for path in drivers {
             if root.exists(&path) {
                 let name = path.rsplit('/').next().unwrap_or_default().to_owned();
@@ -215,27 +303,58 @@ impl CompilerFacts {
                 self.looked_at.push(path);
             }
         }
-        let mut device_libs = Vec::new();
-        for dir in bitcode {
-            if !root.exists(&dir) {
-                continue;
-            }
-            let Some(names) = list(root, &dir, problems) else {
-                continue;
-            };
-            let isa: Vec<String> = names.iter().filter_map(|n| isa_version_target(n)).collect();
-            device_libs.push(DeviceLibs {
-                dir,
-                isa_files: isa.len(),
-                targets: isa.into_iter().collect(),
-            });
-        }
+        let device_libs = bitcode
+            .into_iter()
+            .filter_map(|(dir, place)| scan(root, dir, place, problems))
+            .collect();
         InstallCompiler {
             prefix: prefix.to_owned(),
             describe,
             tools,
             device_libs,
         }
+    }
+}
+
+/// The ISA files of one bitcode directory; `None` when it does not exist or cannot be listed.
+fn scan(
+    root: &SysRoot,
+    dir: String,
+    place: LibsPlace,
+    problems: &mut Vec<Problem>,
+) -> Option<DeviceLibs> {
+    if !root.exists(&dir) {
+        return None;
+    }
+    let names = list(root, &dir, problems)?;
+    let isa: Vec<String> = names.iter().filter_map(|n| isa_version_target(n)).collect();
+    Some(DeviceLibs {
+        dir,
+        place,
+        isa_files: isa.len(),
+        targets: isa.into_iter().collect(),
+    })
+}
+
+/// What a variable makes clang read. A relative value is kept as written and read as nothing:
+/// which directory it means depends on where the compiler is started.
+fn libs_override(
+    root: &SysRoot,
+    variable: &str,
+    value: &str,
+    dir: String,
+    problems: &mut Vec<Problem>,
+) -> LibsOverride {
+    let libs = if dir.starts_with('/') {
+        scan(root, dir.clone(), LibsPlace::Install, problems)
+    } else {
+        None
+    };
+    LibsOverride {
+        variable: variable.to_owned(),
+        value: value.to_owned(),
+        dir,
+        libs,
     }
 }
 

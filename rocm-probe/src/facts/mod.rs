@@ -277,7 +277,8 @@ impl Facts {
             crate::facts::kernel_bad::KernelBadFacts::collect(source, (), &mut problems.system);
         let installs = InstallFacts::collect(source, &platform.env, &mut problems.installs);
         let libraries = LibraryFacts::collect(source, &installs, &mut problems.libraries);
-        let compiler = CompilerFacts::collect(source, &installs, &mut problems.compiler);
+        let compiler =
+            CompilerFacts::collect(source, (&installs, &platform.env), &mut problems.compiler);
         let frameworks = FrameworkFacts::collect(source, &platform.env, &mut problems.frameworks);
         let bundled = crate::facts::bundled::BundledFacts::collect(
             source,

@@ -36,7 +36,7 @@ pub const DXG: &str = "/dev/dxg";
 
 /// Environment variables that change what ROCm sees or loads; read by name so that a snapshot
 /// can record exactly these.
-pub const ROCM_ENV: [&str; 19] = [
+pub const ROCM_ENV: [&str; 20] = [
     "HSA_OVERRIDE_GFX_VERSION",
     "HSA_XNACK",
     "HSA_ENABLE_SDMA",
@@ -51,6 +51,8 @@ pub const ROCM_ENV: [&str; 19] = [
     "container",
     // Layer 6: the --offload-arch list of PyTorch's extension builder and of vLLM's builds.
     "PYTORCH_ROCM_ARCH",
+    // Layer 6: the one device-library directory clang reads when it is set.
+    "HIP_DEVICE_LIB_PATH",
     // Layers 7 and 8: where Python environments and tools are looked for.
     "PATH",
     "VIRTUAL_ENV",

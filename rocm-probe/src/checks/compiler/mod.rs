@@ -11,10 +11,14 @@ use std::collections::BTreeMap;
 
 use crate::codeobject::target_id::TargetId;
 use crate::facts::Facts;
-use crate::facts::compiler::{CompilerFacts, InstallCompiler, Tool};
+use std::collections::BTreeSet;
+
+use crate::facts::compiler::{
+    CompilerFacts, DeviceLibs, HIP_DEVICE_LIB_PATH, InstallCompiler, LibsOverride, Tool,
+};
 use crate::finding::{
-    Action, BUILD_TARGETS_EXCLUDE_GPU, COMPILER_NOT_CAPTURED, COMPILERS_FOUND, Evidence, Finding,
-    NO_COMPILER, NO_DEVICE_LIBS_FOR_TARGET, OFFLOAD_ARCH, RemedyStep, Status,
+    Action, BUILD_TARGETS_EXCLUDE_GPU, COMPILER_NOT_CAPTURED, COMPILERS_FOUND, DEVICE_LIBS_HIDDEN,
+    Evidence, Finding, NO_COMPILER, NO_DEVICE_LIBS_FOR_TARGET, OFFLOAD_ARCH, RemedyStep, Status,
 };
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
@@ -48,7 +52,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         return out;
     };
     for i in c.installs.iter().filter(|i| i.any()) {
-        device_libs(i, &targets, &mut out);
+        device_libs(c, i, &targets, &mut out);
     }
     offload_arch(c, &targets, &mut out);
     out
@@ -181,38 +185,64 @@ fn list<'a>(targets: impl IntoIterator<Item = &'a String>) -> String {
     i18n::list(names)
 }
 
-fn device_libs(i: &InstallCompiler, targets: &[Target], out: &mut Vec<Finding>) {
-    let have = i.targets();
-    // Processor → its nodes, for the processors missing.
+/// The processors of `targets` that `libs` do not cover, with their nodes' evidence.
+fn uncovered<'a>(libs: &[&DeviceLibs], targets: &'a [Target]) -> BTreeMap<&'a str, Vec<Evidence>> {
     let mut missing: BTreeMap<&str, Vec<Evidence>> = BTreeMap::new();
-    for t in targets.iter().filter(|t| !have.contains(&t.processor)) {
+    for t in targets
+        .iter()
+        .filter(|t| !libs.iter().any(|d| d.targets.contains(&t.processor)))
+    {
         missing
             .entry(t.processor.as_str())
             .or_default()
             .extend(t.nodes.iter().cloned());
     }
+    missing
+}
+
+fn device_libs(c: &CompilerFacts, i: &InstallCompiler, targets: &[Target], out: &mut Vec<Finding>) {
+    let (used, by) = c.searched(i);
+    let missing = uncovered(&used, targets);
     if missing.is_empty() {
         return;
     }
     let names: Vec<String> = missing.keys().map(|s| (*s).to_owned()).collect();
+    // The install's own directories that clang skips because a variable chose another one.
+    let own: Vec<&DeviceLibs> = match by {
+        Some(_) => i
+            .device_libs
+            .iter()
+            .filter(|d| !used.iter().any(|u| u.dir == d.dir))
+            .filter(|d| names.iter().any(|n| d.targets.contains(n)))
+            .collect(),
+        None => Vec::new(),
+    };
+    if let Some(by) = by.filter(|_| !own.is_empty() && uncovered(&own, targets).is_empty()) {
+        out.push(hidden(i, by, &own, &names, missing));
+        return;
+    }
+    let have: BTreeSet<String> = used
+        .iter()
+        .flat_map(|d| d.targets.iter().cloned())
+        .collect();
     let mut finding = NO_DEVICE_LIBS_FOR_TARGET.finding(msg!(
         "compiler.no-device-libs-for-target",
         install = i.describe,
         missing = list(&names),
         covered = list(&have)
     ));
-    if i.device_libs.is_empty() {
-        finding = finding.with(Evidence::absent(format!("{}/amdgcn/bitcode", i.prefix)));
-    }
-    for d in &i.device_libs {
+    if let Some(by) = by {
         finding = finding.with(Evidence::new(
-            d.dir.clone(),
-            msg!(
-                "compiler.device-libs",
-                count = d.isa_files,
-                targets = list(&d.targets)
-            ),
+            format!("env:{}", by.variable),
+            by.value.clone(),
         ));
+    }
+    if used.is_empty() {
+        let dir = by.map_or_else(|| format!("{}/amdgcn/bitcode", i.prefix), |b| b.dir.clone());
+        finding = finding.with(Evidence::absent(dir));
+    }
+    for d in &used {
+        finding = finding.with(libs_evidence(d));
     }
     for nodes in missing.into_values() {
         finding = finding.with_all(nodes);
@@ -221,6 +251,73 @@ fn device_libs(i: &InstallCompiler, targets: &[Target], out: &mut Vec<Finding>) 
         "compiler.no-device-libs-for-target-remedy",
         isa = names[0].trim_start_matches("gfx")
     )));
+}
+
+fn libs_evidence(d: &DeviceLibs) -> Evidence {
+    Evidence::new(
+        d.dir.clone(),
+        msg!(
+            "compiler.device-libs",
+            count = d.isa_files,
+            targets = list(&d.targets)
+        ),
+    )
+}
+
+/// `compiler.device-libs-hidden`: the install has device libraries for the GPUs, but
+/// `HIP_DEVICE_LIB_PATH` or `ROCM_PATH` sends clang to a directory without them (clang reads
+/// `$ROCM_PATH/amdgcn/bitcode`, while the ROCm Core SDK keeps them in `lib/llvm/amdgcn/bitcode`:
+/// ROCm/legacy-rocm-build#5773, ROCm/TheRock#3213). The fix AMD gives is
+/// `HIP_DEVICE_LIB_PATH` naming the install's own directory.
+fn hidden(
+    i: &InstallCompiler,
+    by: &LibsOverride,
+    own: &[&DeviceLibs],
+    names: &[String],
+    missing: BTreeMap<&str, Vec<Evidence>>,
+) -> Finding {
+    let state = match &by.libs {
+        None => msg!("compiler.dir-absent"),
+        Some(d) => msg!(
+            "compiler.dir-lacks",
+            missing = list(names),
+            covered = list(&d.targets)
+        ),
+    };
+    let mut finding = DEVICE_LIBS_HIDDEN
+        .finding(msg!(
+            "compiler.device-libs-hidden",
+            install = i.describe,
+            variable = by.variable,
+            dir = by.dir,
+            state = state,
+            own = own[0].dir,
+            missing = list(names)
+        ))
+        .with(Evidence::new(
+            format!("env:{}", by.variable),
+            by.value.clone(),
+        ));
+    finding = match &by.libs {
+        Some(d) => finding.with(libs_evidence(d)),
+        None => finding.with(Evidence::absent(by.dir.clone())),
+    };
+    for d in own {
+        finding = finding.with(libs_evidence(d));
+    }
+    for nodes in missing.into_values() {
+        finding = finding.with_all(nodes);
+    }
+    finding
+        .remedy(msg!(
+            "compiler.device-libs-hidden-remedy",
+            variable = by.variable,
+            own = own[0].dir
+        ))
+        .with_steps(crate::checks::runtime::set_env_step(
+            HIP_DEVICE_LIB_PATH,
+            &own[0].dir,
+        ))
 }
 
 /// `hipcc 5.2.21153`, or the name alone when the version is unknown.

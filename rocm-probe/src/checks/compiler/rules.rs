@@ -9,6 +9,7 @@ declare_rules! {
     NO_COMPILER = "compiler.no-compiler", Compiler, Info;
     COMPILERS_FOUND = "compiler.found", Compiler, Pass;
     NO_DEVICE_LIBS_FOR_TARGET = "compiler.no-device-libs-for-target", Compiler, Warn;
+    DEVICE_LIBS_HIDDEN = "compiler.device-libs-hidden", Compiler, Warn;
     OFFLOAD_ARCH = "compiler.offload-arch", Compiler, Pass;
     BUILD_TARGETS_EXCLUDE_GPU = "compiler.build-targets-exclude-gpu", Compiler, Warn;
 }

@@ -1389,7 +1389,7 @@ fn unset_env_step(name: &str) -> Option<RemedyStep> {
 }
 
 /// `export NAME=value`, when both are plain.
-fn set_env_step(name: &str, value: &str) -> Option<RemedyStep> {
+pub(crate) fn set_env_step(name: &str, value: &str) -> Option<RemedyStep> {
     (plain_name(name) && plain_value(value)).then(|| {
         RemedyStep::run(
             Action::SetEnv,

@@ -14,7 +14,9 @@ declare_rules! {
     ROCR_NOT_ON_SEARCH_PATH = "runtime.rocr-not-on-search-path", Runtime, Info;
     MIXED_INSTALLS = "runtime.mixed-installs", Runtime, Warn;
     OPT_ROCM_DANGLING = "runtime.opt-rocm-dangling", Runtime, Warn;
-    ROCM_PATH_INVALID = "runtime.rocm-path-invalid", Runtime, Warn;
+    ROCM_PATH_INVALID = "runtime.rocm-path-invalid", Runtime, Warn => [
+        compiler::rules::DEVICE_LIBS_HIDDEN,
+    ];
     INSTALL_FILES_UNREADABLE = "runtime.install-files-unreadable", Runtime, Skip;
     INSTALL_FILES_MALFORMED = "runtime.install-files-malformed", Runtime, Warn;
     HSA_OVERRIDE_MALFORMED = "runtime.hsa-override-malformed", Runtime, Fail => [
