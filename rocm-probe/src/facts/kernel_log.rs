@@ -25,6 +25,9 @@ pub enum Kind {
     InitFailed,
     /// An IP block's initialisation failed (`sw_init of IP block <gmc_v8_0> failed -2`).
     IpInitFailed,
+    /// The IP discovery table, which the GPU's own firmware leaves in VRAM at power-on and which
+    /// tells the driver what blocks the GPU has, was missing or corrupt.
+    DiscoveryFailed,
     /// A firmware file could not be loaded.
     FirmwareLoadFailed,
     /// KFD skipped the GPU: the PCIe path rejects atomics.
@@ -356,7 +359,7 @@ pub fn parse(lines: &[(String, Option<u64>)]) -> Vec<Event> {
                     event.pid = Some(pid);
                 }
             }
-            Kind::InitFailed | Kind::GpuReset => {}
+            Kind::InitFailed | Kind::DiscoveryFailed | Kind::GpuReset => {}
             Kind::RasUncorrectable => {
                 event.ras_event = between(text, "uncorrectable hardware error(", ")");
             }
@@ -547,6 +550,32 @@ mod tests {
         assert_eq!(e[1].pci_address, None);
         assert_eq!(e[2].ip_block.as_deref(), Some("gmc_v8_0"));
         assert_eq!(e[2].error, Some(-2));
+    }
+
+    #[test]
+    fn an_invalid_ip_discovery_table() {
+        // ROCm/legacy-rocm-build#3856 (MI300X), #5008 (MI300A), #1896 (the older "from vram")
+        let e = events(&[
+            "amdgpu 0000:05:00.0: amdgpu: get invalid ip discovery binary signature",
+            "[drm:amdgpu_discovery_set_ip_blocks [amdgpu]] *ERROR* amdgpu_discovery_init failed",
+            "amdgpu 0000:02:00.0: amdgpu: invalid ip discovery binary checksum",
+            "amdgpu 0000:03:00.0: amdgpu: get invalid ip discovery binary signature from vram",
+            "amdgpu 0000:05:00.0: amdgpu: Fatal error during GPU init",
+        ]);
+        let kinds: Vec<Kind> = e.iter().map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                Kind::DiscoveryFailed,
+                Kind::DiscoveryFailed,
+                Kind::DiscoveryFailed,
+                Kind::DiscoveryFailed,
+                Kind::InitFailed
+            ]
+        );
+        assert_eq!(e[0].pci_address.as_deref(), Some("0000:05:00.0"));
+        assert_eq!(e[1].pci_address, None);
+        assert_eq!(e[2].pci_address.as_deref(), Some("0000:02:00.0"));
     }
 
     #[test]

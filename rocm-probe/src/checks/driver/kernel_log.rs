@@ -153,7 +153,12 @@ fn gpu(
             .as_ref()
             .is_some_and(|p| p.gpus.iter().any(|g| g.address == a && g.driver.is_none()))
     });
-    let init = of(&[Kind::ProbeFailed, Kind::InitFailed, Kind::IpInitFailed]);
+    let init = of(&[
+        Kind::ProbeFailed,
+        Kind::InitFailed,
+        Kind::IpInitFailed,
+        Kind::DiscoveryFailed,
+    ]);
     let fatal = !init.is_empty() || unbound;
     let firmware = of(&[Kind::FirmwareLoadFailed]);
     if !firmware.is_empty() {
@@ -231,11 +236,17 @@ fn gpu(
                 ));
             }
         }
+        let discovery = init.iter().any(|e| e.kind == Kind::DiscoveryFailed);
+        if discovery {
+            what.push(msg!("driver.klog-discovery"));
+        }
         if what.is_empty() {
             what.push(msg!("driver.klog-fatal"));
         }
         let remedy = match error {
             Some(-12) => msg!("driver.klog-init-enomem-remedy", cmd),
+            // The table comes from the GPU's firmware, before any driver or ROCm code runs.
+            _ if discovery => msg!("driver.klog-discovery-remedy"),
             _ => msg!("driver.klog-init-remedy", cmd),
         };
         let mut finding = about(

@@ -6,10 +6,11 @@
 use crate::data_file;
 
 /// The kinds a row may name (`facts::kernel_log::Kind`, spelled as in the file).
-pub const KINDS: [&str; 16] = [
+pub const KINDS: [&str; 17] = [
     "probe-failed",
     "init-failed",
     "ip-init-failed",
+    "discovery-failed",
     "firmware-load-failed",
     "kfd-atomics-rejected",
     "ring-timeout",
