@@ -726,3 +726,71 @@ fn framework_findings_name_their_framework_and_site_as_data() {
         "only {checked} framework findings in the fixtures"
     );
 }
+
+/// YanWenKun/ComfyUI-Docker#187: the image's earlier torch, a ROCm wheel, on the same machine
+/// without a system ROCm passes; the CUDA wheel that replaced it is the root cause, and the
+/// missing system ROCm is only information. A system ROCm beside it keeps the CUDA build a warning.
+#[test]
+fn a_cuda_torch_with_no_rocm_anywhere_is_the_root_cause_and_a_rocm_wheel_passes() {
+    let site = "opt/venv/lib/python3.12/site-packages";
+    let r = report("container-torch-cu130-gfx1150");
+    assert_eq!(
+        finding(&r, "frameworks.torch-cuda-build").status,
+        Status::Fail
+    );
+    let no_rocm = finding(&r, "runtime.no-rocm");
+    assert_eq!(no_rocm.status, Status::Info);
+    assert!(no_rocm.remedy_steps.is_empty(), "{no_rocm:#?}");
+    let remedy = finding(&r, "frameworks.torch-cuda-build")
+        .remedy
+        .clone()
+        .unwrap();
+    assert!(remedy.contains("needs no system ROCm"), "{remedy}");
+
+    let dir = rocm_probe_tests::copy_fixture("container-torch-cu130-gfx1150");
+    let d = dir.path();
+    std::fs::remove_dir_all(d.join(site)).unwrap();
+    write(
+        d,
+        &format!("{site}/torch-2.9.1+rocm7.2.3.dist-info/METADATA"),
+        b"Metadata-Version: 2.1\nName: torch\nVersion: 2.9.1+rocm7.2.3\n",
+    );
+    write(
+        d,
+        &format!("{site}/torch/version.py"),
+        b"__version__ = '2.9.1+rocm7.2.3'\ncuda = None\nhip = '7.2.53211'\n",
+    );
+    for lib in [
+        "libtorch.so",
+        "libtorch_hip.so",
+        "libamdhip64.so",
+        "libhsa-runtime64.so",
+    ] {
+        write(d, &format!("{site}/torch/lib/{lib}"), b"");
+    }
+    let r = Report::collect(&Source::fixture(d).unwrap(), Options::default());
+    assert_eq!(r.verdict.root_layer, 0, "{:#?}", r.findings);
+    assert!(
+        ids(&r).contains(&"runtime.wheel-runtime-only"),
+        "{:?}",
+        ids(&r)
+    );
+    assert!(!ids(&r).contains(&"runtime.no-rocm"));
+
+    // A system ROCm beside the CUDA wheel: the wheel is a warning again, runtime is found.
+    let dir = rocm_probe_tests::copy_fixture("container-torch-cu130-gfx1150");
+    let d = dir.path();
+    write(d, "opt/rocm-7.2.0/.info/version", b"7.2.0\n");
+    write(d, "opt/rocm-7.2.0/lib/libhsa-runtime64.so.1.18.70200", b"");
+    std::os::unix::fs::symlink(
+        "libhsa-runtime64.so.1.18.70200",
+        d.join("opt/rocm-7.2.0/lib/libhsa-runtime64.so.1"),
+    )
+    .unwrap();
+    let r = Report::collect(&Source::fixture(d).unwrap(), Options::default());
+    assert_eq!(
+        finding(&r, "frameworks.torch-cuda-build").status,
+        Status::Warn
+    );
+    assert!(!ids(&r).contains(&"runtime.no-rocm"), "{:?}", ids(&r));
+}

@@ -121,6 +121,19 @@ impl Collect for BundledFacts {
                 }
                 Kind::SiteExtensions => {
                     for site in &frameworks.sites {
+                        // A CUDA or CPU build of vLLM carries no HIP code to judge (layer 7's
+                        // `frameworks.vllm-not-rocm` says so instead).
+                        let foreign = rt.paths == ["vllm"]
+                            && site.vllm.as_ref().is_some_and(|v| {
+                                matches!(
+                                    v.build(),
+                                    crate::facts::frameworks::VllmBuild::Cuda
+                                        | crate::facts::frameworks::VllmBuild::Cpu
+                                )
+                            });
+                        if foreign {
+                            continue;
+                        }
                         for rel in rt.paths {
                             c.extensions(rt, &site.path, rel);
                         }

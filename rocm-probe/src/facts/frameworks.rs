@@ -364,9 +364,63 @@ pub struct Vllm {
     pub version_py: Option<VersionPy>,
     /// The ROCm release its version label names (`+rocm624` → 6.2.4), when it does.
     pub rocm: Option<RocmVersion>,
+    /// The extension modules in the package directory (`_C.abi3.so`, `_rocm_C.abi3.so`).
+    pub modules: Vec<String>,
+}
+
+/// Which GPU platform a vLLM was built for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VllmBuild {
+    /// A `+rocm…` label, or the `_rocm_C` module.
+    Rocm,
+    /// A `+cu…` label, or a release from 0.7 on with `_C` and without `_rocm_C`: the wheels on
+    /// PyPI (`cp38-abi3`) are CUDA builds, unlabelled.
+    Cuda,
+    /// A `+cpu` label.
+    Cpu,
+    /// Nothing tells (no modules listed, or a release before `_rocm_C` had its name).
+    Unknown,
 }
 
 impl Vllm {
+    /// The platform it was built for. vLLM's `setup.py` labels non-default builds
+    /// (`+rocm722`, `+cpu`, `+cu126`, after a `g<hash>.` of a dev build) and builds the
+    /// extension `vllm._rocm_C` for ROCm only (beside `_C` and `_moe_C` of every GPU build).
+    pub fn build(&self) -> VllmBuild {
+        let label = self.version().and_then(local_tag).unwrap_or_default();
+        let parts: Vec<&str> = label.split(['.', '_', '-']).collect();
+        if self.rocm.is_some() || parts.iter().any(|p| p.starts_with("rocm")) {
+            return VllmBuild::Rocm;
+        }
+        if self.modules.iter().any(|m| m.starts_with("_rocm_C.")) {
+            return VllmBuild::Rocm;
+        }
+        if parts.contains(&"cpu") {
+            return VllmBuild::Cpu;
+        }
+        let cuda_label = |p: &&str| {
+            p.strip_prefix("cu")
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        };
+        if parts.iter().any(cuda_label) {
+            return VllmBuild::Cuda;
+        }
+        // `_rocm_C` is named so since vLLM 0.6.2; from 0.7 on its absence is decisive.
+        let release: Vec<u32> = self
+            .version()
+            .unwrap_or_default()
+            .split(['.', '+'])
+            .take(2)
+            .map_while(|p| p.parse().ok())
+            .collect();
+        let since_rocm_c = release.len() == 2 && (release[0], release[1]) >= (0, 7);
+        if since_rocm_c && self.modules.iter().any(|m| m.starts_with("_C.")) {
+            return VllmBuild::Cuda;
+        }
+        VllmBuild::Unknown
+    }
+
     /// `_version.py`'s `__version__`, else the distribution's.
     pub fn version(&self) -> Option<&str> {
         self.version_py
@@ -795,10 +849,20 @@ impl Collector<'_> {
                 let version_py = has("vllm")
                     .then(|| self.version_py(&format!("{path}/vllm/_version.py")))
                     .flatten();
+                let modules = if has("vllm") {
+                    self.list(&format!("{path}/vllm"), MAX_LIB_ENTRIES)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|n| n.ends_with(".so"))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 let mut v = Vllm {
                     dist,
                     version_py,
                     rocm: None,
+                    modules,
                 };
                 v.rocm = v.version().and_then(local_tag).and_then(rocm_from_tag);
                 Some(v)
@@ -1478,6 +1542,35 @@ mod tests {
         assert_eq!(parse_metadata(""), None);
         assert_eq!(parse_metadata("garbage\u{0}"), None);
         assert_eq!(parse_metadata("Name:\nVersion:\n"), None);
+    }
+
+    #[test]
+    fn which_platform_a_vllm_was_built_for() {
+        let v = |version: &str, modules: &[&str]| {
+            Vllm {
+                dist: None,
+                version_py: Some(VersionPy {
+                    path: "vllm/_version.py".to_owned(),
+                    values: parse_version_py(&format!("__version__ = '{version}'\n")),
+                }),
+                rocm: local_tag(version).and_then(rocm_from_tag),
+                modules: modules.iter().map(|m| (*m).to_owned()).collect(),
+            }
+            .build()
+        };
+        let cuda = ["_C.abi3.so", "_moe_C.abi3.so", "cumem_allocator.abi3.so"];
+        let rocm = ["_C.abi3.so", "_moe_C.abi3.so", "_rocm_C.abi3.so"];
+        // vllm-project/vllm#44660: PyPI's wheel is unlabelled and has no _rocm_C.
+        assert_eq!(v("0.22.1", &cuda), VllmBuild::Cuda);
+        assert_eq!(v("0.22.1+rocm722", &rocm), VllmBuild::Rocm);
+        assert_eq!(v("0.22.1", &rocm), VllmBuild::Rocm);
+        assert_eq!(v("0.6.4.dev1+g3b0f4f0c.rocm624", &[]), VllmBuild::Rocm);
+        assert_eq!(v("0.9.0+cu126", &[]), VllmBuild::Cuda);
+        assert_eq!(v("0.8.5+cpu", &["_C.abi3.so"]), VllmBuild::Cpu);
+        // Before 0.7 the ROCm module had another name; nothing listed says nothing.
+        assert_eq!(v("0.6.1", &["_C.abi3.so"]), VllmBuild::Unknown);
+        assert_eq!(v("0.22.1", &[]), VllmBuild::Unknown);
+        assert_eq!(v("garbage", &cuda), VllmBuild::Unknown);
     }
 
     #[test]

@@ -23,7 +23,7 @@ use crate::finding::{
     FRAMEWORK_NO_CODE_OBJECT_FOR_TARGET, FRAMEWORKS_FOUND, FRAMEWORKS_NONE,
     FRAMEWORKS_NOT_CAPTURED, FRAMEWORKS_UNREADABLE, Finding, JAX_NO_ROCM_PLUGIN,
     JAX_PLUGIN_MISMATCH, ONNXRUNTIME_NO_ROCM_PROVIDER, RemedyStep, Status, Subject,
-    TENSORFLOW_NOT_ROCM, TENSORFLOW_UNVALIDATED, TORCH_CPU_BUILD, TORCH_CUDA_BUILD,
+    TENSORFLOW_NOT_ROCM, TENSORFLOW_UNVALIDATED, TORCH_CPU_BUILD, TORCH_CUDA_BUILD, VLLM_NOT_ROCM,
 };
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
@@ -86,6 +86,10 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
             .map(|v| Evidence::new(format!("env:{HSA_OVERRIDE_GFX_VERSION}"), format!("{v:?}")))
     });
     let code_gpus = super::libraries::gpus(f, below);
+    // No system ROCm runtime and no ROCm wheel: nothing on the machine could run GPU code.
+    let no_runtime = f.installs.captured
+        && f.installs.installs.iter().all(|i| !i.libs.runtime())
+        && fw.wheel_runtimes().is_empty();
     for site in &fw.sites {
         out.push(found(site));
         if let Some(gpus) = &code_gpus {
@@ -95,6 +99,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
             site,
             gpus: gpus.as_ref(),
             system,
+            no_runtime,
         };
         if let Some(t) = &site.torch {
             about(PYTORCH, site, &mut out, |out| {
@@ -114,6 +119,9 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         }
         if let Some(jax) = &site.jax {
             about("JAX", site, &mut out, |out| jax_checks(&ctx, jax, out));
+        }
+        if let Some(v) = &site.vllm {
+            about("vLLM", site, &mut out, |out| vllm(&ctx, v, out));
         }
         if let Some(ort) = &site.onnxruntime {
             about("ONNX Runtime", site, &mut out, |out| {
@@ -214,6 +222,8 @@ struct Ctx<'a> {
     gpus: Option<&'a Evidence>,
     /// The install a process loads.
     system: Option<&'a Install>,
+    /// Whether the machine has neither a system ROCm runtime nor a ROCm wheel.
+    no_runtime: bool,
 }
 
 impl Ctx<'_> {
@@ -589,21 +599,33 @@ fn torch(ctx: &Ctx, t: &Torch, out: &mut Vec<Finding>) {
             } else {
                 msg!("frameworks.a-cuda-build")
             };
+            let summary = msg!(
+                "frameworks.torch-not-rocm",
+                version,
+                site = where_,
+                build = what
+            );
+            // With no ROCm anywhere else, this PyTorch is what stands between the user and the
+            // GPU (runtime.no-rocm says so, as information).
+            let finding = if ctx.no_runtime {
+                rule.finding_with(Status::Fail, summary)
+            } else {
+                rule.finding(summary)
+            };
             out.push(
-                rule.finding(msg!(
-                    "frameworks.torch-not-rocm",
-                    version,
-                    site = where_,
-                    build = what
-                ))
-                .with_all(torch_evidence(t))
-                .with(gpus.clone())
-                .with_all(ctx.system_evidence())
-                .remedy(msg!(
-                    "frameworks.torch-not-rocm-remedy",
-                    index = ctx.torch_index()
-                ))
-                .with_steps(ctx.system_version().and_then(|v| torch_step(v, &t.dir))),
+                finding
+                    .with_all(torch_evidence(t))
+                    .with(gpus.clone())
+                    .with_all(ctx.system_evidence())
+                    .remedy(if ctx.no_runtime {
+                        msg!("frameworks.torch-not-rocm-remedy-no-system")
+                    } else {
+                        msg!(
+                            "frameworks.torch-not-rocm-remedy",
+                            index = ctx.torch_index()
+                        )
+                    })
+                    .with_steps(ctx.system_version().and_then(|v| torch_step(v, &t.dir))),
             );
         }
     }
@@ -788,6 +810,43 @@ fn bundled_rocblas(
 fn tensorflow_release(version: &str) -> String {
     let public = version.split('+').next().unwrap_or(version);
     public.split('.').take(3).collect::<Vec<_>>().join(".")
+}
+
+/// `frameworks.vllm-not-rocm`: a vLLM built for CUDA or the CPU beside AMD GPUs. Its GPU
+/// extensions need CUDA's libraries (a CUDA build fails to import them, or runs without the GPU);
+/// an install that meant ROCm's wheel gets PyPI's CUDA one when the ROCm index has none for the
+/// Python version (vllm-project/vllm#44660: ROCm wheels are cp312 only, PyPI's are cp38-abi3).
+fn vllm(ctx: &Ctx, v: &crate::facts::frameworks::Vllm, out: &mut Vec<Finding>) {
+    use crate::facts::frameworks::VllmBuild;
+    let Some(gpus) = ctx.gpus else { return };
+    let (platform, why) = match v.build() {
+        VllmBuild::Cuda => ("CUDA", msg!("frameworks.vllm-why-cuda")),
+        VllmBuild::Cpu => ("CPU", msg!("frameworks.vllm-why-cpu")),
+        VllmBuild::Rocm | VllmBuild::Unknown => return,
+    };
+    let version = version_or_unknown(v.version());
+    let mut finding = VLLM_NOT_ROCM
+        .finding(msg!(
+            "frameworks.vllm-not-rocm",
+            version,
+            platform,
+            site = ctx.site.describe(),
+            why
+        ))
+        .with(gpus.clone());
+    if let Some(d) = &v.dist {
+        finding = finding.with(Evidence::new(
+            d.path.clone(),
+            format!("{} {}", d.name, d.version),
+        ));
+    }
+    if !v.modules.is_empty() {
+        finding = finding.with(Evidence::new(
+            format!("{}/vllm", ctx.site.path),
+            v.modules.join(", "),
+        ));
+    }
+    out.push(finding.remedy(msg!("frameworks.vllm-not-rocm-remedy")));
 }
 
 fn tensorflow(ctx: &Ctx, tf: &TensorFlow, out: &mut Vec<Finding>) {

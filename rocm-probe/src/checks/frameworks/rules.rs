@@ -17,6 +17,7 @@ declare_rules! {
     FRAMEWORK_CODE_OBJECT_NEEDS_FEATURE_CHANGE = "frameworks.code-object-needs-feature-change", Frameworks, Fail;
     FRAMEWORK_FILES_MALFORMED = "frameworks.files-malformed", Frameworks, Warn;
     TENSORFLOW_NOT_ROCM = "frameworks.tensorflow-not-rocm", Frameworks, Warn;
+    VLLM_NOT_ROCM = "frameworks.vllm-not-rocm", Frameworks, Fail;
     TENSORFLOW_UNVALIDATED = "frameworks.tensorflow-unvalidated", Frameworks, Info;
     JAX_PLUGIN_MISMATCH = "frameworks.jax-plugin-mismatch", Frameworks, Warn;
     JAX_NO_ROCM_PLUGIN = "frameworks.jax-no-rocm-plugin", Frameworks, Info;

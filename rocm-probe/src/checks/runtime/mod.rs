@@ -51,7 +51,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         &f.installs,
         &f.problems.installs,
         (f.os_release.as_ref(), &f.platform.env),
-        &f.frameworks.wheel_runtimes(),
+        (&f.frameworks.wheel_runtimes(), &foreign_torch(f)),
         &mut out,
     );
     wsl_build::check(f, &mut out);
@@ -146,6 +146,27 @@ fn gpus_out<'a>(f: &Facts, below: &'a [Finding]) -> Option<BTreeMap<usize, &'a F
 // ----------------------------------------------------------------------------------------------
 // Installs
 
+/// The PyTorch builds for CUDA or the CPU, as `PyTorch <version> in <site>`: a machine whose only
+/// GPU consumer is such a PyTorch needs a ROCm wheel of it, not a system ROCm.
+fn foreign_torch(f: &Facts) -> Vec<String> {
+    use crate::facts::frameworks::Build;
+    f.frameworks
+        .sites
+        .iter()
+        .filter_map(|s| {
+            let t = s
+                .torch
+                .as_ref()
+                .filter(|t| matches!(t.build, Build::Cuda | Build::Cpu))?;
+            Some(msg!(
+                "runtime.torch-in-site",
+                version = t.version.as_deref().unwrap_or("?"),
+                site = s.describe()
+            ))
+        })
+        .collect()
+}
+
 fn installs(
     facts: &InstallFacts,
     problems: &[crate::source::problem::Problem],
@@ -153,7 +174,7 @@ fn installs(
         Option<&crate::facts::os_release::OsRelease>,
         &BTreeMap<String, String>,
     ),
-    wheels: &[WheelRuntime],
+    (wheels, foreign): (&[WheelRuntime], &[String]),
     out: &mut Vec<Finding>,
 ) {
     if !facts.captured {
@@ -225,6 +246,33 @@ fn installs(
                     facts.search_path_text(),
                 ))
                 .remedy(msg!("runtime.wheel-runtime-only-remedy")),
+        );
+        return;
+    }
+    if with_runtime.is_empty() && !foreign.is_empty() {
+        // The Python environment is what would use the GPU, and a ROCm build of its PyTorch
+        // brings its own runtime: the missing system ROCm is not what stands in the way (layer 7
+        // says what is; YanWenKun/ComfyUI-Docker#187).
+        out.push(
+            NO_ROCM
+                .finding_with(
+                    Status::Info,
+                    msg!(
+                        "runtime.no-rocm-torch-not-rocm",
+                        torch = i18n::list(foreign)
+                    ),
+                )
+                .with(Evidence::new(
+                    msg!("runtime.search-path"),
+                    facts.search_path_text(),
+                ))
+                .with_all(
+                    facts
+                        .installs
+                        .is_empty()
+                        .then(|| Evidence::absent("/opt/rocm*")),
+                )
+                .remedy(msg!("runtime.no-rocm-torch-not-rocm-remedy")),
         );
         return;
     }
