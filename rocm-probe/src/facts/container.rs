@@ -60,6 +60,8 @@ pub enum ContainerKind {
     SystemdNspawn,
     /// A Kubernetes pod (its service variable, or a `kubepods` cgroup).
     Kubernetes,
+    /// A Flatpak sandbox (`/.flatpak-info`).
+    Flatpak,
     /// A manager that names itself otherwise (`container=oci`, …).
     Other(String),
 }
@@ -72,6 +74,7 @@ impl ContainerKind {
             "podman" => Self::Podman,
             "lxc" | "lxc-libvirt" | "lxd" | "incus" => Self::Lxc,
             "systemd-nspawn" => Self::SystemdNspawn,
+            "flatpak" => Self::Flatpak,
             other => Self::Other(other.to_owned()),
         }
     }
@@ -84,6 +87,7 @@ impl ContainerKind {
             Self::Lxc => "LXC/LXD/Incus",
             Self::SystemdNspawn => "systemd-nspawn",
             Self::Kubernetes => "Kubernetes",
+            Self::Flatpak => "Flatpak",
             Self::Other(name) => name,
         }
     }
@@ -134,6 +138,66 @@ pub struct ContainerFacts {
     pub process_label: Option<String>,
     /// The SELinux label of each device node that has one, path → label.
     pub labels: BTreeMap<String, String>,
+    /// What `/.flatpak-info` says, in a Flatpak sandbox.
+    pub flatpak: Option<FlatpakInfo>,
+}
+
+/// The parts of `/.flatpak-info` that decide which devices the sandbox has.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct FlatpakInfo {
+    /// `[Application] name` (`ai.jan.Jan`).
+    pub app: Option<String>,
+    /// `[Instance] flatpak-version` (`1.16.1`).
+    pub version: Option<String>,
+    /// `[Context] devices`, split (`dri`, `all`, `kvm`, …).
+    pub devices: Vec<String>,
+}
+
+impl FlatpakInfo {
+    /// Reads the key file; unknown groups and keys are ignored, values are taken as written.
+    pub fn parse(text: &str) -> Self {
+        let mut info = Self::default();
+        let mut group = "";
+        for line in text.lines().map(str::trim) {
+            if let Some(g) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+                group = g;
+                continue;
+            }
+            let Some((key, value)) = line.split_once('=') else {
+                continue;
+            };
+            let value = value.trim();
+            match (group, key.trim()) {
+                ("Application", "name") => info.app = Some(value.to_owned()),
+                ("Instance", "flatpak-version") => info.version = Some(value.to_owned()),
+                ("Context", "devices") => {
+                    info.devices = value
+                        .split(';')
+                        .filter(|d| !d.is_empty())
+                        .map(str::to_owned)
+                        .collect();
+                }
+                _ => {}
+            }
+        }
+        info
+    }
+
+    /// Whether this Flatpak binds `/dev/kfd` for `devices=dri`: from 1.17.8 on
+    /// (flatpak/flatpak#6648, merged for 1.18; before it only `devices=all` exposed it).
+    /// `None` when the version is not known.
+    pub fn dri_includes_kfd(&self) -> Option<bool> {
+        let v: Vec<u32> = self
+            .version
+            .as_deref()?
+            .split('.')
+            .map_while(|p| p.parse().ok())
+            .collect();
+        (v.len() >= 2).then(|| {
+            let patch = v.get(2).copied().unwrap_or(0);
+            (v[0], v[1], patch) >= (1, 17, 8)
+        })
+    }
 }
 
 impl ContainerFacts {
@@ -196,6 +260,18 @@ impl Collect for ContainerFacts {
                 kinds.push(kind);
                 markers.insert(SELF_CGROUP.to_owned(), line);
             }
+        }
+        let mut flatpak = None;
+        if platform
+            .container_markers
+            .contains_key(crate::facts::platform::FLATPAK_INFO)
+        {
+            kinds.push(ContainerKind::Flatpak);
+            flatpak = optional(
+                root.read_text(crate::facts::platform::FLATPAK_INFO),
+                problems,
+            )
+            .map(|t| FlatpakInfo::parse(&t));
         }
         if let Some(v) = host.env(KUBERNETES_ENV) {
             markers.insert(format!("env:{KUBERNETES_ENV}"), v);
@@ -315,6 +391,7 @@ impl Collect for ContainerFacts {
             selinux_booleans,
             process_label,
             labels,
+            flatpak,
         }
     }
 }
@@ -356,6 +433,33 @@ fn is_user_namespace(text: &str) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flatpak_info_and_when_dri_binds_kfd() {
+        let info = FlatpakInfo::parse(
+            "[Application]\nname=ai.jan.Jan\n\n[Context]\nshared=network;ipc;\ndevices=dri;\n\n\
+             [Instance]\nflatpak-version=1.16.1\n",
+        );
+        assert_eq!(info.app.as_deref(), Some("ai.jan.Jan"));
+        assert_eq!(info.devices, ["dri"]);
+        assert_eq!(info.dri_includes_kfd(), Some(false));
+        let v = |version: &str| {
+            FlatpakInfo {
+                version: Some(version.to_owned()),
+                ..FlatpakInfo::default()
+            }
+            .dri_includes_kfd()
+        };
+        assert_eq!(v("1.17.7"), Some(false));
+        assert_eq!(v("1.17.8"), Some(true));
+        assert_eq!(v("1.18.0"), Some(true));
+        assert_eq!(v("2.0"), Some(true));
+        assert_eq!(v("garbage"), None);
+        // A key outside its group, junk lines and an empty file are ignored.
+        let odd = FlatpakInfo::parse("devices=all\n[Context]\n\0\u{1b}[31m\ndevices=\n");
+        assert!(odd.devices.is_empty() && odd.app.is_none());
+        assert_eq!(FlatpakInfo::parse(""), FlatpakInfo::default());
+    }
 
     #[test]
     fn uid_maps() {

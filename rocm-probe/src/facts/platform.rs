@@ -26,7 +26,9 @@ pub const SECURE_BOOT_VAR: &str =
 /// Present on EFI systems.
 pub const EFI_DIR: &str = "/sys/firmware/efi";
 /// Files container engines create.
-pub const CONTAINER_MARKERS: [&str; 2] = ["/.dockerenv", "/run/.containerenv"];
+pub const CONTAINER_MARKERS: [&str; 3] = ["/.dockerenv", "/run/.containerenv", FLATPAK_INFO];
+/// The file Flatpak writes into every sandbox it runs (flatpak-metadata(5)).
+pub const FLATPAK_INFO: &str = "/.flatpak-info";
 /// IOMMUs the kernel drives (one entry per IOMMU unit).
 pub const IOMMU_CLASS: &str = "/sys/class/iommu";
 /// Automatic NUMA balancing switch.

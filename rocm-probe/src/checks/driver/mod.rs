@@ -787,6 +787,35 @@ fn identity_evidence(f: &Facts) -> Evidence {
     }
 }
 
+/// Inside a Flatpak sandbox `/dev/kfd` exists only when the app's permissions bind it:
+/// `devices=all`, or `devices=dri` from Flatpak 1.17.8 on (flatpak/flatpak#5383, #6648). The
+/// remedy is a command for the host (a sentence, not a step: the probe runs inside the sandbox),
+/// naming the app when its id is plain.
+fn flatpak_remedy(finding: Finding, info: &crate::facts::container::FlatpakInfo) -> Finding {
+    let app = info
+        .app
+        .as_deref()
+        .filter(|a| crate::checks::runtime::plain_value(a))
+        .unwrap_or("<app-id>");
+    let version = info.version.as_deref().unwrap_or("?");
+    let devices = if info.devices.is_empty() {
+        msg!("driver.flatpak-no-devices")
+    } else {
+        info.devices.join(";")
+    };
+    let dri = info.devices.iter().any(|d| d == "dri");
+    let text = match info.dri_includes_kfd() {
+        Some(false) if dri => msg!("driver.kfd-missing-flatpak-old", version, app),
+        _ => msg!("driver.kfd-missing-flatpak", version, devices, app),
+    };
+    finding
+        .with(Evidence::new(
+            crate::facts::platform::FLATPAK_INFO,
+            format!("flatpak-version={version}; devices={devices}"),
+        ))
+        .remedy(text)
+}
+
 fn devices(f: &Facts, out: &mut Vec<Finding>) {
     let Some((kfd, renders)) = f.devices.split_first() else {
         return;
@@ -797,16 +826,18 @@ fn devices(f: &Facts, out: &mut Vec<Finding>) {
         Access::Missing => {
             failed = true;
             let container = !f.platform.container_markers.is_empty();
-            out.push(
-                KFD_DEVICE_MISSING
-                    .finding(msg!("driver.kfd-device-missing"))
-                    .with(node_evidence(kfd))
-                    .remedy(if container {
-                        msg!("driver.kfd-device-missing-container-remedy")
-                    } else {
-                        msg!("driver.kfd-device-missing-remedy")
-                    }),
-            );
+            let flatpak = f.container.flatpak.as_ref();
+            let finding = KFD_DEVICE_MISSING
+                .finding(msg!("driver.kfd-device-missing"))
+                .with(node_evidence(kfd));
+            out.push(match flatpak {
+                Some(info) => flatpak_remedy(finding, info),
+                None => finding.remedy(if container {
+                    msg!("driver.kfd-device-missing-container-remedy")
+                } else {
+                    msg!("driver.kfd-device-missing-remedy")
+                }),
+            });
         }
         Access::Unknown => {
             out.push(IDENTITY_NOT_RECORDED.finding(msg!("driver.identity-not-recorded")));
