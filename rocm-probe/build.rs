@@ -259,6 +259,7 @@ fn bundled_table() -> String {
         let kind = match r.kind.as_str() {
             "ollama-runners" => "OllamaRunners",
             "ggml-hip" => "GgmlHip",
+            "home-vendor-dirs" => "HomeVendorDirs",
             _ => "SiteExtensions",
         };
         format!(

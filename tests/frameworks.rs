@@ -794,3 +794,55 @@ fn a_cuda_torch_with_no_rocm_anywhere_is_the_root_cause_and_a_rocm_wheel_passes(
     );
     assert!(!ids(&r).contains(&"runtime.no-rocm"), "{:?}", ids(&r));
 }
+
+/// lmstudio-bug-tracker#1269: LM Studio's own rocBLAS under the user's home, judged against the
+/// GPU like a wheel's; with the GPU's catalogue there it passes, and without an absolute HOME
+/// nothing is looked for.
+#[test]
+fn an_applications_own_rocblas_under_home_is_judged_against_the_gpu() {
+    const VENDOR: &str =
+        "home/xyzzy/.lmstudio/extensions/backends/vendor/linux-llama-rocm-vendor-v3";
+    let r = report("lmstudio-rocm-vendor-no-gfx1151");
+    let f = finding(&r, "frameworks.bundled-rocblas-no-kernels-for-target");
+    assert_eq!(f.status, Status::Fail);
+    assert!(
+        f.summary.starts_with("LM Studio's own rocBLAS"),
+        "{}",
+        f.summary
+    );
+    assert!(
+        evidence(f, "/nodes/1").unwrap().starts_with("gfx1151"),
+        "{f:#?}"
+    );
+
+    let with_env = |home: Option<&str>, edit: &dyn Fn(&Path)| {
+        let dir = rocm_probe_tests::copy_fixture("lmstudio-rocm-vendor-no-gfx1151");
+        let d = dir.path();
+        let toml = d.join("fixture.toml");
+        let text = std::fs::read_to_string(&toml).unwrap();
+        let head = text.split("[env]").next().unwrap().to_owned();
+        let env = home.map_or_else(String::new, |h| format!("[env]\nHOME = {h:?}\n"));
+        std::fs::write(&toml, format!("{head}{env}")).unwrap();
+        edit(d);
+        Report::collect(&Source::fixture(d).unwrap(), Options::default())
+    };
+    let lmstudio = |r: &Report| -> Vec<&'static str> {
+        r.findings
+            .iter()
+            .filter(|f| f.summary.contains("LM Studio"))
+            .map(|f| f.id)
+            .collect()
+    };
+    let r = with_env(Some("/home/xyzzy"), &|d| {
+        write(
+            d,
+            &format!("{VENDOR}/rocblas/library/TensileLibrary_lazy_gfx1151.dat"),
+            b"",
+        );
+    });
+    assert_eq!(lmstudio(&r), ["frameworks.bundled-runtime-found"]);
+    for home in [None, Some("home/xyzzy"), Some("")] {
+        let r = with_env(home, &|_| {});
+        assert!(lmstudio(&r).is_empty(), "{home:?}: {:?}", ids(&r));
+    }
+}

@@ -14,7 +14,7 @@
 
 pub mod data;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -40,6 +40,9 @@ pub enum Kind {
     /// Package directories, relative to each framework site directory, whose `*.so` files are
     /// HIP extensions.
     SiteExtensions,
+    /// Directories relative to the home directory whose `*rocm*` subdirectories each hold a
+    /// ROCm runtime an application downloaded (its libraries and rocBLAS's `rocblas/library`).
+    HomeVendorDirs,
 }
 
 /// One row of `data/bundled.toml`.
@@ -97,11 +100,16 @@ pub struct BundledFacts {
 }
 
 impl Collect for BundledFacts {
-    /// The frameworks found (their site directories are where extensions are looked for).
-    type Needs<'a> = &'a FrameworkFacts;
+    /// The frameworks found (their site directories are where extensions are looked for) and
+    /// the environment (`HOME`, for the per-user places).
+    type Needs<'a> = (&'a FrameworkFacts, &'a BTreeMap<String, String>);
     type Output = Self;
 
-    fn collect(source: &Source, frameworks: &FrameworkFacts, problems: &mut Vec<Problem>) -> Self {
+    fn collect(
+        source: &Source,
+        (frameworks, env): Self::Needs<'_>,
+        problems: &mut Vec<Problem>,
+    ) -> Self {
         let mut c = Collector {
             root: source.root(),
             problems,
@@ -117,6 +125,19 @@ impl Collect for BundledFacts {
                 Kind::GgmlHip => {
                     for path in rt.paths {
                         c.ggml_hip(rt, path);
+                    }
+                }
+                Kind::HomeVendorDirs => {
+                    // Only an absolute HOME names a place; the probe looks under this user's.
+                    let Some(home) = env
+                        .get("HOME")
+                        .map(|h| h.trim_end_matches('/'))
+                        .filter(|h| h.starts_with('/') && !h.is_empty())
+                    else {
+                        continue;
+                    };
+                    for rel in rt.paths {
+                        c.vendor_dirs(rt, &format!("{home}/{rel}"));
                     }
                 }
                 Kind::SiteExtensions => {
@@ -182,30 +203,67 @@ impl Collector<'_> {
                     bundled.rocm_source = Some(runner_dir.clone());
                 }
             }
-            let mut lazy = None;
-            if files.iter().any(|n| n == "rocblas") {
-                let library = format!("{runner_dir}/{ROCBLAS_LIBRARY}");
-                if let Some(names) = self.list(&library) {
-                    lazy = Some(
-                        names
-                            .iter()
-                            .filter_map(|n| n.strip_prefix(LAZY_PREFIX)?.strip_suffix(".dat"))
-                            .map(str::to_owned)
-                            .collect(),
-                    );
-                    bundled.rocblas = Some(KernelDir {
-                        entries: names.len(),
-                        targets: names.iter().filter_map(|n| file_target(n)).collect(),
-                        dir: library,
-                    });
-                }
-            }
+            let lazy = self.rocblas(&runner_dir, &files, &mut bundled);
             self.facts.apps.push(BundledApp {
                 name: rt.name,
                 kind: rt.kind,
                 dir: runner_dir,
                 bundled,
                 rocblas_lazy: lazy,
+            });
+        }
+    }
+
+    /// rocBLAS's Tensile directory of `dir`, when `files` has `rocblas`: recorded in `bundled`,
+    /// and the processors of its lazy catalogues returned.
+    fn rocblas(
+        &mut self,
+        dir: &str,
+        files: &[String],
+        bundled: &mut Bundled,
+    ) -> Option<BTreeSet<String>> {
+        if !files.iter().any(|n| n == "rocblas") {
+            return None;
+        }
+        let library = format!("{dir}/{ROCBLAS_LIBRARY}");
+        let names = self.list(&library)?;
+        let lazy = names
+            .iter()
+            .filter_map(|n| n.strip_prefix(LAZY_PREFIX)?.strip_suffix(".dat"))
+            .map(str::to_owned)
+            .collect();
+        bundled.rocblas = Some(KernelDir {
+            entries: names.len(),
+            targets: names.iter().filter_map(|n| file_target(n)).collect(),
+            dir: library,
+        });
+        Some(lazy)
+    }
+
+    /// Each `*rocm*` subdirectory of `dir`: a ROCm runtime an application keeps for itself (LM
+    /// Studio's `linux-llama-rocm-vendor-v3`), judged by its rocBLAS like a wheel's.
+    fn vendor_dirs(&mut self, rt: &Runtime, dir: &str) {
+        let Some(names) = self.list(dir) else { return };
+        let vendors: Vec<&String> = names.iter().filter(|n| n.contains("rocm")).collect();
+        self.facts.truncated |= vendors.len() > MAX_FILES;
+        for vendor in vendors.into_iter().take(MAX_FILES) {
+            let vendor_dir = format!("{dir}/{vendor}");
+            let Some(files) = self.list(&vendor_dir) else {
+                continue;
+            };
+            // No GPU code is read here: the libraries are ROCm's own, judged by rocBLAS's
+            // catalogue.
+            let mut bundled = self.bundled(&vendor_dir, &files, GGML_HIP);
+            self.rocblas(&vendor_dir, &files, &mut bundled);
+            if bundled.libs.is_empty() && bundled.rocblas.is_none() {
+                continue;
+            }
+            self.facts.apps.push(BundledApp {
+                name: rt.name,
+                kind: rt.kind,
+                dir: vendor_dir,
+                bundled,
+                rocblas_lazy: None,
             });
         }
     }
@@ -394,7 +452,7 @@ mod tests {
         let source = Source::fixture(b).unwrap();
         let env = std::collections::BTreeMap::new();
         let (fw, _) = crate::facts::collect::<FrameworkFacts>(&source, &env);
-        let (facts, problems) = crate::facts::collect::<BundledFacts>(&source, &fw);
+        let (facts, problems) = crate::facts::collect::<BundledFacts>(&source, (&fw, &env));
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(facts.apps.len(), 2, "{facts:#?}");
         let ollama = &facts.apps[0];

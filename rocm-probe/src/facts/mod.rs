@@ -282,7 +282,7 @@ impl Facts {
         let frameworks = FrameworkFacts::collect(source, &platform.env, &mut problems.frameworks);
         let bundled = crate::facts::bundled::BundledFacts::collect(
             source,
-            &frameworks,
+            (&frameworks, &platform.env),
             &mut problems.frameworks,
         );
         // One read of the mount table for the checks that ask which filesystem holds a path.

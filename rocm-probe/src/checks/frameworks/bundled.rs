@@ -12,7 +12,8 @@ use crate::facts::Facts;
 use crate::facts::bundled::{BundledApp, Kind};
 use crate::facts::install::RocmVersion;
 use crate::finding::{
-    Action, BUNDLED_APP_FOUND, Evidence, Finding, OLLAMA_GPU_DROPPED, RemedyStep, Subject,
+    Action, BUNDLED_APP_FOUND, BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET, Evidence, Finding,
+    OLLAMA_GPU_DROPPED, RemedyStep, Subject,
 };
 use crate::{i18n, msg};
 
@@ -42,6 +43,8 @@ pub(super) fn check(f: &Facts, below: &[Finding], out: &mut Vec<Finding>) {
         let mut dropped: Vec<String> = Vec::new();
         if let (Some(lazy), Some(targets)) = (&app.rocblas_lazy, &targets) {
             dropped = ollama(app, lazy, targets, override_evidence.as_ref(), out);
+        } else if let (Some(dir), Some(targets)) = (&app.bundled.rocblas, &targets) {
+            rocblas(app, dir, targets, override_evidence.as_ref(), out);
         }
         if let Some(gpus) = &gpus {
             // A GPU ollama drops never loads the runner's code.
@@ -66,6 +69,32 @@ pub(super) fn check(f: &Facts, below: &[Finding], out: &mut Vec<Finding>) {
     }
 }
 
+/// An application's own rocBLAS without Tensile kernels for a GPU: rocBLAS aborts on the first
+/// BLAS call there ("Cannot read …/TensileLibrary.dat … for GPU arch : gfx1151",
+/// lmstudio-bug-tracker#1269) — the same failure as a wheel's bundled rocBLAS.
+fn rocblas(
+    app: &BundledApp,
+    dir: &crate::facts::libraries::KernelDir,
+    targets: &Targets,
+    override_evidence: Option<&Evidence>,
+    out: &mut Vec<Finding>,
+) {
+    let missing = missing_targets(targets, &dir.targets);
+    if missing.is_empty() {
+        return;
+    }
+    let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+    let finding = BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET.finding(msg!(
+        "frameworks.app-rocblas-no-kernels",
+        name = app.name,
+        dir = dir.dir,
+        targets = i18n::list(&names),
+        have = super::super::libraries::list(&dir.targets)
+    ));
+    let finding = kernel_evidence(finding, Ok(dir), &missing, (targets, override_evidence));
+    out.push(finding.remedy(msg!("frameworks.app-rocblas-remedy", name = app.name)));
+}
+
 /// `ROCm 7.2`, or a phrase saying the release is not known.
 fn release(v: Option<RocmVersion>) -> String {
     v.map_or_else(
@@ -81,6 +110,7 @@ fn found(app: &BundledApp) -> Finding {
         Kind::OllamaRunners => msg!("frameworks.bundled-kind-ollama"),
         Kind::GgmlHip => msg!("frameworks.bundled-kind-ggml-hip"),
         Kind::SiteExtensions => msg!("frameworks.bundled-kind-extensions"),
+        Kind::HomeVendorDirs => msg!("frameworks.bundled-kind-vendor"),
     };
     let mut finding = BUNDLED_APP_FOUND.finding(msg!(
         "frameworks.bundled-app-found",

@@ -6,7 +6,12 @@
 use crate::data_file;
 
 /// How a row's paths are read.
-pub const KINDS: [&str; 3] = ["ollama-runners", "ggml-hip", "site-extensions"];
+pub const KINDS: [&str; 4] = [
+    "ollama-runners",
+    "ggml-hip",
+    "site-extensions",
+    "home-vendor-dirs",
+];
 
 /// One row as written in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,7 +67,7 @@ fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
     if paths.is_empty() {
         return Err(at("no paths"));
     }
-    let relative = kind == "site-extensions";
+    let relative = kind == "site-extensions" || kind == "home-vendor-dirs";
     for p in &paths {
         let ok = if relative {
             !p.starts_with('/') && !p.split('/').any(|c| c.is_empty() || c == "..")
