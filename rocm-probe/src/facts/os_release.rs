@@ -158,6 +158,14 @@ pub struct OsRelease {
     pub distro: Option<Distro>,
 }
 
+impl OsRelease {
+    /// Ubuntu or a distribution built on it (`ID=ubuntu`, or `ubuntu` in `ID_LIKE`): packaged
+    /// like Debian but not always with Debian's package names (firmware is `linux-firmware`).
+    pub fn is_ubuntu_like(&self) -> bool {
+        self.id.as_deref() == Some("ubuntu") || self.id_like.iter().any(|w| w == "ubuntu")
+    }
+}
+
 impl Collect for OsRelease {
     type Needs<'a> = ();
     type Output = Option<Self>;
@@ -341,6 +349,11 @@ mod tests {
         );
         assert_eq!(family("ID=nixos"), None);
         assert_eq!(family(""), None);
+        let ubuntu = |text: &str| parse("/etc/os-release", text).is_ubuntu_like();
+        assert!(ubuntu("ID=ubuntu\nID_LIKE=debian"));
+        assert!(ubuntu("ID=zorin\nID_LIKE='ubuntu debian'"));
+        assert!(!ubuntu("ID=debian"));
+        assert!(!ubuntu("ID=ubuntu-core-like\nID_LIKE=debianubuntu"));
     }
 
     #[test]

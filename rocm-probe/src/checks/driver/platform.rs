@@ -235,8 +235,14 @@ pub fn firmware_missing(f: &Facts, g: &PciGpu) -> Option<Finding> {
         return None;
     }
     let families = crate::facts::os_release::families(f.os_release.as_ref());
+    // Ubuntu ships amdgpu's firmware in linux-firmware; firmware-amd-graphics is Debian's.
+    let ubuntu = f
+        .os_release
+        .as_ref()
+        .is_some_and(crate::facts::os_release::OsRelease::is_ubuntu_like);
     let steps = families.into_iter().map(|d| {
         let package = match d {
+            Distro::Debian if ubuntu => "linux-firmware",
             Distro::Debian => "firmware-amd-graphics",
             Distro::Fedora => "amd-gpu-firmware",
             Distro::Suse => "kernel-firmware-amdgpu",
