@@ -223,20 +223,12 @@ fn live_compiler_versions_match_the_compilers_own() {
     assert!(clangs >= 1, "{tools:?}");
 }
 
-/// The fixture's copy with its `[env]` replaced (the fixture's `[env]` is its last table once
-/// `copy_fixture` has dropped `[expect]`), and the copy's report.
+/// The tarball fixture in another environment (its install is found through the loader's path
+/// in every variant), and its report.
 fn tarball_with(env: &[(&str, &str)], edit: impl FnOnce(&std::path::Path)) -> rocm_probe::Report {
-    let dir = rocm_probe_tests::copy_fixture("therock-7.10-tarball-device-libs");
-    let toml = dir.path().join("fixture.toml");
-    let text = std::fs::read_to_string(&toml).unwrap();
-    let head = text.split("[env]").next().unwrap();
-    // The install is found through the loader's path in every variant.
-    let env: String = [("LD_LIBRARY_PATH", "/home/user/therock-tarball/install/lib")]
-        .iter()
-        .chain(env)
-        .map(|(k, v)| format!("{k} = {v:?}\n"))
-        .collect();
-    std::fs::write(&toml, format!("{head}[env]\n{env}")).unwrap();
+    let mut all = vec![("LD_LIBRARY_PATH", "/home/user/therock-tarball/install/lib")];
+    all.extend_from_slice(env);
+    let dir = rocm_probe_tests::copy_fixture_with_env("therock-7.10-tarball-device-libs", &all);
     edit(dir.path());
     rocm_probe::Report::collect(
         &Source::fixture(dir.path()).unwrap(),

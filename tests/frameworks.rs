@@ -816,15 +816,10 @@ fn an_applications_own_rocblas_under_home_is_judged_against_the_gpu() {
     );
 
     let with_env = |home: Option<&str>, edit: &dyn Fn(&Path)| {
-        let dir = rocm_probe_tests::copy_fixture("lmstudio-rocm-vendor-no-gfx1151");
-        let d = dir.path();
-        let toml = d.join("fixture.toml");
-        let text = std::fs::read_to_string(&toml).unwrap();
-        let head = text.split("[env]").next().unwrap().to_owned();
-        let env = home.map_or_else(String::new, |h| format!("[env]\nHOME = {h:?}\n"));
-        std::fs::write(&toml, format!("{head}{env}")).unwrap();
-        edit(d);
-        Report::collect(&Source::fixture(d).unwrap(), Options::default())
+        let env: Vec<(&str, &str)> = home.map(|h| ("HOME", h)).into_iter().collect();
+        let dir = rocm_probe_tests::copy_fixture_with_env("lmstudio-rocm-vendor-no-gfx1151", &env);
+        edit(dir.path());
+        Report::collect(&Source::fixture(dir.path()).unwrap(), Options::default())
     };
     let lmstudio = |r: &Report| -> Vec<&'static str> {
         r.findings

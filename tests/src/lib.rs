@@ -83,6 +83,33 @@ pub fn copy_fixture(name: &str) -> tempfile::TempDir {
     dir
 }
 
+/// [`copy_fixture`] with the fixture's `[env]` table replaced by `env` (none when empty): the
+/// same machine in another environment.
+pub fn copy_fixture_with_env(name: &str, env: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = copy_fixture(name);
+    let toml = dir.path().join("fixture.toml");
+    let text = std::fs::read_to_string(&toml).expect("fixture.toml");
+    let mut kept = String::new();
+    let mut in_env = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with('[') {
+            in_env = line.trim() == "[env]";
+        }
+        if !in_env {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    if !env.is_empty() {
+        kept.push_str("\n[env]\n");
+        for (k, v) in env {
+            kept.push_str(&format!("{k} = {v:?}\n"));
+        }
+    }
+    std::fs::write(&toml, kept).expect("fixture.toml rewritten");
+    dir
+}
+
 /// Whether the oracle at `path` is installed. Where it is not, a test skips — except under CI,
 /// which installs Debian's `package` (scripts/test), so a missing oracle fails there.
 pub fn have(path: &str, package: &str) -> bool {
