@@ -1781,53 +1781,44 @@ fn known_bad(
             let fixed = format!("{}.{}", bug.fixed.0, bug.fixed.1);
             let fixed_preview = format!("{}.{}", bug.fixed_preview.0, bug.fixed_preview.1);
             let property = bug.kfd_property.unwrap_or_default();
-            let (summary, remedy) = match (runtime_fixed, lacking.is_empty()) {
-                (false, true) => (
-                    msg!(
-                        "runtime.release-known-bad",
-                        target,
-                        gpus,
-                        version,
-                        fixed,
-                        preview = fixed_preview
-                    ),
-                    msg!(
-                        "runtime.release-known-bad-remedy",
-                        fixed,
-                        preview = fixed_preview,
-                        source = bug.source
-                    ),
+            // The release half is named while the runtime is affected; the kernel half while a
+            // GPU's KFD lacks the property the fixed runtime needs.
+            let summary = if runtime_fixed {
+                msg!(
+                    "runtime.release-known-bad-kernel",
+                    target,
+                    gpus,
+                    version,
+                    property
+                )
+            } else {
+                msg!(
+                    "runtime.release-known-bad",
+                    target,
+                    gpus,
+                    version,
+                    fixed,
+                    preview = fixed_preview
+                )
+            };
+            let remedy = match (runtime_fixed, lacking.is_empty()) {
+                (false, true) => msg!(
+                    "runtime.release-known-bad-remedy",
+                    fixed,
+                    preview = fixed_preview,
+                    source = bug.source
                 ),
-                (false, false) => (
-                    msg!(
-                        "runtime.release-known-bad",
-                        target,
-                        gpus,
-                        version,
-                        fixed,
-                        preview = fixed_preview
-                    ),
-                    msg!(
-                        "runtime.release-known-bad-kernel-remedy",
-                        fixed,
-                        preview = fixed_preview,
-                        property,
-                        source = bug.source
-                    ),
+                (false, false) => msg!(
+                    "runtime.release-known-bad-kernel-remedy",
+                    fixed,
+                    preview = fixed_preview,
+                    property,
+                    source = bug.source
                 ),
-                _ => (
-                    msg!(
-                        "runtime.release-known-bad-kernel",
-                        target,
-                        gpus,
-                        version,
-                        property
-                    ),
-                    msg!(
-                        "runtime.release-known-bad-kernel-only-remedy",
-                        property,
-                        source = bug.source
-                    ),
+                (true, _) => msg!(
+                    "runtime.release-known-bad-kernel-only-remedy",
+                    property,
+                    source = bug.source
                 ),
             };
             out.push(
