@@ -49,7 +49,7 @@ mod tests {
             ("target = \"gfx1103\"\nvalue = \"11.0.0\"\n", "no source"),
             (
                 "target = \"1103\"\nvalue = \"11.0.0\"\nsource = \"x\"\n",
-                "not a gfx target",
+                "not a gfx processor",
             ),
             (
                 "target = \"gfx1103\"\nvalue = \"11.0\"\nsource = \"x\"\n",

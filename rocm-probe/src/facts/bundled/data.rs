@@ -35,57 +35,24 @@ pub struct Data {
     pub rows: Vec<Row>,
 }
 
-fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
-    let at = |what: &str| format!("bundled runtime #{}: {what}", i + 1);
-    for key in t.keys() {
-        if !["name", "kind", "paths", "source"].contains(&key.as_str()) {
-            return Err(at(&format!("unknown key `{key}`")));
-        }
-    }
-    let text = |key: &str| match t.get(key) {
-        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
-        _ => Err(at(&format!("`{key}` is missing or not a non-empty string"))),
-    };
-    let name = text("name")?;
-    let source =
-        text("source").map_err(|_| at("no `source`: every row cites where its paths come from"))?;
-    if !source.starts_with("https://") {
-        return Err(at(&format!("source {source:?} is not an https URL")));
-    }
-    let kind = text("kind")?;
-    if !KINDS.contains(&kind.as_str()) {
-        return Err(at(&format!("kind {kind:?} is none of {KINDS:?}")));
-    }
-    let paths: Vec<String> = match t.get("paths") {
-        Some(toml::Value::Array(a)) => a
-            .iter()
-            .map(|p| p.as_str().map(str::to_owned))
-            .collect::<Option<_>>()
-            .ok_or_else(|| at("`paths` holds a value that is not a string"))?,
-        _ => return Err(at("`paths` is missing or not a list")),
-    };
-    if paths.is_empty() {
-        return Err(at("no paths"));
-    }
+fn row(f: data_file::Fields) -> Result<Row, String> {
+    f.only(&["name", "kind", "paths", "source"])?;
+    let kind = f.one_of("kind", &KINDS)?;
     let relative = kind == "site-extensions" || kind == "home-vendor-dirs";
-    for p in &paths {
-        let ok = if relative {
+    let paths = if relative {
+        f.strings("paths", "a clean relative path", |p| {
             !p.starts_with('/') && !p.split('/').any(|c| c.is_empty() || c == "..")
-        } else {
+        })?
+    } else {
+        f.strings("paths", "a clean absolute path", |p| {
             p.starts_with('/') && !p.split('/').skip(1).any(|c| c.is_empty() || c == "..")
-        };
-        if !ok {
-            return Err(at(&format!(
-                "path {p:?} is not a clean {} path",
-                if relative { "relative" } else { "absolute" }
-            )));
-        }
-    }
+        })?
+    };
     Ok(Row {
-        name,
+        name: f.text("name")?,
         kind,
         paths,
-        source,
+        source: f.source_url("https://")?,
     })
 }
 
@@ -109,7 +76,7 @@ mod tests {
     fn a_row_without_a_source_or_with_a_dirty_path_is_refused() {
         let base = "as_of = \"2026-12-03\"\n[[runtime]]\nname = \"x\"\nkind = \"ggml-hip\"\n";
         let e = parse(&format!("{base}paths = [\"/usr/lib/x.so\"]\n")).unwrap_err();
-        assert!(e.contains("no `source`"), "{e}");
+        assert!(e.contains("no source"), "{e}");
         let e = parse(&format!(
             "{base}paths = [\"/usr/../x.so\"]\nsource = \"https://example.org\"\n"
         ))

@@ -27,38 +27,15 @@ pub struct Data {
     pub rows: Vec<Row>,
 }
 
-fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
-    let at = |what: &str| format!("gpu #{}: {what}", i + 1);
-    const KEYS: [&str; 4] = ["target", "devices", "files", "source"];
-    if let Some(key) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
-        return Err(at(&format!("unknown key `{key}`")));
-    }
-    let text = |key: &str| match t.get(key) {
-        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
-        _ => Err(at(&format!("no {key}"))),
-    };
-    let target = text("target")?;
-    let devices = data_file::device_ids(t, at)?;
-    let files = match t.get("files") {
-        Some(toml::Value::Array(a)) if !a.is_empty() => a
-            .iter()
-            .map(|v| match v {
-                toml::Value::String(s)
-                    if !s.is_empty()
-                        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
-                {
-                    Ok(s.clone())
-                }
-                _ => Err(at("a file name is not [A-Za-z0-9_]+")),
-            })
-            .collect::<Result<Vec<String>, String>>()?,
-        _ => return Err(at("`files` is missing or empty")),
-    };
+fn row(f: data_file::Fields) -> Result<Row, String> {
+    f.only(&["target", "devices", "files", "source"])?;
     Ok(Row {
-        source: text("source")?,
-        target,
-        devices,
-        files,
+        target: f.text("target")?,
+        devices: f.devices()?,
+        files: f.strings("files", "a firmware file name ([A-Za-z0-9_]+)", |s| {
+            !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })?,
+        source: f.source()?,
     })
 }
 

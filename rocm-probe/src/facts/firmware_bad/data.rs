@@ -29,43 +29,16 @@ pub struct Data {
     pub rows: Vec<Row>,
 }
 
-fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
-    let at = |what: &str| format!("firmware #{}: {what}", i + 1);
-    const KEYS: [&str; 5] = ["target", "component", "versions", "symptom", "source"];
-    if let Some(key) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
-        return Err(at(&format!("unknown key `{key}`")));
-    }
-    let text = |key: &str| match t.get(key) {
-        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
-        _ => Err(at(&format!("`{key}` is missing or empty"))),
-    };
-    let target = text("target")?;
-    if !data_file::is_processor(&target) {
-        return Err(at(&format!("`{target}` is not a gfx target")));
-    }
-    let component = text("component")?;
-    if !component
-        .chars()
-        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-    {
-        return Err(at(&format!("component `{component}`")));
-    }
-    let versions = match t.get("versions") {
-        Some(toml::Value::Array(a)) if !a.is_empty() => a
-            .iter()
-            .map(|v| match v {
-                toml::Value::Integer(n) => u64::try_from(*n).map_err(|_| at("a negative version")),
-                _ => Err(at("a version is not a number")),
-            })
-            .collect::<Result<Vec<_>, _>>()?,
-        _ => return Err(at("`versions` is missing or empty")),
-    };
+fn row(f: data_file::Fields) -> Result<Row, String> {
+    f.only(&["target", "component", "versions", "symptom", "source"])?;
     Ok(Row {
-        symptom: text("symptom")?,
-        source: text("source").map_err(|_| at("no source"))?,
-        target,
-        component,
-        versions,
+        target: f.processor("target")?,
+        component: f.checked("component", "a firmware component", data_file::is_ident)?,
+        versions: f.list("versions", "a firmware version", |v| {
+            v.as_integer().and_then(|n| u64::try_from(n).ok())
+        })?,
+        symptom: f.text("symptom")?,
+        source: f.source()?,
     })
 }
 

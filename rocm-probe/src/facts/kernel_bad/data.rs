@@ -31,49 +31,25 @@ pub struct Data {
     pub rows: Vec<Row>,
 }
 
-fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
-    let at = |what: &str| format!("hazard #{}: {what}", i + 1);
-    const KEYS: [&str; 6] = [
+fn row(f: data_file::Fields) -> Result<Row, String> {
+    f.only(&[
         "target",
         "parameter",
         "workaround",
         "fixed",
         "symptom",
         "source",
-    ];
-    if let Some(key) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
-        return Err(at(&format!("unknown key `{key}`")));
-    }
-    let text = |key: &str| match t.get(key) {
-        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
-        _ => Err(at(&format!("`{key}` is missing or empty"))),
+    ])?;
+    let Some(toml::Value::Integer(workaround)) = f.value("workaround") else {
+        return Err(f.err("`workaround` is missing or not an integer"));
     };
-    let target = text("target")?;
-    if !data_file::is_processor(&target) {
-        return Err(at(&format!("`{target}` is not a gfx target")));
-    }
-    let parameter = text("parameter")?;
-    if !parameter
-        .chars()
-        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-    {
-        return Err(at(&format!("parameter `{parameter}`")));
-    }
-    let Some(toml::Value::Integer(workaround)) = t.get("workaround") else {
-        return Err(at("`workaround` is missing or not an integer"));
-    };
-    let fixed_text = text("fixed")?;
-    let fixed = fixed_text
-        .split_once('.')
-        .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
-        .ok_or_else(|| at(&format!("`fixed` = `{fixed_text}` is not major.minor")))?;
     Ok(Row {
-        symptom: text("symptom")?,
-        source: text("source").map_err(|_| at("no source"))?,
-        target,
-        parameter,
+        target: f.processor("target")?,
+        parameter: f.checked("parameter", "a module parameter", data_file::is_ident)?,
         workaround: *workaround,
-        fixed,
+        fixed: f.major_minor("fixed")?,
+        symptom: f.text("symptom")?,
+        source: f.source()?,
     })
 }
 

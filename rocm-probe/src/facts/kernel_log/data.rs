@@ -46,34 +46,12 @@ pub struct Data {
     pub rows: Vec<Row>,
 }
 
-fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
-    let at = |what: &str| format!("signature #{}: {what}", i + 1);
-    const KEYS: [&str; 3] = ["kind", "all", "source"];
-    if let Some(key) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
-        return Err(at(&format!("unknown key `{key}`")));
-    }
-    let text = |key: &str| match t.get(key) {
-        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
-        _ => Err(at(&format!("no {key}"))),
-    };
-    let kind = text("kind")?;
-    if !KINDS.contains(&kind.as_str()) {
-        return Err(at(&format!("unknown kind `{kind}`")));
-    }
-    let all = match t.get("all") {
-        Some(toml::Value::Array(a)) if !a.is_empty() => a
-            .iter()
-            .map(|v| match v {
-                toml::Value::String(s) if !s.is_empty() => Ok(s.clone()),
-                _ => Err(at("a pattern is empty or not a string")),
-            })
-            .collect::<Result<Vec<String>, String>>()?,
-        _ => return Err(at("`all` is missing or empty")),
-    };
+fn row(f: data_file::Fields) -> Result<Row, String> {
+    f.only(&["kind", "all", "source"])?;
     Ok(Row {
-        source: text("source")?,
-        kind,
-        all,
+        kind: f.one_of("kind", &KINDS)?,
+        all: f.strings("all", "a non-empty pattern", |s| !s.is_empty())?,
+        source: f.source()?,
     })
 }
 

@@ -36,68 +36,23 @@ pub struct Data {
     pub rows: Vec<Row>,
 }
 
-fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
-    let at = |what: &str| format!("setting #{}: {what}", i + 1);
-    for key in t.keys() {
-        let known = [
-            "variable", "value", "reader", "message", "fixed_in", "source", "report",
-        ];
-        if !known.contains(&key.as_str()) {
-            return Err(at(&format!("unknown key `{key}`")));
-        }
-    }
-    let text = |key: &str| match t.get(key) {
-        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
-        None => Ok(None),
-        Some(_) => Err(at(&format!("`{key}` is not a non-empty string"))),
-    };
-    let need = |key: &str| text(key)?.ok_or_else(|| at(&format!("no `{key}`")));
-    let source =
-        text("source")?.ok_or_else(|| at("no `source`: every row cites what reads the value"))?;
-    for url in std::iter::once(&source).chain(text("report")?.as_ref()) {
-        if !url.starts_with("https://") {
-            return Err(at(&format!("{url:?} is not an https URL")));
-        }
-    }
-    let variable = need("variable")?;
-    if !variable
-        .chars()
-        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-    {
-        return Err(at(&format!(
-            "variable {variable:?} is not an environment variable name"
-        )));
-    }
-    let reader = need("reader")?;
-    if !READERS.contains(&reader.as_str()) {
-        return Err(at(&format!("reader {reader:?} is none of {READERS:?}")));
-    }
-    let message = need("message")?;
-    if !message.chars().all(|c| c.is_ascii_lowercase() || c == '-') {
-        return Err(at(&format!(
-            "message {message:?} is not a message key suffix"
-        )));
-    }
-    let fixed_in = match text("fixed_in")? {
-        None => None,
-        Some(v) => {
-            let (a, b) = v
-                .split_once('.')
-                .ok_or_else(|| at("fixed_in is not major.minor"))?;
-            Some((
-                a.parse().map_err(|_| at("fixed_in is not major.minor"))?,
-                b.parse().map_err(|_| at("fixed_in is not major.minor"))?,
-            ))
-        }
-    };
+fn row(f: data_file::Fields) -> Result<Row, String> {
+    f.only(&[
+        "variable", "value", "reader", "message", "fixed_in", "source", "report",
+    ])?;
     Ok(Row {
-        variable,
-        value: need("value")?,
-        reader,
-        message,
-        fixed_in,
-        source,
-        report: text("report")?,
+        variable: f.checked("variable", "an environment variable name", |v| {
+            v.chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        })?,
+        value: f.text("value")?,
+        reader: f.one_of("reader", &READERS)?,
+        message: f.checked("message", "a message key suffix", |m| {
+            m.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+        })?,
+        fixed_in: f.opt_major_minor("fixed_in")?,
+        source: f.source_url("https://")?,
+        report: f.opt_url("report")?,
     })
 }
 
@@ -141,6 +96,6 @@ mod tests {
              reader = \"ROCr\"\nmessage = \"x\"\n",
         )
         .unwrap_err();
-        assert!(e.contains("no `source`"), "{e}");
+        assert!(e.contains("no source"), "{e}");
     }
 }

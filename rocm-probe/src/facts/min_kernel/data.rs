@@ -37,41 +37,29 @@ pub fn kernel_version(text: &str) -> Option<(u32, u32)> {
     Some((major.parse().ok()?, minor.parse().ok()?))
 }
 
-fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
-    let at = |what: &str| format!("gpu #{}: {what}", i + 1);
-    const KEYS: [&str; 6] = [
+fn row(mut f: data_file::Fields) -> Result<Row, String> {
+    f.only(&[
         "target",
         "gc",
         "kernel",
         "devices",
         "source",
         "devices_source",
-    ];
-    if let Some(key) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
-        return Err(at(&format!("unknown key `{key}`")));
-    }
-    let text = |key: &str| match t.get(key) {
-        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
-        _ => Err(at(&format!("`{key}` is missing or empty"))),
-    };
-    let target = text("target")?;
-    let at = |what: &str| format!("{target}: {what}");
-    if !data_file::is_processor(&target) {
-        return Err(at("not a gfx target"));
-    }
-    let gc = text("gc")?;
-    if gc.split('.').count() != 3 || gc.split('.').any(|p| p.parse::<u32>().is_err()) {
-        return Err(at(&format!("gc `{gc}` is not major.minor.patch")));
-    }
-    let kernel = text("kernel")?;
-    let kernel = kernel_version(&kernel).ok_or_else(|| at(&format!("kernel `{kernel}`")))?;
-    let devices = data_file::device_ids(t, at)?;
+    ])?;
+    let target = f.processor("target")?;
+    f.relabel(target.clone());
+    let kernel = f.text("kernel")?;
     Ok(Row {
-        gc,
-        kernel,
-        devices,
-        source: text("source").map_err(|_| at("no source"))?,
-        devices_source: text("devices_source").map_err(|_| at("no devices_source"))?,
+        gc: f.checked("gc", "major.minor.patch", |gc| {
+            gc.split('.').count() == 3 && gc.split('.').all(|p| p.parse::<u32>().is_ok())
+        })?,
+        kernel: kernel_version(&kernel)
+            .ok_or_else(|| f.err(&format!("kernel {kernel:?} is not a kernel version")))?,
+        devices: f.devices()?,
+        source: f.source()?,
+        devices_source: f
+            .text("devices_source")
+            .map_err(|_| f.err("no devices_source"))?,
         target,
     })
 }

@@ -25,29 +25,15 @@ pub struct Data {
     pub rows: Vec<Row>,
 }
 
-fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
-    let at = |what: &str| format!("hazard #{}: {what}", i + 1);
-    const KEYS: [&str; 3] = ["target", "value", "source"];
-    if let Some(key) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
-        return Err(at(&format!("unknown key `{key}`")));
-    }
-    let text = |key: &str| match t.get(key) {
-        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
-        _ => Err(at(&format!("`{key}` is missing or empty"))),
-    };
-    let target = text("target")?;
-    if !data_file::is_processor(&target) {
-        return Err(at(&format!("`{target}` is not a gfx target")));
-    }
-    let value = text("value")?;
-    let parts: Vec<&str> = value.split('.').collect();
-    if parts.len() != 3 || parts.iter().any(|p| p.parse::<u32>().is_err()) {
-        return Err(at(&format!("value `{value}` is not major.minor.stepping")));
-    }
+fn row(f: data_file::Fields) -> Result<Row, String> {
+    f.only(&["target", "value", "source"])?;
     Ok(Row {
-        source: text("source").map_err(|_| at("no source"))?,
-        target,
-        value,
+        target: f.processor("target")?,
+        value: f.checked("value", "major.minor.stepping", |v| {
+            let parts: Vec<&str> = v.split('.').collect();
+            parts.len() == 3 && parts.iter().all(|p| p.parse::<u32>().is_ok())
+        })?,
+        source: f.source()?,
     })
 }
 

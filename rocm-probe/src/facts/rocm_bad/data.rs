@@ -31,55 +31,27 @@ pub struct Data {
     pub rows: Vec<Row>,
 }
 
-fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
-    let at = |what: &str| format!("bug #{}: {what}", i + 1);
-    const KEYS: [&str; 6] = [
+fn row(f: data_file::Fields) -> Result<Row, String> {
+    f.only(&[
         "target",
         "fixed",
         "fixed_preview",
         "kfd_property",
         "symptom",
         "source",
-    ];
-    if let Some(key) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
-        return Err(at(&format!("unknown key `{key}`")));
-    }
-    let text = |key: &str| match t.get(key) {
-        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
-        _ => Err(at(&format!("`{key}` is missing or empty"))),
+    ])?;
+    let kfd_property = if f.has("kfd_property") {
+        Some(f.checked("kfd_property", "a KFD property name", data_file::is_ident)?)
+    } else {
+        None
     };
-    let line = |key: &str| -> Result<(u32, u32), String> {
-        let v = text(key)?;
-        v.split_once('.')
-            .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
-            .ok_or_else(|| at(&format!("`{key}` = `{v}` is not major.minor")))
-    };
-    let target = text("target")?;
-    if !data_file::is_processor(&target) {
-        return Err(at(&format!("`{target}` is not a gfx target")));
-    }
-    let kfd_property = match t.get("kfd_property") {
-        None => None,
-        Some(toml::Value::String(p))
-            if !p.is_empty()
-                && p.chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') =>
-        {
-            Some(p.clone())
-        }
-        Some(v) => return Err(at(&format!("kfd_property {v} is not a property name"))),
-    };
-    let source = text("source").map_err(|_| at("no source"))?;
-    if !source.starts_with("https://") {
-        return Err(at(&format!("source {source:?} is not an https URL")));
-    }
     Ok(Row {
-        fixed: line("fixed")?,
-        fixed_preview: line("fixed_preview")?,
-        symptom: text("symptom")?,
-        target,
+        target: f.processor("target")?,
+        fixed: f.major_minor("fixed")?,
+        fixed_preview: f.major_minor("fixed_preview")?,
         kfd_property,
-        source,
+        symptom: f.text("symptom")?,
+        source: f.source_url("https://")?,
     })
 }
 

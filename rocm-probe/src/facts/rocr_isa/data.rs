@@ -28,59 +28,21 @@ pub struct Data {
 }
 
 /// `"major.minor"`.
-fn line(s: &str) -> Option<(u32, u32)> {
-    let (a, b) = s.split_once('.')?;
-    Some((a.parse().ok()?, b.parse().ok()?))
-}
-
-fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
-    let at = |what: &str| format!("release #{}: {what}", i + 1);
-    for key in t.keys() {
-        if !["first", "last", "source", "processors"].contains(&key.as_str()) {
-            return Err(at(&format!("unknown key `{key}`")));
-        }
-    }
-    let text = |key: &str| match t.get(key) {
-        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
-        Some(_) => Err(at(&format!("`{key}` is not a non-empty string"))),
-        None => Err(at(&format!("no `{key}`"))),
-    };
-    let version = |key: &str| {
-        let s = text(key)?;
-        line(&s).ok_or_else(|| at(&format!("{key} {s:?} is not major.minor")))
-    };
-    let (first, last) = (version("first")?, version("last")?);
+fn row(f: data_file::Fields) -> Result<Row, String> {
+    f.only(&["first", "last", "source", "processors"])?;
+    let (first, last) = (f.major_minor("first")?, f.major_minor("last")?);
     if first > last {
-        return Err(at("`first` is after `last`"));
+        return Err(f.err("`first` is after `last`"));
     }
-    let source = text("source").map_err(|_| at("no `source`: every row cites its file"))?;
-    if !source.starts_with("https://github.com/ROCm/") {
-        return Err(at(&format!(
-            "source {source:?} is not a ROCm repository URL"
-        )));
-    }
-    let list = t
-        .get("processors")
-        .and_then(toml::Value::as_array)
-        .ok_or_else(|| at("`processors` is missing or not a list"))?;
-    let mut processors: Vec<String> = Vec::new();
-    for p in list {
-        let p = p
-            .as_str()
-            .filter(|s| data_file::is_processor(s))
-            .ok_or_else(|| at(&format!("{p} in `processors` is no gfx processor")))?;
-        if processors.iter().any(|x| x == p) {
-            return Err(at(&format!("{p} listed twice")));
-        }
-        processors.push(p.to_owned());
-    }
-    if processors.is_empty() {
-        return Err(at("no processors"));
+    let processors = f.strings("processors", "a gfx processor", data_file::is_processor)?;
+    let twice = (1..processors.len()).find(|&i| processors[..i].contains(&processors[i]));
+    if let Some(i) = twice {
+        return Err(f.err(&format!("{} listed twice", processors[i])));
     }
     Ok(Row {
         first,
         last,
-        source,
+        source: f.source_url("https://github.com/ROCm/")?,
         processors,
     })
 }
@@ -117,7 +79,7 @@ mod tests {
     #[test]
     fn a_row_without_a_source_is_refused() {
         let e = parse(ROW).unwrap_err();
-        assert!(e.contains("no `source`"), "{e}");
+        assert!(e.contains("no source"), "{e}");
         let with = ROW.replace(
             "processors",
             "source = \"https://github.com/ROCm/x/isa.cpp\"\nprocessors",
@@ -133,14 +95,14 @@ mod tests {
         );
         for (from, to, says) in [
             ("[\"gfx1151\"]", "[\"gfx1151\", \"gfx1151\"]", "twice"),
-            ("[\"gfx1151\"]", "[\"Strix Halo\"]", "no gfx processor"),
-            ("[\"gfx1151\"]", "[]", "no processors"),
+            ("[\"gfx1151\"]", "[\"Strix Halo\"]", "not a gfx processor"),
+            ("[\"gfx1151\"]", "[]", "not a non-empty list"),
             ("last = \"6.1\"", "last = \"6.0\"", "after"),
             ("last = \"6.1\"", "last = \"six\"", "major.minor"),
             (
                 "https://github.com/ROCm/",
                 "https://example.org/",
-                "ROCm repository",
+                "does not start with https://github.com/ROCm/",
             ),
             ("first", "notes = \"x\"\nfirst", "unknown key"),
         ] {

@@ -40,97 +40,75 @@ pub struct Data {
     pub rows: Vec<Row>,
 }
 
-fn row(i: usize, t: &toml::Table) -> Result<Row, String> {
-    let at = |what: &str| format!("release #{}: {what}", i + 1);
-    for key in t.keys() {
-        let known = [
-            "major",
-            "minor",
-            "stream",
-            "source",
-            "released",
-            "since_patch",
-            "apus_page",
-        ]
-        .contains(&key.as_str())
-            || STATUSES.contains(&key.as_str());
-        if !known {
-            return Err(at(&format!("unknown key `{key}`")));
-        }
-    }
-    let number = |key: &str| match t.get(key) {
-        Some(toml::Value::Integer(n)) => u32::try_from(*n).map_err(|_| at(&format!("{key} {n}"))),
-        _ => Err(at(&format!("`{key}` is missing or not a number"))),
-    };
-    let (major, minor) = (number("major")?, number("minor")?);
-    let at = |what: &str| format!("ROCm {major}.{minor}: {what}");
-    let text = |key: &str| match t.get(key) {
-        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
-        None => Ok(None),
-        Some(_) => Err(at(&format!("`{key}` is not a non-empty string"))),
-    };
-    let source = text("source")?.ok_or_else(|| at("no `source`: every row cites its page"))?;
-    if !source.starts_with("https://") {
-        return Err(at(&format!("source {source:?} is not an https URL")));
-    }
-    let stream = text("stream")?.ok_or_else(|| at("no `stream`"))?;
-    if !STREAMS.contains(&stream.as_str()) {
-        return Err(at(&format!("stream {stream:?} is none of {STREAMS:?}")));
-    }
-    let released = text("released")?;
-    let apus_page = text("apus_page")?;
-    if let Some(page) = apus_page.as_ref().filter(|p| !p.starts_with("https://")) {
-        return Err(at(&format!("apus_page {page:?} is not an https URL")));
-    }
-    if let Some(d) = &released {
-        if !data_file::is_date(d) {
-            return Err(at(&format!("released {d:?} is not YYYY-MM-DD")));
-        }
-    }
+fn row(mut f: data_file::Fields) -> Result<Row, String> {
+    let mut known = vec![
+        "major",
+        "minor",
+        "stream",
+        "source",
+        "released",
+        "since_patch",
+        "apus_page",
+    ];
+    known.extend(STATUSES);
+    f.only(&known)?;
+    let (major, minor) = (f.number("major")?, f.number("minor")?);
+    f.relabel(format!("ROCm {major}.{minor}"));
     let mut entries: Vec<(String, usize, u32)> = Vec::new();
     for (status, name) in STATUSES.iter().enumerate() {
-        let Some(v) = t.get(*name) else { continue };
+        let Some(v) = f.value(name) else { continue };
         let list = v
             .as_array()
-            .ok_or_else(|| at(&format!("`{name}` is not a list")))?;
+            .ok_or_else(|| f.err(&format!("`{name}` is not a list")))?;
         for target in list {
             let target = target
                 .as_str()
                 .filter(|s| data_file::is_processor(s))
-                .ok_or_else(|| at(&format!("{target} in `{name}` is no gfx target")))?;
+                .ok_or_else(|| f.err(&format!("{target} in `{name}` is no gfx target")))?;
             if entries.iter().any(|(t, _, _)| t == target) {
-                return Err(at(&format!("{target} listed twice")));
+                return Err(f.err(&format!("{target} listed twice")));
             }
             entries.push((target.to_owned(), status, 0));
         }
     }
     if entries.is_empty() {
-        return Err(at("no targets"));
+        return Err(f.err("no targets"));
     }
-    if let Some(v) = t.get("since_patch") {
+    if let Some(v) = f.value("since_patch") {
         let table = v
             .as_table()
-            .ok_or_else(|| at("`since_patch` is not a table"))?;
+            .ok_or_else(|| f.err("`since_patch` is not a table"))?;
         for (target, patch) in table {
             let patch = patch
                 .as_integer()
                 .and_then(|p| u32::try_from(p).ok())
-                .ok_or_else(|| at(&format!("since_patch {target} is not a patch number")))?;
+                .ok_or_else(|| f.err(&format!("since_patch {target} is not a patch number")))?;
             let entry = entries
                 .iter_mut()
                 .find(|(t, _, _)| t == target)
-                .ok_or_else(|| at(&format!("since_patch names {target}, which the row lacks")))?;
+                .ok_or_else(|| {
+                    f.err(&format!("since_patch names {target}, which the row lacks"))
+                })?;
             entry.2 = patch;
         }
     }
     Ok(Row {
         major,
         minor,
-        stream,
-        source,
-        released,
+        stream: f.one_of("stream", &STREAMS)?,
+        source: f.source_url("https://")?,
+        released: f
+            .opt_text("released")?
+            .map(|d| {
+                if data_file::is_date(&d) {
+                    Ok(d)
+                } else {
+                    Err(f.err(&format!("released {d:?} is not YYYY-MM-DD")))
+                }
+            })
+            .transpose()?,
         entries,
-        apus_page,
+        apus_page: f.opt_url("apus_page")?,
     })
 }
 
@@ -166,7 +144,7 @@ mod tests {
     #[test]
     fn a_row_without_a_source_is_refused() {
         let e = parse(ROW).unwrap_err();
-        assert!(e.contains("no `source`"), "{e}");
+        assert!(e.contains("no source"), "{e}");
         let with = ROW.replace("stream", "source = \"https://example.org/\"\nstream");
         assert_eq!(parse(&with).unwrap().rows[0].entries[0].0, "gfx942");
     }
