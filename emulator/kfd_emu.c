@@ -92,8 +92,6 @@ static struct {
 	unsigned kfd_major_version;
 	unsigned hidden[MAX_NODES]; /* gpu_ids a device cgroup denies: left out of the apertures */
 	int nhidden;
-	unsigned clock_stuck[MAX_NODES]; /* gpu_ids whose GPU clock counter does not advance */
-	int nclock_stuck;
 	unsigned dispatch_hang[MAX_NODES]; /* gpu_ids whose queues never complete a packet */
 	int ndispatch_hang;
 	int kfd_open_errno; /* an open of /dev/kfd fails with this errno (0: it does not) */
@@ -275,8 +273,6 @@ static void read_fixture_toml(void)
 				emu.have_version = 1;
 			} else if (!strcmp(key, "hidden_gpus")) {
 				emu.nhidden = int_list(val, emu.hidden, MAX_NODES);
-			} else if (!strcmp(key, "clock_stuck")) {
-				emu.nclock_stuck = int_list(val, emu.clock_stuck, MAX_NODES);
 			} else if (!strcmp(key, "dispatch_hang")) {
 				emu.ndispatch_hang = int_list(val, emu.dispatch_hang, MAX_NODES);
 			} else if (!strcmp(key, "kfd_open_errno")) {
@@ -993,11 +989,9 @@ static int kfd_ioctl(unsigned long req, void *arg)
 		 * the system; the GPU counter advances with time like a real one. */
 		struct kfd_ioctl_get_clock_counters_args *a = arg;
 		/* A GPU the device cgroup denies reads 0 (kfd_ioctl_get_clock_counters finds no
-		 * device for the process); a stuck one reads a constant. */
+		 * device for the process). */
 		if (listed(emu.hidden, emu.nhidden, a->gpu_id))
 			a->gpu_clock_counter = 0;
-		else if (listed(emu.clock_stuck, emu.nclock_stuck, a->gpu_id))
-			a->gpu_clock_counter = 123456789;
 		else
 			a->gpu_clock_counter = now_ns(CLOCK_MONOTONIC_RAW) / 10;
 		a->cpu_clock_counter = now_ns(CLOCK_MONOTONIC_RAW);

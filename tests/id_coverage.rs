@@ -26,20 +26,10 @@ use rocm_probe_tests::malformed::{self, is_root, unprivileged};
 use rocm_probe_tests::{fixtures, fixtures_dir, probe_binary};
 
 /// Declared ids no committed case produces yet, with why.
-const NOT_YET_COVERED: &[(&str, &str)] = &[
-    (
-        "driver.kfd-clock-stuck",
-        "no public report found of a GPU whose clock counter stops while /dev/kfd still answers (searched again: GET_CLOCK_COUNTERS, hsaKmtGetClockCounters, clock counter not advancing); the one way found (a GPU the device cgroup hides, which KFD answers with a counter of 0) was a false finding, fixed by asking only the GPUs in the apertures",
-    ),
-    (
-        "driver.kfd-ioctl-failed",
-        "no public report found of GET_VERSION, GET_PROCESS_APERTURES_NEW, AVAILABLE_MEMORY (interface 1.9 and later) or GET_CLOCK_COUNTERS failing on an open /dev/kfd: the KFD ioctl failures reported (ROCm/legacy-rocm-build#145, ioctl nr 0x1d EINVAL on ROCm 1.6's kernel; #438, ACQUIRE_VM on Linux 4.18-rc1) are of ioctls the probe does not send; the one way found (AVAILABLE_MEMORY on a GPU the device cgroup hides: EINVAL) was a false finding, fixed by asking only the GPUs in the apertures",
-    ),
-    (
-        "workloads.hive-incomplete",
-        "no capture: KFD links every pair of GPUs with one hive_id (kfd_create_vcrat_image_gpu in kfd_crat.c) unless amdgpu_xgmi_get_is_sharing_enabled says no, which only an SR-IOV host does for two VFs of one hive, and no such guest capture is public; on bare metal a GPU whose amdgpu_xgmi_add_device fails keeps hive_id 0 (amdgpu_device_ip_init goes on without it), a different signature this rule does not look for and no public report shows, and with a 4-GPU bridge only partly populated the GPUs do not come up at all (AMD in ROCm/legacy-rocm-build#1503)",
-    ),
-];
+const NOT_YET_COVERED: &[(&str, &str)] = &[(
+    "driver.kfd-ioctl-failed",
+    "no public report found of GET_VERSION, GET_PROCESS_APERTURES_NEW, AVAILABLE_MEMORY (interface 1.9 and later) or GET_CLOCK_COUNTERS failing on an open /dev/kfd: the KFD ioctl failures reported (ROCm/legacy-rocm-build#145, ioctl nr 0x1d EINVAL on ROCm 1.6's kernel; #438, ACQUIRE_VM on Linux 4.18-rc1) are of ioctls the probe does not send; the one way found (AVAILABLE_MEMORY on a GPU the device cgroup hides: EINVAL) was a false finding, fixed by asking only the GPUs in the apertures",
+)];
 
 /// Finding id → the cases producing it.
 type Coverage = BTreeMap<String, BTreeSet<String>>;

@@ -1,7 +1,7 @@
 //! The `/dev/kfd` ioctls the active probe uses: one safe function per ioctl, each taking a
 //! borrowed file descriptor (drm-ffi's pattern). Only ioctls that change no device state and
 //! need no VM are here (`kfd_ioctl.h`): `GET_VERSION`, `GET_PROCESS_APERTURES_NEW`,
-//! `AVAILABLE_MEMORY`, `GET_CLOCK_COUNTERS`.
+//! `AVAILABLE_MEMORY`.
 //!
 //! Opening `/dev/kfd` creates a KFD process for the caller (visible as
 //! `/sys/class/kfd/kfd/proc/<pid>`), with per-GPU process data for every GPU but no VM and no
@@ -13,13 +13,11 @@
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 
 use hsakmt_sys::ioctl::{
-    AMDKFD_IOC_AVAILABLE_MEMORY, AMDKFD_IOC_GET_CLOCK_COUNTERS,
-    AMDKFD_IOC_GET_PROCESS_APERTURES_NEW, AMDKFD_IOC_GET_VERSION,
+    AMDKFD_IOC_AVAILABLE_MEMORY, AMDKFD_IOC_GET_PROCESS_APERTURES_NEW, AMDKFD_IOC_GET_VERSION,
 };
 use hsakmt_sys::kfd::{
-    kfd_ioctl_get_available_memory_args, kfd_ioctl_get_clock_counters_args,
-    kfd_ioctl_get_process_apertures_new_args, kfd_ioctl_get_version_args,
-    kfd_process_device_apertures,
+    kfd_ioctl_get_available_memory_args, kfd_ioctl_get_process_apertures_new_args,
+    kfd_ioctl_get_version_args, kfd_process_device_apertures,
 };
 use nix::errno::Errno;
 use nix::fcntl::OFlag;
@@ -86,34 +84,6 @@ pub fn available_memory(fd: BorrowedFd<'_>, gpu_id: u32) -> Result<u64, Errno> {
     Ok(args.available)
 }
 
-/// One reading of `AMDKFD_IOC_GET_CLOCK_COUNTERS`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClockCounters {
-    /// The GPU's counter (0 when the kernel does not know the GPU).
-    pub gpu: u64,
-    /// `ktime_get_raw_ns()`.
-    pub cpu: u64,
-    /// `ktime_get_boottime_ns()`.
-    pub system: u64,
-    /// Frequency of the system counter (1 GHz).
-    pub system_freq: u64,
-}
-
-/// `AMDKFD_IOC_GET_CLOCK_COUNTERS` for the GPU with KFD id `gpu_id`.
-pub fn get_clock_counters(fd: BorrowedFd<'_>, gpu_id: u32) -> Result<ClockCounters, Errno> {
-    let mut args = kfd_ioctl_get_clock_counters_args {
-        gpu_id,
-        ..Default::default()
-    };
-    call(fd, AMDKFD_IOC_GET_CLOCK_COUNTERS, &mut args)?;
-    Ok(ClockCounters {
-        gpu: args.gpu_clock_counter,
-        cpu: args.cpu_clock_counter,
-        system: args.system_clock_counter,
-        system_freq: args.system_clock_freq,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,7 +99,6 @@ mod tests {
         assert_eq!(get_version(fd), Err(Errno::ENOTTY));
         assert_eq!(get_process_apertures(fd).err(), Some(Errno::ENOTTY));
         assert_eq!(available_memory(fd, 1), Err(Errno::ENOTTY));
-        assert_eq!(get_clock_counters(fd, 1), Err(Errno::ENOTTY));
     }
 
     #[test]

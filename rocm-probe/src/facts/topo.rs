@@ -232,6 +232,54 @@ pub fn gpu_pairs(m: &TopoMatrix, inv: &Inventory) -> Vec<GpuPair> {
         .collect()
 }
 
+/// One XGMI hive as KFD links it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HiveLinks {
+    /// The hive id.
+    pub hive_id: u64,
+    /// Its GPUs (indices into [`Inventory::gpus`]) that `present` kept.
+    pub members: Vec<usize>,
+    /// Pairs of those members with no XGMI link between them, lower index first.
+    pub missing: Vec<(usize, usize)>,
+}
+
+/// Each hive of `inv` with the pairs of its members (those `present` keeps) that the topology
+/// does not link by XGMI. KFD links every pair of GPUs sharing a hive_id (`kfd_crat.c`) unless an
+/// SR-IOV host disallows sharing between two virtual functions, so a gap is a topology to report
+/// (and what `xgmi_hive_complete` conformance refuses), not a failure the kernel produces on bare
+/// metal.
+pub fn hive_links(
+    m: &TopoMatrix,
+    inv: &Inventory,
+    present: impl Fn(usize) -> bool,
+) -> Vec<HiveLinks> {
+    let xgmi: std::collections::BTreeSet<(usize, usize)> = gpu_pairs(m, inv)
+        .into_iter()
+        .filter(|p| p.kind == PairKind::Xgmi)
+        .map(|p| (p.a, p.b))
+        .collect();
+    inv.hives
+        .iter()
+        .map(|hive| {
+            let members: Vec<usize> = hive.gpus.iter().copied().filter(|i| present(*i)).collect();
+            let mut missing = Vec::new();
+            for (k, a) in members.iter().enumerate() {
+                for b in &members[k + 1..] {
+                    let pair = ((*a).min(*b), (*a).max(*b));
+                    if !xgmi.contains(&pair) {
+                        missing.push(pair);
+                    }
+                }
+            }
+            HiveLinks {
+                hive_id: hive.hive_id,
+                members,
+                missing,
+            }
+        })
+        .collect()
+}
+
 /// Physical GPU index → the CPU nodes its nodes link to directly.
 pub fn gpu_cpus(
     m: &TopoMatrix,

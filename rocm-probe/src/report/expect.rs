@@ -246,8 +246,7 @@ impl Expectations {
             e.gpus.compute_partition = crate::facts::config::partition_mode(facts, true);
             e.gpus.memory_partition = crate::facts::config::partition_mode(facts, false);
             if !inv.hives.is_empty() {
-                e.gpus.xgmi_hive_complete =
-                    Some(!findings.iter().any(|f| f.id == "workloads.hive-incomplete"));
+                e.gpus.xgmi_hive_complete = Some(hive_gaps(facts, inv).is_empty());
             }
             let links = pcie_links(facts);
             e.pcie.min_gen = links.iter().filter_map(|l| l.gen_max).min();
@@ -306,7 +305,7 @@ impl Expectations {
     pub fn check(&self, facts: &Facts, below: &[Finding]) -> Vec<Finding> {
         let mut out = Vec::new();
         let inv = facts.inventory.as_ref();
-        self.check_gpus(facts, inv, below, &mut out);
+        self.check_gpus(facts, inv, &mut out);
         self.check_pcie(facts, &mut out);
         self.check_versions(facts, &mut out);
         self.check_firmware(facts, &mut out);
@@ -345,13 +344,7 @@ impl Expectations {
         }
     }
 
-    fn check_gpus(
-        &self,
-        facts: &Facts,
-        inv: Option<&Inventory>,
-        below: &[Finding],
-        out: &mut Vec<Finding>,
-    ) {
+    fn check_gpus(&self, facts: &Facts, inv: Option<&Inventory>, out: &mut Vec<Finding>) {
         let g = &self.gpus;
         if g.is_empty() {
             return;
@@ -419,8 +412,19 @@ impl Expectations {
             let hives = inv.map_or(0, |i| i.hives.len());
             if hives == 0 {
                 unmet.push(msg!("expect.no-hive"));
-            } else if let Some(f) = below.iter().find(|f| f.id == "workloads.hive-incomplete") {
-                unmet.push(msg!("expect.hive-incomplete", found = f.summary));
+            } else if let Some(inv) = inv {
+                for gap in hive_gaps(facts, inv) {
+                    let pairs: Vec<String> = gap
+                        .missing
+                        .iter()
+                        .map(|(a, b)| format!("{a}–{b}"))
+                        .collect();
+                    unmet.push(msg!(
+                        "expect.hive-incomplete",
+                        hive = format!("{:#x}", gap.hive_id),
+                        pairs = crate::i18n::list(&pairs)
+                    ));
+                }
             }
         }
         if !unmet.is_empty() {
@@ -825,6 +829,18 @@ fn unknown_ignored(ignore: &[String]) -> Vec<String> {
                 .map_or("", |r| r.id);
             msg!("expect.ignore-unknown-id", id, closest)
         })
+        .collect()
+}
+
+/// The hives with GPU pairs KFD does not link by XGMI (every GPU of the inventory counts).
+fn hive_gaps(facts: &Facts, inv: &Inventory) -> Vec<crate::facts::topo::HiveLinks> {
+    let Some(topology) = facts.kfd.as_ref().map(|k| &k.topology) else {
+        return Vec::new();
+    };
+    let matrix = crate::facts::topo::matrix(topology);
+    crate::facts::topo::hive_links(&matrix, inv, |_| true)
+        .into_iter()
+        .filter(|h| !h.missing.is_empty())
         .collect()
 }
 

@@ -54,9 +54,6 @@ pub struct Emulate {
     /// `gpu_id`s a device cgroup denies: left out of the process apertures.
     #[serde(default)]
     pub hidden_gpus: Vec<u32>,
-    /// `gpu_id`s whose GPU clock counter does not advance.
-    #[serde(default)]
-    pub clock_stuck: Vec<u32>,
     /// `gpu_id`s whose AQL queues never complete a packet.
     #[serde(default)]
     pub dispatch_hang: Vec<u32>,

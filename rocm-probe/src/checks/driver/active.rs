@@ -1,5 +1,5 @@
 //! Layer 2 with active results: what `/dev/kfd` answered (open, version, apertures, memory,
-//! clocks, failed ioctls).
+//! failed ioctls).
 
 use crate::active::KfdOpen;
 use crate::checks::active::{SOURCE, gpu_nodes, kfd_hides};
@@ -7,8 +7,8 @@ use crate::facts::os_release::Distro;
 use crate::facts::topology::{Node, TOPOLOGY_DIR};
 use crate::facts::{Facts, KFD_DEVICE};
 use crate::finding::{
-    Action, Evidence, Finding, KFD_ANSWERS, KFD_CLOCK_STUCK, KFD_GPUS_HIDDEN, KFD_INTERFACE_OLD,
-    KFD_IOCTL_FAILED, KFD_OPEN_FAILED, RemedyStep, Status, WSL_NO_KFD,
+    Action, Evidence, Finding, KFD_ANSWERS, KFD_GPUS_HIDDEN, KFD_INTERFACE_OLD, KFD_IOCTL_FAILED,
+    KFD_OPEN_FAILED, RemedyStep, Status, WSL_NO_KFD,
 };
 use crate::msg;
 
@@ -143,29 +143,6 @@ pub fn check(f: &Facts) -> Vec<Finding> {
                 .collect::<Vec<_>>()
                 .join(", "),
         ));
-    }
-    if let Some(stuck) = &a.kfd_clock_stuck {
-        if stuck.is_empty() {
-            parts.push(msg!("active.kfd-part-clocks"));
-        } else {
-            let nodes = gpus
-                .iter()
-                .filter(|n| n.gpu_id.is_some_and(|id| stuck.contains(&id)))
-                .map(|n| n.id);
-            out.push(
-                KFD_CLOCK_STUCK
-                    .finding(msg!(
-                        "active.clock-stuck",
-                        count = stuck.len(),
-                        gpus = crate::checks::gpu_names(f, nodes)
-                    ))
-                    .with(Evidence::new(
-                        format!("{SOURCE}:GET_CLOCK_COUNTERS"),
-                        format!("gpu_ids {stuck:?}"),
-                    ))
-                    .remedy(msg!("active.clock-stuck-remedy")),
-            );
-        }
     }
     if let Some(errors) = a.kfd_errors.as_ref().filter(|e| !e.is_empty()) {
         out.push(

@@ -132,7 +132,6 @@ declare_rules! {
     WSL_NO_KFD = "driver.wsl-no-kfd", Driver, Info;
     KFD_INTERFACE_OLD = "driver.kfd-interface-old", Driver, Warn;
     KFD_GPUS_HIDDEN = "driver.kfd-gpus-hidden", Driver, Warn;
-    KFD_CLOCK_STUCK = "driver.kfd-clock-stuck", Driver, Warn;
     KFD_IOCTL_FAILED = "driver.kfd-ioctl-failed", Driver, Warn;
 }
 

@@ -12,8 +12,8 @@ use crate::facts::Facts;
 use crate::facts::agent::Inventory;
 use crate::facts::topology::{TOPOLOGY_DIR, Topology};
 use crate::finding::{
-    COMPUTE, Evidence, FRAMEWORK_READY, Finding, HIVE_INCOMPLETE, LLM_FIT, Layer, MULTI_GPU,
-    NO_P2P, NO_RCCL, Status, Subject,
+    COMPUTE, Evidence, FRAMEWORK_READY, Finding, LLM_FIT, Layer, MULTI_GPU, NO_P2P, NO_RCCL,
+    Status, Subject,
 };
 use crate::i18n;
 use crate::msg;
@@ -310,41 +310,33 @@ fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology, gpus_out: &GpusOut
     }
     let gpu_name = |g: &crate::facts::agent::PhysicalGpu| inv.gpu_name(g).to_string();
 
-    // Hives: GPUs sharing a hive_id should be XGMI-linked pairwise.
+    // Hives: KFD links the GPUs sharing a hive_id pairwise; the summary says how each is linked.
     let mut hive_text = Vec::new();
-    for hive in &inv.hives {
-        let members: Vec<usize> = hive
-            .gpus
-            .iter()
-            .copied()
-            .filter(|i| gpus.iter().any(|g| g.index == *i))
-            .collect();
-        let mut missing = Vec::new();
-        for (k, a) in members.iter().enumerate() {
-            for b in &members[k + 1..] {
-                if path_of(*a, *b) != Path::Xgmi {
-                    missing.push((*a, *b));
-                }
-            }
-        }
-        let hive_id = format!("{:#x}", hive.hive_id);
+    let matrix = crate::facts::topo::matrix(topology);
+    let present = |i: usize| gpus.iter().any(|g| g.index == i);
+    for (hive, links) in inv
+        .hives
+        .iter()
+        .zip(crate::facts::topo::hive_links(&matrix, inv, present))
+    {
+        let hive_id = format!("{:#x}", links.hive_id);
         let lost: GpusOut = gpus_out
             .iter()
             .filter(|(i, _)| hive.gpus.contains(i))
             .map(|(i, fs)| (*i, fs.clone()))
             .collect();
-        let text = if missing.is_empty() {
+        let text = if links.missing.is_empty() {
             msg!(
                 "workloads.hive-complete",
                 hive = hive_id,
-                gpus = members.len()
+                gpus = links.members.len()
             )
         } else {
             msg!(
                 "workloads.hive-partial",
                 hive = hive_id,
-                gpus = members.len(),
-                pairs = missing.len()
+                gpus = links.members.len(),
+                pairs = links.missing.len()
             )
         };
         // A hive a failed GPU belongs to runs collectives on the rest of it.
@@ -357,28 +349,6 @@ fn multi_gpu(f: &Facts, inv: &Inventory, topology: &Topology, gpus_out: &GpusOut
                 gpus = out_names(inv, &lost)
             )
         });
-        if !missing.is_empty() {
-            let pairs: Vec<String> = missing.iter().map(|(a, b)| format!("{a}–{b}")).collect();
-            out.push(
-                HIVE_INCOMPLETE
-                    .finding(msg!(
-                        "workloads.hive-incomplete",
-                        hive = hive_id,
-                        gpus = members.len(),
-                        pairs = i18n::list(&pairs)
-                    ))
-                    .with_all(missing.iter().flat_map(|(a, b)| {
-                        [a, b].map(|i| {
-                            let g = gpus.iter().find(|g| g.index == *i).expect("member");
-                            Evidence::new(
-                                format!("{TOPOLOGY_DIR}/nodes/{}/io_links", g.nodes[0]),
-                                format!("{}, hive_id {:#x}", gpu_name(g), hive.hive_id),
-                            )
-                        })
-                    }))
-                    .remedy(msg!("workloads.hive-incomplete-remedy")),
-            );
-        }
     }
     if !host_pairs.is_empty() {
         out.push(

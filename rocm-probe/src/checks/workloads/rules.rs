@@ -7,7 +7,6 @@ declare_rules! {
     WORKLOADS_RULES;
     COMPUTE = "workloads.compute", Workloads, Pass;
     MULTI_GPU = "workloads.multi-gpu", Workloads, Pass;
-    HIVE_INCOMPLETE = "workloads.hive-incomplete", Workloads, Warn;
     NO_P2P = "workloads.no-p2p", Workloads, Warn;
     NO_RCCL = "workloads.no-rccl", Workloads, Info;
     LLM_FIT = "workloads.llm-fit", Workloads, Info;

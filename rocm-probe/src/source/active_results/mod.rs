@@ -24,8 +24,6 @@ pub struct ActiveFacts {
     pub kfd_gpus: Option<Vec<u32>>,
     /// `AVAILABLE_MEMORY`: bytes still allocatable per `gpu_id` (keys are decimal `gpu_id`s).
     pub kfd_available_memory: Option<BTreeMap<String, u64>>,
-    /// `GET_CLOCK_COUNTERS` read twice: the `gpu_id`s whose GPU counter did not advance.
-    pub kfd_clock_stuck: Option<Vec<u32>>,
     /// Ioctls that failed, as `NAME gpu_id: ERRNO`.
     pub kfd_errors: Option<Vec<String>>,
     /// Layer 3: libhsakmt.
