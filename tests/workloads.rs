@@ -99,7 +99,7 @@ fn a_hive_missing_a_link_is_described_and_the_pair_without_p2p_warns() {
         "{}",
         unmet[0].summary
     );
-    let whole = Facts::collect(&Source::fixture(&fixtures_dir().join("mi210-xgmi-8gpu")).unwrap());
+    let whole = Facts::collect(&Source::fixture(fixtures_dir().join("mi210-xgmi-8gpu")).unwrap());
     assert!(want.check(&whole, &[]).is_empty());
 }
 
