@@ -262,3 +262,40 @@ fn in_a_container_kernel_remedies_follow_the_host_kernel() {
         "{c:?}"
     );
 }
+
+/// A rootless Podman container that did not keep the host user's groups: the nodes show the
+/// overflow gid, and joining that group inside (what a plain permission remedy would say) opens
+/// nothing. The same nodes outside a user namespace keep the plain `usermod` remedy.
+#[test]
+fn an_unmapped_device_group_gets_the_host_side_remedy_not_usermod() {
+    let r = report(&rocm_probe_tests::fixtures_dir().join("podman-rootless-kfd-unmapped-group"));
+    let f = finding(&r, "driver.kfd-permission-denied");
+    let remedy = f.remedy.clone().unwrap_or_default();
+    assert!(
+        remedy.contains(
+            "not mapped into this container's user namespace (it shows as nogroup, 65534)"
+        ),
+        "{}",
+        remedy
+    );
+    assert!(remedy.contains("--group-add keep-groups"), "{}", remedy);
+    assert!(f.remedy_steps.is_empty(), "{:?}", f.remedy_steps);
+    let u = finding(&r, "driver.container-unprivileged");
+    assert!(
+        u.summary.starts_with("Rootless container (Podman"),
+        "{}",
+        u.summary
+    );
+
+    let fx = copy_fixture("podman-rootless-kfd-unmapped-group");
+    fs::remove_file(fx.path().join("proc/self/uid_map")).unwrap();
+    let r = report(fx.path());
+    let f = finding(&r, "driver.kfd-permission-denied");
+    let remedy = f.remedy.clone().unwrap_or_default();
+    assert!(
+        remedy.starts_with("Run `sudo usermod -aG nogroup"),
+        "{}",
+        remedy
+    );
+    assert!(!has(&r, "driver.container-unprivileged"));
+}

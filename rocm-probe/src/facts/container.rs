@@ -278,10 +278,12 @@ impl Collect for ContainerFacts {
             kinds.push(ContainerKind::Kubernetes);
         }
         // The most specific first: a pod's engine is Kubernetes' business, a named manager
-        // beats a guess from a cgroup path.
+        // beats a guess from a cgroup path, and an engine's own marker file beats a generic
+        // name in `container=` (`oci`, which runc and crun-based tools set).
         let kind = kinds
             .iter()
             .find(|k| **k == ContainerKind::Kubernetes)
+            .or_else(|| kinds.iter().find(|k| !matches!(k, ContainerKind::Other(_))))
             .or_else(|| kinds.first())
             .cloned();
 

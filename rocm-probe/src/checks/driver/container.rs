@@ -12,8 +12,8 @@
 //!   (containers/container-selinux#269, #278, #289).
 
 use crate::facts::container::{
-    ATTR_CURRENT, MOUNTINFO, SELINUX_BOOLEANS, SELINUX_ENFORCE, SELINUX_XATTR, UID_MAP,
-    selinux_type,
+    ATTR_CURRENT, ContainerKind, MOUNTINFO, SELINUX_BOOLEANS, SELINUX_ENFORCE, SELINUX_XATTR,
+    UID_MAP, selinux_type,
 };
 use crate::facts::{Facts, KFD_DEVICE};
 use crate::finding::{
@@ -55,8 +55,14 @@ fn unprivileged(f: &Facts, out: &mut Vec<Finding>) {
         || msg!("driver.container-kind-unknown"),
         |k| k.name().to_owned(),
     );
+    let podman = c.kind == Some(ContainerKind::Podman);
+    let summary = if podman {
+        msg!("driver.container-unprivileged-podman")
+    } else {
+        msg!("driver.container-unprivileged", kind)
+    };
     let mut finding = CONTAINER_UNPRIVILEGED
-        .finding(msg!("driver.container-unprivileged", kind))
+        .finding(summary)
         .with(Evidence::new(
             UID_MAP,
             c.uid_map.clone().unwrap_or_default(),
@@ -71,7 +77,14 @@ fn unprivileged(f: &Facts, out: &mut Vec<Finding>) {
     if let Some(d) = f.devices.iter().find(|d| d.path == KFD_DEVICE) {
         finding = finding.with(super::node_evidence(d));
     }
-    out.push(finding.remedy(msg!("driver.container-unprivileged-remedy")));
+    // Rootless Podman (toolbox, distrobox) opens /dev/kfd once the host user's groups are
+    // carried in; the refusals reported are LXC's and user-namespace-remapped Docker's.
+    let remedy = if podman {
+        msg!("driver.container-unprivileged-podman-remedy")
+    } else {
+        msg!("driver.container-unprivileged-remedy")
+    };
+    out.push(finding.remedy(remedy));
 }
 
 fn noexec(f: &Facts, out: &mut Vec<Finding>) {

@@ -765,6 +765,36 @@ fn mok_steps(f: &Facts) -> Vec<RemedyStep> {
     ]
 }
 
+/// The gid the kernel shows for a group a user namespace does not map (`overflowgid`, 65534 unless
+/// an administrator changed `/proc/sys/kernel/overflowgid`; include/linux/highuid.h).
+const OVERFLOW_GID: u32 = 65534;
+
+/// A node whose group this container's user namespace does not map: it shows as the overflow gid
+/// (`nobody`/`nogroup`), and no group inside the container is that host group, so joining
+/// `nobody` there gives nothing (89luca89/distrobox#1230). Only the host user's own groups,
+/// carried in by the engine (`--group-add keep-groups`), can open it.
+fn unmapped_group(f: &Facts, d: &DeviceFacts) -> bool {
+    f.container.user_namespace == Some(true)
+        && d.node.as_ref().is_some_and(|n| n.gid == OVERFLOW_GID)
+}
+
+/// What to do about a node the user cannot open: join its group, or, when the group is not
+/// mapped into this user namespace, the host-side fix.
+fn access_remedy(f: &Facts, d: &DeviceFacts) -> (String, Option<RemedyStep>) {
+    if unmapped_group(f, d) {
+        let shown = match &d.group_name {
+            Some(name) => format!("{name}, {OVERFLOW_GID}"),
+            None => OVERFLOW_GID.to_string(),
+        };
+        (
+            msg!("driver.join-unmapped-remedy", path = d.path, shown),
+            None,
+        )
+    } else {
+        (join_remedy(d), join_step(d))
+    }
+}
+
 fn join_remedy(d: &DeviceFacts) -> String {
     match (&d.node, &d.group_name) {
         (Some(_), Some(group)) => msg!("driver.join-group-remedy", group),
@@ -853,8 +883,8 @@ fn devices(f: &Facts, out: &mut Vec<Finding>) {
                     })
                     .with(node_evidence(kfd))
                     .with(identity_evidence(f))
-                    .remedy(join_remedy(kfd))
-                    .with_steps(join_step(kfd)),
+                    .remedy(access_remedy(f, kfd).0)
+                    .with_steps(access_remedy(f, kfd).1),
             );
         }
         Access::Granted => {}
@@ -919,10 +949,11 @@ fn render_finding(rule: &Rule, list: &[&DeviceFacts], total: usize, f: &Facts) -
         .finding(summary)
         .with_all(list.iter().map(|d| node_evidence(d)));
     if rule.id == RENDER_PERMISSION_DENIED.id {
+        let (remedy, step) = access_remedy(f, list[0]);
         finding = finding
             .with(identity_evidence(f))
-            .remedy(join_remedy(list[0]))
-            .with_steps(join_step(list[0]));
+            .remedy(remedy)
+            .with_steps(step);
     } else {
         finding = finding.remedy(msg!("driver.render-node-missing-remedy"));
     }
