@@ -260,6 +260,7 @@ fn bundled_table() -> String {
             "ollama-runners" => "OllamaRunners",
             "ggml-hip" => "GgmlHip",
             "home-vendor-dirs" => "HomeVendorDirs",
+            "home-therock-dirs" => "HomeTheRockDirs",
             _ => "SiteExtensions",
         };
         format!(

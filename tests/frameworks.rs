@@ -841,3 +841,62 @@ fn an_applications_own_rocblas_under_home_is_judged_against_the_gpu() {
         assert!(lmstudio(&r).is_empty(), "{home:?}: {:?}", ids(&r));
     }
 }
+
+/// lemonade-sdk/lemonade#2705: Lemonade extracted the ROCm Core SDK (TheRock) tarball for the
+/// integrated GPU's architecture (`~/.cache/lemonade/bin/therock/gfx1036-7.13.0`, its libraries in
+/// `lib/`), whose rocBLAS has kernels for no GPU the machine's llama.cpp runs on. On the
+/// iGPU-beside-dGPU capture, that tarball is judged against both GPUs; one for their targets
+/// passes; a subdirectory without `lib/` is no runtime.
+#[test]
+fn an_applications_therock_tarball_under_home_is_judged_against_the_gpus() {
+    const THEROCK: &str = "home/ld/.cache/lemonade/bin/therock";
+    let with = |arch: &str| {
+        let dir =
+            rocm_probe_tests::copy_fixture_with_env("igpu-beside-dgpu", &[("HOME", "/home/ld")]);
+        let lib = format!("{THEROCK}/{arch}-7.13.0/lib");
+        write(
+            dir.path(),
+            &format!("{THEROCK}/{arch}-7.13.0/version.txt"),
+            b"7.13.0",
+        );
+        write(dir.path(), &format!("{lib}/libamdhip64.so.7"), b"");
+        write(dir.path(), &format!("{lib}/librocblas.so.5"), b"");
+        for t in arch.split('+') {
+            write(
+                dir.path(),
+                &format!("{lib}/rocblas/library/TensileLibrary_lazy_{t}.dat"),
+                b"",
+            );
+        }
+        write(dir.path(), &format!("{THEROCK}/stale/README"), b"");
+        Report::collect(&Source::fixture(dir.path()).unwrap(), Options::default())
+    };
+    let r = with("gfx1036");
+    let f = finding(&r, "frameworks.bundled-rocblas-no-kernels-for-target");
+    assert_eq!(f.status, Status::Fail);
+    assert!(
+        f.summary.starts_with("Lemonade's own rocBLAS"),
+        "{}",
+        f.summary
+    );
+    assert!(
+        f.summary
+            .contains("no Tensile kernels for gfx1103, gfx1100 (it has: gfx1036)")
+            || f.summary
+                .contains("no Tensile kernels for gfx1100, gfx1103 (it has: gfx1036)"),
+        "{}",
+        f.summary
+    );
+    let found = finding(&r, "frameworks.bundled-runtime-found");
+    assert!(
+        found.summary.contains("ROCm Core SDK (TheRock) tarball at /home/ld/.cache/lemonade/bin/therock/gfx1036-7.13.0/lib"),
+        "{}",
+        found.summary
+    );
+    let r = with("gfx1100+gfx1103");
+    assert!(
+        !ids(&r).contains(&"frameworks.bundled-rocblas-no-kernels-for-target"),
+        "{:?}",
+        ids(&r)
+    );
+}

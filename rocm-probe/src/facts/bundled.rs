@@ -43,6 +43,10 @@ pub enum Kind {
     /// Directories relative to the home directory whose `*rocm*` subdirectories each hold a
     /// ROCm runtime an application downloaded (its libraries and rocBLAS's `rocblas/library`).
     HomeVendorDirs,
+    /// Directories relative to the home directory whose every subdirectory is a ROCm Core SDK
+    /// (TheRock) tarball an application extracted, its libraries in `lib/`.
+    #[serde(rename = "home-therock-dirs")]
+    HomeTheRockDirs,
 }
 
 /// One row of `data/bundled.toml`.
@@ -128,16 +132,15 @@ impl Collect for BundledFacts {
                     }
                 }
                 Kind::HomeVendorDirs => {
-                    // Only an absolute HOME names a place; the probe looks under this user's.
-                    let Some(home) = env
-                        .get("HOME")
-                        .map(|h| h.trim_end_matches('/'))
-                        .filter(|h| h.starts_with('/') && !h.is_empty())
-                    else {
-                        continue;
-                    };
+                    let Some(home) = home(env) else { continue };
                     for rel in rt.paths {
                         c.vendor_dirs(rt, &format!("{home}/{rel}"));
+                    }
+                }
+                Kind::HomeTheRockDirs => {
+                    let Some(home) = home(env) else { continue };
+                    for rel in rt.paths {
+                        c.therock_dirs(rt, &format!("{home}/{rel}"));
                     }
                 }
                 Kind::SiteExtensions => {
@@ -164,6 +167,13 @@ impl Collect for BundledFacts {
         }
         c.facts
     }
+}
+
+/// The home directory to look under: only an absolute `HOME` names a place (this user's).
+fn home(env: &BTreeMap<String, String>) -> Option<&str> {
+    env.get("HOME")
+        .map(|h| h.trim_end_matches('/'))
+        .filter(|h| h.starts_with('/') && !h.is_empty())
 }
 
 struct Collector<'a> {
@@ -243,11 +253,22 @@ impl Collector<'_> {
     /// Each `*rocm*` subdirectory of `dir`: a ROCm runtime an application keeps for itself (LM
     /// Studio's `linux-llama-rocm-vendor-v3`), judged by its rocBLAS like a wheel's.
     fn vendor_dirs(&mut self, rt: &Runtime, dir: &str) {
+        self.runtime_dirs(rt, dir, |n| n.contains("rocm"), "");
+    }
+
+    /// Every TheRock tarball extracted under `dir` (`<arch>-<version>`), its libraries in `lib/`.
+    fn therock_dirs(&mut self, rt: &Runtime, dir: &str) {
+        self.runtime_dirs(rt, dir, |_| true, "/lib");
+    }
+
+    /// The subdirectories of `dir` that `pick` accepts, each a ROCm runtime whose libraries are
+    /// in `<subdirectory><lib>`.
+    fn runtime_dirs(&mut self, rt: &Runtime, dir: &str, pick: fn(&str) -> bool, lib: &str) {
         let Some(names) = self.list(dir) else { return };
-        let vendors: Vec<&String> = names.iter().filter(|n| n.contains("rocm")).collect();
+        let vendors: Vec<&String> = names.iter().filter(|n| pick(n)).collect();
         self.facts.truncated |= vendors.len() > MAX_FILES;
         for vendor in vendors.into_iter().take(MAX_FILES) {
-            let vendor_dir = format!("{dir}/{vendor}");
+            let vendor_dir = format!("{dir}/{vendor}{lib}");
             let Some(files) = self.list(&vendor_dir) else {
                 continue;
             };
@@ -500,7 +521,13 @@ mod tests {
 
     #[test]
     fn the_table_has_every_kind() {
-        for kind in [Kind::OllamaRunners, Kind::GgmlHip, Kind::SiteExtensions] {
+        for kind in [
+            Kind::OllamaRunners,
+            Kind::GgmlHip,
+            Kind::SiteExtensions,
+            Kind::HomeVendorDirs,
+            Kind::HomeTheRockDirs,
+        ] {
             assert!(RUNTIMES.iter().any(|r| r.kind == kind), "{kind:?}");
         }
         assert!(RUNTIMES.iter().all(|r| r.source.starts_with("https://")));

@@ -111,6 +111,7 @@ fn found(app: &BundledApp) -> Finding {
         Kind::GgmlHip => msg!("frameworks.bundled-kind-ggml-hip"),
         Kind::SiteExtensions => msg!("frameworks.bundled-kind-extensions"),
         Kind::HomeVendorDirs => msg!("frameworks.bundled-kind-vendor"),
+        Kind::HomeTheRockDirs => msg!("frameworks.bundled-kind-therock"),
     };
     let mut finding = BUNDLED_APP_FOUND.finding(msg!(
         "frameworks.bundled-app-found",

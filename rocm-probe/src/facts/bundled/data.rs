@@ -6,11 +6,12 @@
 use crate::data_file;
 
 /// How a row's paths are read.
-pub const KINDS: [&str; 4] = [
+pub const KINDS: [&str; 5] = [
     "ollama-runners",
     "ggml-hip",
     "site-extensions",
     "home-vendor-dirs",
+    "home-therock-dirs",
 ];
 
 /// One row as written in the file.
@@ -38,7 +39,7 @@ pub struct Data {
 fn row(f: data_file::Fields) -> Result<Row, String> {
     f.only(&["name", "kind", "paths", "source"])?;
     let kind = f.one_of("kind", &KINDS)?;
-    let relative = kind == "site-extensions" || kind == "home-vendor-dirs";
+    let relative = kind != "ollama-runners" && kind != "ggml-hip";
     let paths = if relative {
         f.strings("paths", "a clean relative path", |p| {
             !p.starts_with('/') && !p.split('/').any(|c| c.is_empty() || c == "..")
