@@ -759,6 +759,51 @@ fn an_override_only_the_igpu_needs_gets_one_piece_of_advice() {
     );
 }
 
+/// A global override that suits the dGPU but is another family's for the iGPU beside it
+/// (robertrosenbusch/gfx803_rocm#50: 8.0.3 for an RX 560X, reaching a Vega 8 iGPU): the iGPU's
+/// wrong-family failure follows from the override reaching the iGPU, whose remedy hides the
+/// iGPU and does not suggest the override for the iGPU's node (it cannot run that code).
+#[test]
+fn an_override_of_another_family_reaching_the_igpu_is_caused_by_reaching_it() {
+    // igpu-beside-dgpu with the iGPU made a gfx1036 (Raphael's, another family than the
+    // RX 7900 XTX's gfx1100), and the dGPU's own version set globally.
+    let (_t, r) = variant_with(
+        "igpu-beside-dgpu",
+        &[("HSA_OVERRIDE_GFX_VERSION", "11.0.0")],
+        |dir| {
+            let props = dir.join("sys/class/kfd/kfd/topology/nodes/1/properties");
+            let text = std::fs::read_to_string(&props).unwrap();
+            std::fs::write(
+                &props,
+                text.replace("gfx_target_version 110003", "gfx_target_version 100306"),
+            )
+            .unwrap();
+        },
+    );
+    let wrong = finding(&r, "runtime.hsa-override-wrong-family");
+    assert_eq!(wrong.status, Status::Fail);
+    assert_eq!(wrong.caused_by, Some("runtime.hsa-override-igpu"));
+    assert_eq!(r.verdict.root_cause, Some("runtime.hsa-override-igpu"));
+    let f = finding(&r, "runtime.hsa-override-igpu");
+    assert!(
+        remedy(f).starts_with("Unset HSA_OVERRIDE_GFX_VERSION (the discrete GPU 1"),
+        "{}",
+        remedy(f)
+    );
+    assert!(
+        remedy(f).ends_with(
+            "The iGPU cannot run gfx1100 code, another family's, with or without the override."
+        ),
+        "{}",
+        remedy(f)
+    );
+    assert!(
+        !remedy(f).contains("HSA_OVERRIDE_GFX_VERSION_1"),
+        "{}",
+        remedy(f)
+    );
+}
+
 /// Layer 5 picks code objects for each GPU's own override, as libhsakmt applies it: a per-node
 /// variable where the release reads it (6.3 on), else the global one.
 #[test]

@@ -936,7 +936,7 @@ fn override_checks(f: &Facts, ov: &Overrides, visible: &[&Agent], out: &mut Vec<
                     )
                 };
                 let moved = !(global && global_igpu) && unset_given.insert(var);
-                HSA_OVERRIDE_WRONG_FAMILY
+                let finding = HSA_OVERRIDE_WRONG_FAMILY
                     .finding(msg!(
                         "runtime.override-wrong-family",
                         var,
@@ -959,7 +959,14 @@ fn override_checks(f: &Facts, ov: &Overrides, visible: &[&Agent], out: &mut Vec<
                             .filter(|_| moved && ov.per_node_read)
                             .filter_map(|v| set_env_step(v, &value))
                             .collect::<Vec<_>>(),
-                    )
+                    );
+                // An iGPU beside a dGPU that the global override reaches: the cause is the
+                // override reaching it, whose remedy hides the iGPU (runtime.hsa-override-igpu).
+                if global && global_igpu && mixed && igpus_only {
+                    finding.caused_by(&HSA_OVERRIDE_IGPU)
+                } else {
+                    finding
+                }
             }
         };
         out.push(finding);
@@ -1334,7 +1341,26 @@ fn igpu(inv: &Inventory, gpus: &[&Agent], view: &View, ov: &Overrides, out: &mut
         .filter(discrete)
         .filter(|i| global(i).is_some())
         .collect();
-    let remedy = if dgpus_needing.is_empty() {
+    // Moving the override to the iGPU's own node only helps when the iGPU can run that code:
+    // the override is of its family.
+    let fits_igpus = overridden
+        .iter()
+        .all(|&i| gpus[i].gfx.is_some_and(|g| family(g) == family(o)));
+    let remedy = if dgpus_needing.is_empty() && !fits_igpus {
+        msg!(
+            "runtime.override-igpu-foreign-remedy",
+            mask,
+            dgpus = names(
+                &view
+                    .hip
+                    .iter()
+                    .copied()
+                    .filter(discrete)
+                    .collect::<Vec<_>>()
+            ),
+            target = o.name()
+        )
+    } else if dgpus_needing.is_empty() {
         msg!(
             "runtime.override-igpu-only-remedy",
             mask,
