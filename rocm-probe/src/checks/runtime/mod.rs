@@ -1346,32 +1346,26 @@ fn igpu(inv: &Inventory, gpus: &[&Agent], view: &View, ov: &Overrides, out: &mut
     let fits_igpus = overridden
         .iter()
         .all(|&i| gpus[i].gfx.is_some_and(|g| family(g) == family(o)));
+    let dgpu_names = names(
+        &view
+            .hip
+            .iter()
+            .copied()
+            .filter(discrete)
+            .collect::<Vec<_>>(),
+    );
     let remedy = if dgpus_needing.is_empty() && !fits_igpus {
         msg!(
             "runtime.override-igpu-foreign-remedy",
             mask,
-            dgpus = names(
-                &view
-                    .hip
-                    .iter()
-                    .copied()
-                    .filter(discrete)
-                    .collect::<Vec<_>>()
-            ),
+            dgpus = dgpu_names.clone(),
             target = o.name()
         )
     } else if dgpus_needing.is_empty() {
         msg!(
             "runtime.override-igpu-only-remedy",
             mask,
-            dgpus = names(
-                &view
-                    .hip
-                    .iter()
-                    .copied()
-                    .filter(discrete)
-                    .collect::<Vec<_>>()
-            ),
+            dgpus = dgpu_names,
             per_node = per_node(&overridden),
             since = since(ov)
         )
