@@ -231,3 +231,44 @@ fn interface_steps(f: &Facts) -> Vec<RemedyStep> {
     steps.push(super::reboot("kfd"));
     steps
 }
+
+#[cfg(test)]
+mod tests {
+    use super::numbering_predates_upstream;
+
+    fn errors(list: &[&str]) -> Vec<String> {
+        list.iter().map(|e| (*e).to_owned()).collect()
+    }
+
+    /// Only a whole-call refusal of the apertures by a pre-1.3 interface names the old
+    /// numbering: upstream 1.3+ has the ioctl, and a per-GPU error is about one GPU.
+    #[test]
+    fn the_old_numbering_needs_the_apertures_refused_below_1_3() {
+        let refused = errors(&["GET_PROCESS_APERTURES_NEW: EINVAL"]);
+        assert_eq!(
+            numbering_predates_upstream(Some([1, 2]), &refused),
+            Some([1, 2])
+        );
+        assert_eq!(
+            numbering_predates_upstream(
+                Some([1, 1]),
+                &errors(&["GET_PROCESS_APERTURES_NEW: ENOTTY"])
+            ),
+            Some([1, 1])
+        );
+        assert_eq!(numbering_predates_upstream(Some([1, 3]), &refused), None);
+        assert_eq!(numbering_predates_upstream(Some([2, 0]), &refused), None);
+        assert_eq!(numbering_predates_upstream(None, &refused), None);
+        assert_eq!(
+            numbering_predates_upstream(
+                Some([1, 2]),
+                &errors(&["GET_PROCESS_APERTURES_NEW: EBADF"])
+            ),
+            None
+        );
+        assert_eq!(
+            numbering_predates_upstream(Some([1, 2]), &errors(&["GET_VERSION: EINVAL"])),
+            None
+        );
+    }
+}
