@@ -709,10 +709,11 @@ fn active_scenarios_are_reproduced_by_the_real_stack() {
     assert!(reproduced >= 10, "only {reproduced} scenarios reproduced");
 }
 
-/// Finding id → (status, summary, evidence) of a `--json` report.
-fn findings_of(
-    doc: &serde_json::Value,
-) -> BTreeMap<String, (String, String, Vec<(String, String)>)> {
+/// A finding of a `--json` report: its status, summary and evidence (source, value).
+type Reported = (String, String, Vec<(String, String)>);
+
+/// Finding id → what the `--json` report says of it.
+fn findings_of(doc: &serde_json::Value) -> BTreeMap<String, Reported> {
     doc["findings"]
         .as_array()
         .expect("findings")
