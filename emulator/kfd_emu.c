@@ -98,6 +98,8 @@ static struct {
 	unsigned render_eperm[MAX_NODES]; /* render minors whose opens fail with EPERM */
 	int nrender_eperm;
 	int have_version;
+	/* kfd_numbering = "roc-1.6": the ioctl table of ROCm 1.6's own kernel, not upstream's. */
+	int roc16_numbering;
 	/* Why this fixture cannot be emulated (a file the stack reads that neither the overlay nor
 	 * the fixture holds), reported when /dev/kfd is opened. */
 	char missing[PATH_MAX + 128];
@@ -282,6 +284,12 @@ static void read_fixture_toml(void)
 				emu.kfd_open_errno = (int)e;
 			} else if (!strcmp(key, "render_eperm")) {
 				emu.nrender_eperm = int_list(val, emu.render_eperm, MAX_NODES);
+			} else if (!strcmp(key, "kfd_numbering")) {
+				char v[32];
+				unquote(val, v, sizeof v);
+				if (strcmp(v, "roc-1.6"))
+					die("[emulate] kfd_numbering must be \"roc-1.6\"");
+				emu.roc16_numbering = 1;
 			} else if (!strcmp(key, "hide_libraries")) {
 				/* scripts/emulate hides them (a mount namespace) before this library loads */
 			} else {
@@ -938,8 +946,121 @@ static int create_queue(struct kfd_ioctl_create_queue_args *a)
 
 /* ---- KFD ioctls ---- */
 
+/* The flat apertures kfd_init_apertures_v9 gives every gfx9-and-later GPU. */
+static void aperture(struct kfd_process_device_apertures *ap, unsigned gpu_id)
+{
+	memset(ap, 0, sizeof *ap);
+	ap->lds_base = 1ULL << 48;
+	ap->lds_limit = (1ULL << 48) + 0xFFFFFFFFULL;
+	ap->scratch_base = 2ULL << 48;
+	ap->scratch_limit = (2ULL << 48) + 0xFFFFFFFFULL;
+	ap->gpuvm_base = 1ULL << 16;
+	ap->gpuvm_limit = (1ULL << 47) - 1;
+	ap->gpu_id = gpu_id;
+}
+
+/* As kfd_ioctl_get_clock_counters: raw monotonic for the CPU, boot time at 1 GHz for the system;
+ * the GPU counter advances with time like a real one. */
+static int clock_counters(struct kfd_ioctl_get_clock_counters_args *a)
+{
+	/* A GPU the device cgroup denies reads 0 (kfd_ioctl_get_clock_counters finds no device for
+	 * the process). */
+	if (listed(emu.hidden, emu.nhidden, a->gpu_id))
+		a->gpu_clock_counter = 0;
+	else
+		a->gpu_clock_counter = now_ns(CLOCK_MONOTONIC_RAW) / 10;
+	a->cpu_clock_counter = now_ns(CLOCK_MONOTONIC_RAW);
+	a->system_clock_counter = now_ns(CLOCK_BOOTTIME);
+	a->system_clock_freq = 1000000000ULL;
+	return 0;
+}
+
+/* ROCm 1.6's own kernel (ROCK roc-1.6.x; ROCT-Thunk-Interface roc-1.6.0 include/linux/kfd_ioctl.h,
+ * interface 1.2, AMDKFD_COMMAND_END 0x21) numbered its ioctls before upstream did, and its
+ * kfd_ioctl dispatches on _IOC_NR alone, replacing the caller's request with the table's. So a
+ * request is what its number was there, whatever the caller meant: upstream's
+ * GET_PROCESS_APERTURES_NEW (0x14) arrives as UNMAP_MEMORY_FROM_GPU. Only the numbers whose
+ * meaning is the same in both tables (0x01, 0x05, 0x06), and the refusals of 0x14 and 0x15 that
+ * current libhsakmt meets, are answered. */
+/* What that kfd_ioctl hands the handler: the caller's _IOC_SIZE bytes, zero-filled up to the
+ * table's size (the caller's own struct may be shorter than the table's). */
+static void roc16_args(unsigned long req, const void *arg, void *kdata, size_t size)
+{
+	size_t usize = _IOC_SIZE(req);
+	memset(kdata, 0, size);
+	memcpy(kdata, arg, usize < size ? usize : size);
+}
+
+static int roc16_known_gpu(unsigned gpu_id)
+{
+	for (int i = 0; i < emu.nnodes; i++)
+		if (gpu_id && emu.nodes[i].gpu_id == gpu_id)
+			return 1;
+	return 0;
+}
+
+static int roc16_kfd_ioctl(unsigned long req, void *arg)
+{
+	switch (_IOC_NR(req)) {
+	case 0x01: { /* GET_VERSION: the same arguments in both tables */
+		struct kfd_ioctl_get_version_args *a = arg;
+		a->major_version = emu.kfd_major_version;
+		a->minor_version = emu.kfd_minor_version;
+		return 0;
+	}
+	case 0x05: /* GET_CLOCK_COUNTERS: the same arguments in both tables */
+		return clock_counters(arg);
+	case 0x06: {
+		/* GET_PROCESS_APERTURES, the fixed-size form both tables keep (libhsakmt falls back to
+		 * it when GET_PROCESS_APERTURES_NEW fails): at most NUM_OF_SUPPORTED_GPUS GPUs. */
+		struct kfd_ioctl_get_process_apertures_args *a = arg;
+		uint32_t k = 0;
+		for (int i = 0; i < emu.nnodes && k < NUM_OF_SUPPORTED_GPUS; i++)
+			if (emu.nodes[i].gpu_id && !listed(emu.hidden, emu.nhidden, emu.nodes[i].gpu_id))
+				aperture(&a->process_apertures[k++], emu.nodes[i].gpu_id);
+		a->num_of_nodes = k;
+		return 0;
+	}
+	case 0x14: {
+		/* UNMAP_MEMORY_FROM_GPU: its arguments start with the u64 handle whose upper half is
+		 * the gpu_id (GET_GPU_ID). kfd_ioctl_unmap_memory_from_gpu begins with
+		 * kfd_device_by_id(GET_GPU_ID(args->handle)) and returns -EINVAL when that finds no
+		 * device; a known device then has no buffer under the handle, since nothing here was
+		 * ever allocated, which is EINVAL as well. A caller meaning GET_PROCESS_APERTURES_NEW
+		 * passes its buffer pointer there: 0 on the first, counting call. */
+		struct { uint64_t handle, device_ids_array_ptr; uint32_t device_ids_array_size, pad; } a;
+		roc16_args(req, arg, &a, sizeof a);
+		unsigned gpu_id = (unsigned)(a.handle >> 32);
+		trace("roc-1.6 UNMAP_MEMORY_FROM_GPU gpu_id %u: %s, EINVAL", gpu_id,
+		      roc16_known_gpu(gpu_id) ? "no such buffer" : "no such device");
+		errno = EINVAL;
+		return -1;
+	}
+	case 0x15: {
+		/* ALLOC_MEMORY_OF_SCRATCH (upstream's ACQUIRE_VM, 8 bytes, arrives here): its
+		 * kfd_ioctl_alloc_scratch_memory returns -EINVAL for size 0 and for a gpu_id that names
+		 * no device, before anything else. A real request past both is not emulated. */
+		struct { uint64_t va_addr, size; uint32_t gpu_id, pad; } a;
+		roc16_args(req, arg, &a, sizeof a);
+		trace("roc-1.6 ALLOC_MEMORY_OF_SCRATCH size %llu gpu_id %u: %s, EINVAL",
+		      (unsigned long long)a.size, a.gpu_id,
+		      !a.size ? "size 0" : !roc16_known_gpu(a.gpu_id) ? "no such device" : "not emulated");
+		errno = EINVAL;
+		return -1;
+	}
+	}
+	/* nr >= AMDKFD_COMMAND_END (0x21) is EINVAL in kfd_ioctl; every other number is an ioctl
+	 * of that kernel the emulator does not answer (strict: EINVAL, named under the trace). */
+	trace("roc-1.6 kfd ioctl nr %#lx: %s, EINVAL", (unsigned long)_IOC_NR(req),
+	      _IOC_NR(req) >= 0x21 ? "beyond the table" : "not emulated");
+	errno = EINVAL;
+	return -1;
+}
+
 static int kfd_ioctl(unsigned long req, void *arg)
 {
+	if (emu.roc16_numbering)
+		return roc16_kfd_ioctl(req, arg);
 	switch (req) {
 	case AMDKFD_IOC_GET_VERSION: {
 		struct kfd_ioctl_get_version_args *a = arg;
@@ -964,16 +1085,7 @@ static int kfd_ioctl(unsigned long req, void *arg)
 			/* kfd_init_apertures leaves out the GPUs the device cgroup denies. */
 			if (!emu.nodes[i].gpu_id || listed(emu.hidden, emu.nhidden, emu.nodes[i].gpu_id))
 				continue;
-			/* The flat apertures kfd_init_apertures_v9 gives every gfx9-and-later GPU. */
-			memset(&ap[k], 0, sizeof ap[k]);
-			ap[k].lds_base = 1ULL << 48;
-			ap[k].lds_limit = (1ULL << 48) + 0xFFFFFFFFULL;
-			ap[k].scratch_base = 2ULL << 48;
-			ap[k].scratch_limit = (2ULL << 48) + 0xFFFFFFFFULL;
-			ap[k].gpuvm_base = 1ULL << 16;
-			ap[k].gpuvm_limit = (1ULL << 47) - 1;
-			ap[k].gpu_id = emu.nodes[i].gpu_id;
-			k++;
+			aperture(&ap[k++], emu.nodes[i].gpu_id);
 		}
 		a->num_of_nodes = k;
 		return 0;
@@ -984,21 +1096,8 @@ static int kfd_ioctl(unsigned long req, void *arg)
 	case AMDKFD_IOC_SET_TRAP_HANDLER:
 	case AMDKFD_IOC_SET_SCRATCH_BACKING_VA:
 		return 0;
-	case AMDKFD_IOC_GET_CLOCK_COUNTERS: {
-		/* As kfd_ioctl_get_clock_counters: raw monotonic for the CPU, boot time at 1 GHz for
-		 * the system; the GPU counter advances with time like a real one. */
-		struct kfd_ioctl_get_clock_counters_args *a = arg;
-		/* A GPU the device cgroup denies reads 0 (kfd_ioctl_get_clock_counters finds no
-		 * device for the process). */
-		if (listed(emu.hidden, emu.nhidden, a->gpu_id))
-			a->gpu_clock_counter = 0;
-		else
-			a->gpu_clock_counter = now_ns(CLOCK_MONOTONIC_RAW) / 10;
-		a->cpu_clock_counter = now_ns(CLOCK_MONOTONIC_RAW);
-		a->system_clock_counter = now_ns(CLOCK_BOOTTIME);
-		a->system_clock_freq = 1000000000ULL;
-		return 0;
-	}
+	case AMDKFD_IOC_GET_CLOCK_COUNTERS:
+		return clock_counters(arg);
 	case AMDKFD_IOC_SET_XNACK_MODE: {
 		struct kfd_ioctl_set_xnack_mode_args *a = arg;
 		if (a->xnack_enabled < 0)

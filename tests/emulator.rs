@@ -708,3 +708,110 @@ fn active_scenarios_are_reproduced_by_the_real_stack() {
     }
     assert!(reproduced >= 10, "only {reproduced} scenarios reproduced");
 }
+
+/// A finding of a `--json` report: its status, summary and evidence (source, value).
+type Reported = (String, String, Vec<(String, String)>);
+
+/// Finding id → what the `--json` report says of it.
+fn findings_of(doc: &serde_json::Value) -> BTreeMap<String, Reported> {
+    doc["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            let evidence = f["evidence"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|e| {
+                    (
+                        e["source"].as_str().unwrap_or_default().to_owned(),
+                        e["value"].as_str().unwrap_or_default().to_owned(),
+                    )
+                })
+                .collect();
+            (
+                f["id"].as_str().unwrap().to_owned(),
+                (
+                    f["status"].as_str().unwrap().to_owned(),
+                    f["summary"].as_str().unwrap_or_default().to_owned(),
+                    evidence,
+                ),
+            )
+        })
+        .collect()
+}
+
+/// ROCm 1.6's own kernel (`active-rocm-1.6-kernel-polaris`, `[emulate] kfd_numbering`): the live
+/// probe's KFD questions get exactly the fixture's `[active]` answers (interface 1.2, no GPU list,
+/// GET_PROCESS_APERTURES_NEW refused by what is UNMAP_MEMORY_FROM_GPU there, nothing else asked),
+/// and Debian's rocminfo (ROCm 5.2, upstream numbering) cannot initialise ROCr there either.
+#[test]
+fn rocm_1_6_kernel_refuses_the_probe_and_rocminfo_alike() {
+    if !ready() {
+        return;
+    }
+    let dir = fixtures_dir().join("active-rocm-1.6-kernel-polaris");
+    let invented = invented_overlay(&dir);
+    let overlay = invented
+        .as_ref()
+        .map_or_else(|| dir.join("emulate"), |t| t.path().to_path_buf());
+
+    let mut cmd = emulated(&dir, None);
+    cmd.env("KFD_EMU_OVERLAY", &overlay)
+        .arg(rocm_probe_tests::probe_binary())
+        .args(["--active", "--json"]);
+    let out = cmd.output().expect("scripts/emulate runs");
+    let live: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let recorded = Command::new(rocm_probe_tests::probe_binary())
+        .arg("--root")
+        .arg(&dir)
+        .arg("--json")
+        .output()
+        .expect("rocm-probe runs");
+    let recorded: serde_json::Value = serde_json::from_slice(&recorded.stdout).unwrap();
+    let (live_f, recorded_f) = (findings_of(&live), findings_of(&recorded));
+    for id in [
+        "driver.kfd-answers",
+        "driver.kfd-interface-old",
+        "driver.kfd-ioctl-failed",
+    ] {
+        assert_eq!(live_f.get(id), recorded_f.get(id), "{id}");
+    }
+    let failed = &live_f["driver.kfd-ioctl-failed"];
+    assert_eq!(failed.0, "fail");
+    assert_eq!(
+        failed.2,
+        [(
+            "active:ioctl".to_owned(),
+            "GET_PROCESS_APERTURES_NEW: EINVAL".to_owned()
+        )]
+    );
+    let answers: Vec<&str> = live_f["driver.kfd-answers"]
+        .2
+        .iter()
+        .map(|(s, v)| {
+            if s == "active:GET_VERSION" {
+                v.as_str()
+            } else {
+                s.as_str()
+            }
+        })
+        .collect();
+    assert_eq!(
+        answers,
+        ["active:open /dev/kfd", "1.2"],
+        "no GPUs, no memory"
+    );
+    assert_eq!(live["verdict"]["root_cause"], "driver.kfd-ioctl-failed");
+
+    let err = rocminfo(&dir, Some(&overlay), None).expect_err("rocminfo fails on this kernel");
+    for line in [
+        "ROCk module is loaded",
+        "hsa api call failure at: ./rocminfo.cc:1140",
+        "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+    ] {
+        assert!(err.contains(line), "{line}: {err}");
+    }
+}

@@ -26,10 +26,7 @@ use rocm_probe_tests::malformed::{self, is_root, unprivileged};
 use rocm_probe_tests::{fixtures, fixtures_dir, probe_binary};
 
 /// Declared ids no committed case produces yet, with why.
-const NOT_YET_COVERED: &[(&str, &str)] = &[(
-    "driver.kfd-ioctl-failed",
-    "no public report found of GET_VERSION, GET_PROCESS_APERTURES_NEW, AVAILABLE_MEMORY (interface 1.9 and later) or GET_CLOCK_COUNTERS failing on an open /dev/kfd: the KFD ioctl failures reported (ROCm/legacy-rocm-build#145, ioctl nr 0x1d EINVAL on ROCm 1.6's kernel; #438, ACQUIRE_VM on Linux 4.18-rc1) are of ioctls the probe does not send; the one way found (AVAILABLE_MEMORY on a GPU the device cgroup hides: EINVAL) was a false finding, fixed by asking only the GPUs in the apertures",
-)];
+const NOT_YET_COVERED: &[(&str, &str)] = &[];
 
 /// Finding id → the cases producing it.
 type Coverage = BTreeMap<String, BTreeSet<String>>;

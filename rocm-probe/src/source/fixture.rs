@@ -69,6 +69,18 @@ pub struct Emulate {
     /// hides them in a private mount namespace, so the real loader fails as it would there.
     #[serde(default)]
     pub hide_libraries: Vec<String>,
+    /// Whose table the KFD ioctl numbers are read in: a kernel whose KFD predates upstream's
+    /// numbering takes the same request number for another ioctl.
+    pub kfd_numbering: Option<KfdNumbering>,
+}
+
+/// An ioctl table other than upstream's, `[emulate] kfd_numbering`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+pub enum KfdNumbering {
+    /// ROCm 1.6's own kernel (interface 1.2): 0x14 is UNMAP_MEMORY_FROM_GPU, not
+    /// GET_PROCESS_APERTURES_NEW.
+    #[serde(rename = "roc-1.6")]
+    Roc16,
 }
 
 /// The identity the probe runs as.

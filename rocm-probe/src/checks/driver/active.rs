@@ -145,19 +145,33 @@ pub fn check(f: &Facts) -> Vec<Finding> {
         ));
     }
     if let Some(errors) = a.kfd_errors.as_ref().filter(|e| !e.is_empty()) {
-        out.push(
-            KFD_IOCTL_FAILED
+        let evidence = errors
+            .iter()
+            .map(|e| Evidence::new(format!("{SOURCE}:ioctl"), e.clone()));
+        let finding = match numbering_predates_upstream(a.kfd_version, errors) {
+            Some([major, minor]) => KFD_IOCTL_FAILED
+                .finding_with(
+                    Status::Fail,
+                    msg!(
+                        "active.ioctl-numbering-old",
+                        count = errors.len(),
+                        errors = errors.join("; "),
+                        major,
+                        minor
+                    ),
+                )
+                .with_all(evidence)
+                .remedy(msg!("active.ioctl-numbering-old-remedy"))
+                .with_steps(interface_steps(f)),
+            None => KFD_IOCTL_FAILED
                 .finding(msg!(
                     "active.ioctl-failed",
                     count = errors.len(),
                     errors = errors.join("; ")
                 ))
-                .with_all(
-                    errors
-                        .iter()
-                        .map(|e| Evidence::new(format!("{SOURCE}:ioctl"), e.clone())),
-                ),
-        );
+                .with_all(evidence),
+        };
+        out.push(finding);
     }
     out.insert(
         0,
@@ -170,6 +184,22 @@ pub fn check(f: &Facts) -> Vec<Finding> {
             .with_all(evidence),
     );
     out
+}
+
+/// The interface, when the failures show a KFD numbered before upstream: GET_PROCESS_APERTURES_NEW
+/// refused as a whole (EINVAL, ENOTTY) by an interface below 1.3. Upstream went from 1.1 to 1.3
+/// (the history in `kfd_ioctl.h`), and only the kernels of ROCm 1.8 and earlier numbered 0x14 as
+/// another ioctl (ROCT-Thunk-Interface roc-1.6.0 and roc-1.8.0 `include/linux/kfd_ioctl.h`:
+/// UNMAP_MEMORY_FROM_GPU, which refuses the zeroed request). libhsakmt since ROCm 1.9 opens KFD
+/// with upstream's numbers: past the apertures (it falls back to the old fixed-size ioctl, 0x06 in
+/// both tables) it sends ACQUIRE_VM, 0x15, ALLOC_MEMORY_OF_SCRATCH there, which refuses it. No
+/// current ROCm runs on such a kernel: a failure, not a missing figure.
+fn numbering_predates_upstream(version: Option<[u32; 2]>, errors: &[String]) -> Option<[u32; 2]> {
+    let [major, minor] = version?;
+    let refused = errors.iter().any(|e| {
+        e == "GET_PROCESS_APERTURES_NEW: EINVAL" || e == "GET_PROCESS_APERTURES_NEW: ENOTTY"
+    });
+    (major == 1 && minor < 3 && refused).then_some([major, minor])
 }
 
 /// A newer KFD interface: AMD's amdgpu-dkms (the package name in AMD's repositories for apt,
@@ -200,4 +230,45 @@ fn interface_steps(f: &Facts) -> Vec<RemedyStep> {
         .collect();
     steps.push(super::reboot("kfd"));
     steps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::numbering_predates_upstream;
+
+    fn errors(list: &[&str]) -> Vec<String> {
+        list.iter().map(|e| (*e).to_owned()).collect()
+    }
+
+    /// Only a whole-call refusal of the apertures by a pre-1.3 interface names the old
+    /// numbering: upstream 1.3+ has the ioctl, and a per-GPU error is about one GPU.
+    #[test]
+    fn the_old_numbering_needs_the_apertures_refused_below_1_3() {
+        let refused = errors(&["GET_PROCESS_APERTURES_NEW: EINVAL"]);
+        assert_eq!(
+            numbering_predates_upstream(Some([1, 2]), &refused),
+            Some([1, 2])
+        );
+        assert_eq!(
+            numbering_predates_upstream(
+                Some([1, 1]),
+                &errors(&["GET_PROCESS_APERTURES_NEW: ENOTTY"])
+            ),
+            Some([1, 1])
+        );
+        assert_eq!(numbering_predates_upstream(Some([1, 3]), &refused), None);
+        assert_eq!(numbering_predates_upstream(Some([2, 0]), &refused), None);
+        assert_eq!(numbering_predates_upstream(None, &refused), None);
+        assert_eq!(
+            numbering_predates_upstream(
+                Some([1, 2]),
+                &errors(&["GET_PROCESS_APERTURES_NEW: EBADF"])
+            ),
+            None
+        );
+        assert_eq!(
+            numbering_predates_upstream(Some([1, 2]), &errors(&["GET_VERSION: EINVAL"])),
+            None
+        );
+    }
 }

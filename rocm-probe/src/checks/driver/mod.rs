@@ -10,6 +10,7 @@ pub mod rules;
 pub mod wsl;
 
 use crate::facts::access::{Access, DeviceFacts, access};
+use crate::facts::agent::DeviceType;
 use crate::facts::config::Profile;
 use crate::facts::module::{AMDGPU_MODULE, DKMS_AMDGPU, OSRELEASE};
 use crate::facts::os_release::Distro;
@@ -410,12 +411,27 @@ fn not_in_kfd(f: &Facts, out: &mut Vec<Finding>) {
         .iter()
         .map(|g| g.pci_address.as_deref().and_then(bus_of))
         .collect();
+    // Kernels before the `domain` key (about 5.4) give the bus in `location_id` only: such a
+    // node is matched on the bus number, whatever the domain.
+    let domainless_buses: Vec<u32> = inv
+        .agents
+        .iter()
+        .filter(|a| a.device_type == DeviceType::Gpu && a.domain.is_none())
+        .filter_map(|a| a.bdfid.map(|l| l >> 8))
+        .collect();
+    let bus_number = |address: &str| {
+        let mut parts = address.split(':');
+        let (_domain, bus) = (parts.next()?, parts.next()?);
+        u32::from_str_radix(bus, 16).ok()
+    };
     for g in pci
         .gpus
         .iter()
         .filter(|g| g.driver.as_deref() == Some("amdgpu"))
     {
-        if kfd_buses.contains(&bus_of(&g.address)) {
+        if kfd_buses.contains(&bus_of(&g.address))
+            || bus_number(&g.address).is_some_and(|b| domainless_buses.contains(&b))
+        {
             continue;
         }
         let path = format!("{PCI_DEVICES}/{}", g.address);
