@@ -364,7 +364,9 @@ fn a_distribution_clangs_resource_directory_is_its_own() {
     let r = with(&[("HIP_DEVICE_LIB_PATH", OWN)], &|_| {});
     assert!(ids(&r).is_empty(), "{:#?}", r.findings);
     // Without a default clang, the install's own driver (Fedora's hipcc runs its clang-N) picks.
-    let r = with(&[], &|d| std::fs::remove_file(d.join("usr/bin/clang")).unwrap());
+    let r = with(&[], &|d| {
+        std::fs::remove_file(d.join("usr/bin/clang")).unwrap()
+    });
     assert!(ids(&r).is_empty(), "{:#?}", r.findings);
     // A default clang whose major the link does not name is not judged against the directory.
     let r = with(&[], &|d| relink(d, "clang-cl"));

@@ -365,7 +365,10 @@ fn other_clang(
             format!("clang {}", clang.major),
         ));
     if used.is_empty() {
-        finding = finding.with(Evidence::absent(format!("{}/amdgcn/bitcode", clang.resource)));
+        finding = finding.with(Evidence::absent(format!(
+            "{}/amdgcn/bitcode",
+            clang.resource
+        )));
     }
     for d in used {
         finding = finding.with(libs_evidence(d));
