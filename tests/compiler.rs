@@ -377,6 +377,37 @@ fn a_distribution_clangs_resource_directory_is_its_own() {
     });
     assert_eq!(ids(&r), ["compiler.no-device-libs-for-target"]);
 
+    // Fedora's build with ROCm's own LLVM: the bitcode in that clang's resource directory,
+    // hipcc runs that clang; the default clang 18 is not it.
+    let bundled = |d: &std::path::Path| {
+        let llvm = d.join("usr/lib64/rocm/llvm");
+        std::fs::create_dir_all(llvm.join("bin")).unwrap();
+        std::fs::write(llvm.join("bin/clang"), b"").unwrap();
+        std::fs::create_dir_all(llvm.join("lib/clang/19")).unwrap();
+        std::fs::rename(
+            d.join("usr/lib/clang/17/amdgcn"),
+            llvm.join("lib/clang/19/amdgcn"),
+        )
+        .unwrap();
+    };
+    let r = with(&[], &bundled);
+    let f = finding(&r, "compiler.device-libs-other-clang");
+    let remedy = f.remedy.as_deref().unwrap();
+    assert!(
+        remedy.contains("clang 19 (/usr/lib64/rocm/llvm/bin/clang,"),
+        "{remedy}"
+    );
+    let r = with(&[], &|d| {
+        bundled(d);
+        std::fs::remove_file(d.join("usr/bin/clang")).unwrap();
+    });
+    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    assert!(
+        finding(&r, "compiler.found").summary.contains("clang 19"),
+        "{:#?}",
+        r.findings
+    );
+
     // The healthy counter-case: the facts name the owner and the default clang.
     let dir = rocm_probe_tests::fixtures_dir().join("fedora-40-device-libs-clang17");
     let facts = Facts::collect(&Source::fixture(dir).unwrap());
