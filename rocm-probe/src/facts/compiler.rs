@@ -98,16 +98,18 @@ pub enum LibsPlace {
     /// `<llvm>/lib/clang/<v>/lib/amdgcn/bitcode`: searched before any candidate, whatever
     /// `ROCM_PATH` says.
     Resource,
-    /// `<prefix>/amdgcn/bitcode`, `<llvm>/amdgcn/bitcode`, Debian's directory: searched only
-    /// while `ROCM_PATH` is unset.
+    /// `<prefix>/amdgcn/bitcode`, `<llvm>/amdgcn/bitcode`, Debian's directory, a clang's own
+    /// `<resource>/amdgcn/bitcode` (after the roots derived from its path): searched only while
+    /// `ROCM_PATH` is unset.
     Install,
 }
 
 /// The one clang that searches a device-library directory: the directory is
 /// `<resource>/amdgcn/bitcode` of that clang's resource directory, which clang puts among its
-/// candidates (`ROCmSearchDirs.emplace_back(D.ResourceDir, …)` in `AMDGPU.cpp`, on LLVM's
-/// 17 release branch as on main) and no other clang knows. Fedora installs `rocm-device-libs` there for the LLVM it was
-/// built against, so a clang of another major finds none (instructlab/instructlab#855).
+/// candidates (`ROCmSearchDirs.emplace_back(D.ResourceDir, …)` in `AMDGPU.cpp`, on LLVM's 17
+/// release branch as on main) and no other clang knows. Fedora installs `rocm-device-libs`
+/// there for the LLVM it was built against, so a clang of another major finds none
+/// (instructlab/instructlab#855).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ResourceOwner {
     /// The clang's major version, the resource directory's name (`/usr/lib/clang/17`).
@@ -126,8 +128,9 @@ pub struct DefaultClang {
     pub path: String,
     /// Its major version, from the name its link gives (`clang-18`, `../lib/llvm-18/bin/clang`).
     pub major: u32,
-    /// Its resource directory when a distribution's clang puts it in
-    /// [`DISTRIBUTION_RESOURCES`].
+    /// Where Fedora's layout puts its resource directory, `/usr/lib/clang/<major>`: the
+    /// place its own device libraries would be (Debian's clangs keep theirs in
+    /// `/usr/lib/llvm-<N>`, whose directories every compiler of `/usr` is credited with).
     pub resource: String,
 }
 
@@ -320,6 +323,7 @@ impl CompilerFacts {
                 let versions = resource_versions(root, &dir, problems);
                 llvms.push((dir, versions));
             }
+            // `resource_versions` lists `<llvm>/lib/clang`: for `/usr`, DISTRIBUTION_RESOURCES.
             for v in resource_versions(root, "/usr", problems) {
                 let Some(major) = major_of(&v) else { continue };
                 let driver = format!("/usr/bin/clang-{major}");
