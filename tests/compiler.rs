@@ -306,3 +306,121 @@ fn clangs_search_order_decides_which_device_libraries_count() {
     assert_eq!(evidence(f, "env:ROCM_PATH").as_deref(), Some(INSTALL));
     assert_eq!(ids(&r), ["compiler.no-device-libs-for-target"]);
 }
+
+/// A distribution clang's resource directory is searched by that clang alone: Fedora's
+/// rocm-device-libs in `/usr/lib/clang/17/amdgcn/bitcode` serve clang 17, not the clang 18 that
+/// `/usr/bin/clang` became (instructlab/instructlab#855).
+#[test]
+fn a_distribution_clangs_resource_directory_is_its_own() {
+    const OWN: &str = "/usr/lib/clang/17/amdgcn/bitcode";
+    const FIXTURE: &str = "fedora-40-clang18-device-libs-for-17";
+    let ids = |r: &rocm_probe::Report| -> Vec<&'static str> {
+        r.findings
+            .iter()
+            .filter(|f| f.layer == Layer::Compiler && f.status == Status::Warn)
+            .map(|f| f.id)
+            .collect()
+    };
+    let with = |env: &[(&str, &str)], edit: &dyn Fn(&std::path::Path)| {
+        let dir = rocm_probe_tests::copy_fixture_with_env(FIXTURE, env);
+        edit(dir.path());
+        rocm_probe::Report::collect(
+            &Source::fixture(dir.path()).unwrap(),
+            rocm_probe::report::Options::default(),
+        )
+    };
+    let r = report(FIXTURE);
+    assert_eq!(ids(&r), ["compiler.device-libs-other-clang"]);
+    assert_eq!(r.verdict.root_layer, 6);
+    let f = finding(&r, "compiler.device-libs-other-clang");
+    assert_eq!(evidence(f, "/usr/bin/clang").as_deref(), Some("clang 18"));
+    assert_eq!(
+        evidence(f, "/usr/lib/clang/18/amdgcn/bitcode").as_deref(),
+        Some("(absent)")
+    );
+    assert!(evidence(f, OWN).unwrap().contains("gfx1103"), "{f:#?}");
+    let remedy = f.remedy.as_deref().unwrap();
+    assert!(remedy.contains("/usr/bin/clang-17"), "{remedy}");
+    assert_eq!(
+        f.remedy_steps[0].command.as_deref(),
+        Some(format!("export HIP_DEVICE_LIB_PATH={OWN}").as_str())
+    );
+
+    // The default clang made clang 17 again: it finds its own resource directory.
+    let relink = |d: &std::path::Path, to: &str| {
+        let link = d.join("usr/bin/clang");
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink(to, link).unwrap();
+    };
+    let r = with(&[], &|d| relink(d, "clang-17"));
+    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    // Debian's link form names the major too.
+    let r = with(&[], &|d| relink(d, "../lib/llvm-17/bin/clang"));
+    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    // ROCM_PATH makes every clang skip the resource-directory candidate, clang 17's as well.
+    let r = with(&[("ROCM_PATH", "/usr")], &|_| {});
+    assert_eq!(ids(&r), ["compiler.device-libs-hidden"]);
+    // HIP_DEVICE_LIB_PATH naming the directory serves any clang.
+    let r = with(&[("HIP_DEVICE_LIB_PATH", OWN)], &|_| {});
+    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    // Without a default clang, the install's own driver (Fedora's hipcc runs its clang-N) picks.
+    let r = with(&[], &|d| {
+        std::fs::remove_file(d.join("usr/bin/clang")).unwrap()
+    });
+    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    // A default clang whose major the link does not name is not judged against the directory.
+    let r = with(&[], &|d| relink(d, "clang-cl"));
+    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    // Bitcode without the GPU's processor anywhere: the old finding, not this one.
+    let r = with(&[], &|d| {
+        std::fs::remove_file(d.join(&OWN[1..]).join("oclc_isa_version_1103.bc")).unwrap()
+    });
+    assert_eq!(ids(&r), ["compiler.no-device-libs-for-target"]);
+
+    // Fedora's build with ROCm's own LLVM: the bitcode in that clang's resource directory,
+    // hipcc runs that clang; the default clang 18 is not it.
+    let bundled = |d: &std::path::Path| {
+        let llvm = d.join("usr/lib64/rocm/llvm");
+        std::fs::create_dir_all(llvm.join("bin")).unwrap();
+        std::fs::write(llvm.join("bin/clang"), b"").unwrap();
+        std::fs::create_dir_all(llvm.join("lib/clang/19")).unwrap();
+        std::fs::rename(
+            d.join("usr/lib/clang/17/amdgcn"),
+            llvm.join("lib/clang/19/amdgcn"),
+        )
+        .unwrap();
+    };
+    let r = with(&[], &bundled);
+    let f = finding(&r, "compiler.device-libs-other-clang");
+    let remedy = f.remedy.as_deref().unwrap();
+    assert!(
+        remedy.contains("clang 19 (/usr/lib64/rocm/llvm/bin/clang,"),
+        "{remedy}"
+    );
+    let r = with(&[], &|d| {
+        bundled(d);
+        std::fs::remove_file(d.join("usr/bin/clang")).unwrap();
+    });
+    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    assert!(
+        finding(&r, "compiler.found").summary.contains("clang 19"),
+        "{:#?}",
+        r.findings
+    );
+
+    // The healthy counter-case: the facts name the owner and the default clang.
+    let dir = rocm_probe_tests::fixtures_dir().join("fedora-40-device-libs-clang17");
+    let facts = Facts::collect(&Source::fixture(dir).unwrap());
+    let usr = facts
+        .compiler
+        .installs
+        .iter()
+        .find(|i| i.prefix == "/usr")
+        .unwrap();
+    assert_eq!(usr.default_clang.as_ref().map(|c| c.major), Some(17));
+    let libs = usr.device_libs.iter().find(|d| d.dir == OWN).unwrap();
+    let owner = libs.owner.as_ref().unwrap();
+    assert_eq!(owner.major, 17);
+    assert_eq!(owner.driver.as_deref(), Some("/usr/bin/clang-17"));
+    assert!(usr.counts(libs));
+}

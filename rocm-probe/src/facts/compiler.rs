@@ -8,8 +8,14 @@
 //!   (`oclc_isa_version_90a.bc` → gfx90a): `<prefix>/amdgcn/bitcode` (ROCm ≤ 6.2),
 //!   `<prefix>/lib/llvm/lib/clang/*/lib/amdgcn/bitcode` (ROCm ≥ 6.3),
 //!   `<prefix>/lib/llvm/amdgcn/bitcode` (the ROCm Core SDK, TheRock) and, under `/usr`,
-//!   `/usr/lib/x86_64-linux-gnu/amdgcn/bitcode` (Debian's `rocm-device-libs`) and
-//!   `/usr/lib/llvm-*/lib/clang/*/lib/amdgcn/bitcode`;
+//!   `/usr/lib/x86_64-linux-gnu/amdgcn/bitcode` (Debian's `rocm-device-libs`),
+//!   `/usr/lib/llvm-*/lib/clang/*/lib/amdgcn/bitcode`, and the distribution clangs' own
+//!   resource directories (see [`ResourceOwner`]): `/usr/lib/clang/<N>/amdgcn/bitcode`
+//!   (Fedora's `rocm-device-libs` built against its LLVM N) and
+//!   `/usr/lib64/rocm/llvm/lib/clang/<N>/amdgcn/bitcode` (Fedora's build with ROCm's own LLVM,
+//!   whose clang is `/usr/lib64/rocm/llvm/bin/clang`);
+//! - the distribution's default clang, `/usr/bin/clang`, and the major its link names
+//!   (`clang -> clang-18`);
 //! - the directories the environment makes clang use instead: `HIP_DEVICE_LIB_PATH`, and
 //!   `$ROCM_PATH/amdgcn/bitcode` (see [`LibsPlace`] for clang's order).
 //!
@@ -28,6 +34,15 @@ use crate::source::root::SysRoot;
 
 /// Debian's `rocm-device-libs` directory (`dpkg -L rocm-device-libs`).
 pub const DEBIAN_BITCODE: &str = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode";
+/// Where Fedora's clangs keep their resource directories, one per LLVM major, the main clang's
+/// and the compat `llvmN` packages' alike (`-DCLANG_RESOURCE_DIR=../lib/clang/N`, and
+/// `../../../lib/clang/N` from `/usr/lib64/llvmN/bin`, in Fedora's clang and llvm specs).
+pub const DISTRIBUTION_RESOURCES: &str = "/usr/lib/clang";
+/// Fedora's build of ROCm's own LLVM (`rocm-compilersupport` with `bundled_llvm`): its clang
+/// is `bin/clang` there, its resource directory `lib/clang/<N>`.
+pub const FEDORA_ROCM_LLVM: &str = "/usr/lib64/rocm/llvm";
+/// The distribution's default clang.
+pub const DEFAULT_CLANG: &str = "/usr/bin/clang";
 /// Compiler drivers looked for, relative to a prefix.
 pub const DRIVERS: [&str; 3] = ["bin/hipcc", "bin/amdclang++", "lib/llvm/bin/clang"];
 /// At most this many names of one directory are looked at.
@@ -83,9 +98,40 @@ pub enum LibsPlace {
     /// `<llvm>/lib/clang/<v>/lib/amdgcn/bitcode`: searched before any candidate, whatever
     /// `ROCM_PATH` says.
     Resource,
-    /// `<prefix>/amdgcn/bitcode`, `<llvm>/amdgcn/bitcode`, Debian's directory: searched only
-    /// while `ROCM_PATH` is unset.
+    /// `<prefix>/amdgcn/bitcode`, `<llvm>/amdgcn/bitcode`, Debian's directory, a clang's own
+    /// `<resource>/amdgcn/bitcode` (after the roots derived from its path): searched only while
+    /// `ROCM_PATH` is unset.
     Install,
+}
+
+/// The one clang that searches a device-library directory: the directory is
+/// `<resource>/amdgcn/bitcode` of that clang's resource directory, which clang puts among its
+/// candidates (`ROCmSearchDirs.emplace_back(D.ResourceDir, …)` in `AMDGPU.cpp`, on LLVM's 17
+/// release branch as on main) and no other clang knows. Fedora installs `rocm-device-libs`
+/// there for the LLVM it was built against, so a clang of another major finds none
+/// (instructlab/instructlab#855).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ResourceOwner {
+    /// The clang's major version, the resource directory's name (`/usr/lib/clang/17`).
+    pub major: u32,
+    /// The resource directory.
+    pub resource: String,
+    /// The driver of that clang when it exists: `/usr/bin/clang-17`, or
+    /// `/usr/lib64/rocm/llvm/bin/clang`.
+    pub driver: Option<String>,
+}
+
+/// The clang a plain `clang` or `clang++` runs, and which resource directory it reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DefaultClang {
+    /// `/usr/bin/clang`.
+    pub path: String,
+    /// Its major version, from the name its link gives (`clang-18`, `../lib/llvm-18/bin/clang`).
+    pub major: u32,
+    /// Where Fedora's layout puts its resource directory, `/usr/lib/clang/<major>`: the
+    /// place its own device libraries would be (Debian's clangs keep theirs in
+    /// `/usr/lib/llvm-<N>`, whose directories every compiler of `/usr` is credited with).
+    pub resource: String,
 }
 
 /// One directory of device-library bitcode.
@@ -95,6 +141,10 @@ pub struct DeviceLibs {
     pub dir: String,
     /// Where clang's search finds it.
     pub place: LibsPlace,
+    /// The only clang that searches it, when that is one clang's resource directory; `None`
+    /// for the directories every compiler of the install searches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<ResourceOwner>,
     /// How many `oclc_isa_version_*.bc` files it has.
     pub isa_files: usize,
     /// The processors those files cover (`gfx90a`), sorted.
@@ -112,9 +162,22 @@ pub struct InstallCompiler {
     pub tools: Vec<Tool>,
     /// The device-library directories found.
     pub device_libs: Vec<DeviceLibs>,
+    /// Under `/usr`, the default clang when its major is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_clang: Option<DefaultClang>,
 }
 
 impl InstallCompiler {
+    /// Whether the install's compilers search `d`: a directory owned by one clang counts only
+    /// when the default clang is that clang, or when no default clang is known (then the
+    /// install's own driver, such as Fedora's hipcc, picks its clang).
+    pub fn counts(&self, d: &DeviceLibs) -> bool {
+        match (&d.owner, &self.default_clang) {
+            (Some(o), Some(c)) => o.major == c.major,
+            _ => true,
+        }
+    }
+
     /// The processors covered by any of the install's device libraries.
     pub fn targets(&self) -> BTreeSet<String> {
         self.device_libs
@@ -175,7 +238,7 @@ impl CompilerFacts {
         let resource: Vec<&DeviceLibs> = i
             .device_libs
             .iter()
-            .filter(|d| d.place == LibsPlace::Resource && d.isa_files > 0)
+            .filter(|d| d.place == LibsPlace::Resource && d.isa_files > 0 && i.counts(d))
             .collect();
         if !resource.is_empty() {
             return (resource, None);
@@ -183,7 +246,7 @@ impl CompilerFacts {
         if let Some(o) = &self.rocm_path {
             return (o.libs.iter().collect(), Some(o));
         }
-        (i.device_libs.iter().collect(), None)
+        (i.device_libs.iter().filter(|d| i.counts(d)).collect(), None)
     }
 }
 
@@ -247,6 +310,10 @@ impl CompilerFacts {
         let own = format!("{prefix}/lib/llvm");
         llvms.push((own.clone(), resource_versions(root, &own, problems)));
         let mut bitcode = vec![(format!("{prefix}/amdgcn/bitcode"), LibsPlace::Install)];
+        // Directories only one clang searches: `<resource>/amdgcn/bitcode` of its own
+        // resource directory.
+        let mut owned: Vec<(String, ResourceOwner)> = Vec::new();
+        let mut default_clang = None;
         if prefix == "/usr" {
             bitcode.push((DEBIAN_BITCODE.to_owned(), LibsPlace::Install));
             let names = list(root, "/usr/lib", problems).unwrap_or_default();
@@ -255,6 +322,43 @@ impl CompilerFacts {
                 let dir = format!("/usr/lib/{llvm}");
                 let versions = resource_versions(root, &dir, problems);
                 llvms.push((dir, versions));
+            }
+            // `resource_versions` lists `<llvm>/lib/clang`: for `/usr`, DISTRIBUTION_RESOURCES.
+            for v in resource_versions(root, "/usr", problems) {
+                let Some(major) = major_of(&v) else { continue };
+                let driver = format!("/usr/bin/clang-{major}");
+                let owner = ResourceOwner {
+                    major,
+                    resource: format!("{DISTRIBUTION_RESOURCES}/{v}"),
+                    driver: root.exists(&driver).then_some(driver),
+                };
+                owned.push((format!("{}/amdgcn/bitcode", owner.resource), owner));
+            }
+            if root.exists(FEDORA_ROCM_LLVM) {
+                let driver = format!("{FEDORA_ROCM_LLVM}/bin/clang");
+                drivers.push(driver.clone());
+                let versions = resource_versions(root, FEDORA_ROCM_LLVM, problems);
+                for v in &versions {
+                    let Some(major) = major_of(v) else { continue };
+                    let owner = ResourceOwner {
+                        major,
+                        resource: format!("{FEDORA_ROCM_LLVM}/lib/clang/{v}"),
+                        driver: root.exists(&driver).then(|| driver.clone()),
+                    };
+                    owned.push((format!("{}/amdgcn/bitcode", owner.resource), owner));
+                }
+                llvms.push((FEDORA_ROCM_LLVM.to_owned(), versions));
+            }
+            if root.exists(DEFAULT_CLANG) {
+                drivers.push(DEFAULT_CLANG.to_owned());
+                default_clang = optional(root.read_link(DEFAULT_CLANG), problems)
+                    .as_deref()
+                    .and_then(link_major)
+                    .map(|major| DefaultClang {
+                        path: DEFAULT_CLANG.to_owned(),
+                        major,
+                        resource: format!("{DISTRIBUTION_RESOURCES}/{major}"),
+                    });
             }
         }
         for (llvm, versions) in &llvms {
@@ -278,6 +382,11 @@ impl CompilerFacts {
                 let name = path.rsplit('/').next().unwrap_or_default().to_owned();
                 let (version, version_source) = if name == "hipcc" {
                     hip_version(root, prefix, problems)
+                } else if path == DEFAULT_CLANG {
+                    default_clang.as_ref().map_or((None, None), |c| {
+                        let source = root.exists(&c.resource).then(|| c.resource.clone());
+                        (Some(c.major.to_string()), source)
+                    })
                 } else {
                     // `<llvm>/bin/clang` and `<prefix>/bin/amdclang++` (which runs
                     // `<prefix>/lib/llvm/bin/clang`): the clang resource directory names the
@@ -303,15 +412,24 @@ impl CompilerFacts {
                 self.looked_at.push(path);
             }
         }
-        let device_libs = bitcode
+        let shared = bitcode.into_iter().map(|(dir, place)| (dir, place, None));
+        let owned = owned
             .into_iter()
-            .filter_map(|(dir, place)| scan(root, dir, place, problems))
+            .map(|(dir, owner)| (dir, LibsPlace::Install, Some(owner)));
+        let device_libs = shared
+            .chain(owned)
+            .filter_map(|(dir, place, owner)| {
+                let mut libs = scan(root, dir, place, problems)?;
+                libs.owner = owner;
+                Some(libs)
+            })
             .collect();
         InstallCompiler {
             prefix: prefix.to_owned(),
             describe,
             tools,
             device_libs,
+            default_clang,
         }
     }
 }
@@ -331,6 +449,7 @@ fn scan(
     Some(DeviceLibs {
         dir,
         place,
+        owner: None,
         isa_files: isa.len(),
         targets: isa.into_iter().collect(),
     })
@@ -402,6 +521,40 @@ fn newest(versions: &[String]) -> Option<String> {
         .cloned()
 }
 
+/// The major of a numeric resource-directory name (`17`, `15.0.6`); others (`include`) give
+/// `None`.
+fn major_of(version: &str) -> Option<u32> {
+    let numeric = version
+        .split('.')
+        .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    numeric
+        .then(|| version.split('.').next()?.parse().ok())
+        .flatten()
+}
+
+/// The major a link to a clang names: `clang-18` (Fedora, and Debian's second link),
+/// `../lib/llvm-19/bin/clang` (Debian), `/usr/lib64/llvm17/bin/clang` (Fedora's compat
+/// packages). A link naming none (`clang-cl`, a plain `clang`) gives `None`.
+pub fn link_major(target: &str) -> Option<u32> {
+    let digits = |s: &str| {
+        (!s.is_empty() && s.len() <= 4 && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    let name = target.rsplit('/').next().unwrap_or_default();
+    if let Some(m) = name.strip_prefix("clang-").and_then(digits) {
+        return Some(m);
+    }
+    if name != "clang" {
+        return None;
+    }
+    target.split('/').find_map(|part| {
+        part.strip_prefix("llvm-")
+            .or_else(|| part.strip_prefix("llvm"))
+            .and_then(digits)
+    })
+}
+
 /// A bounded listing; a missing directory is `None` without a problem.
 fn list(root: &SysRoot, dir: &str, problems: &mut Vec<Problem>) -> Option<Vec<String>> {
     let mut names = optional(root.read_dir(dir), problems)?;
@@ -467,6 +620,23 @@ mod tests {
             None
         );
         assert_eq!(parse_hip_version("\0\0garbage"), None);
+    }
+
+    #[test]
+    fn majors_from_links_and_resource_names() {
+        assert_eq!(link_major("clang-18"), Some(18));
+        assert_eq!(link_major("../lib/llvm-19/bin/clang"), Some(19));
+        assert_eq!(link_major("/usr/lib64/llvm17/bin/clang"), Some(17));
+        assert_eq!(link_major("clang"), None);
+        assert_eq!(link_major("clang-cl"), None);
+        assert_eq!(link_major("clang-99999"), None);
+        assert_eq!(link_major("../lib/llvm/bin/clang"), None);
+        assert_eq!(link_major("ccache"), None);
+        assert_eq!(major_of("17"), Some(17));
+        assert_eq!(major_of("15.0.6"), Some(15));
+        assert_eq!(major_of("include"), None);
+        assert_eq!(major_of("17."), None);
+        assert_eq!(major_of("99999999999"), None);
     }
 
     #[test]

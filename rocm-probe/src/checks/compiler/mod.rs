@@ -18,7 +18,8 @@ use crate::facts::compiler::{
 };
 use crate::finding::{
     Action, BUILD_TARGETS_EXCLUDE_GPU, COMPILER_NOT_CAPTURED, COMPILERS_FOUND, DEVICE_LIBS_HIDDEN,
-    Evidence, Finding, NO_COMPILER, NO_DEVICE_LIBS_FOR_TARGET, OFFLOAD_ARCH, RemedyStep, Status,
+    DEVICE_LIBS_OTHER_CLANG, Evidence, Finding, NO_COMPILER, NO_DEVICE_LIBS_FOR_TARGET,
+    OFFLOAD_ARCH, RemedyStep, Status,
 };
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
@@ -221,6 +222,12 @@ fn device_libs(c: &CompilerFacts, i: &InstallCompiler, targets: &[Target], out: 
         out.push(hidden(i, by, &own, &names, missing));
         return;
     }
+    if by.is_none() {
+        if let Some(found) = other_clang(i, &used, &names, &missing) {
+            out.push(found);
+            return;
+        }
+    }
     let have: BTreeSet<String> = used
         .iter()
         .flat_map(|d| d.targets.iter().cloned())
@@ -318,6 +325,72 @@ fn hidden(
             HIP_DEVICE_LIB_PATH,
             &own[0].dir,
         ))
+}
+
+/// `compiler.device-libs-other-clang`: the default clang finds no device libraries for the
+/// GPUs, while the resource directory of a clang of another major holds them — Fedora's
+/// `rocm-device-libs` in `/usr/lib/clang/17/amdgcn/bitcode` under a `/usr/bin/clang` that became
+/// clang 18 (instructlab/instructlab#855). Only that clang searches its resource directory, so
+/// the remedy is that clang, or the directory named explicitly.
+fn other_clang(
+    i: &InstallCompiler,
+    used: &[&DeviceLibs],
+    names: &[String],
+    missing: &BTreeMap<&str, Vec<Evidence>>,
+) -> Option<Finding> {
+    let clang = i.default_clang.as_ref()?;
+    let (libs, owner) = i.device_libs.iter().find_map(|d| {
+        let owner = d.owner.as_ref().filter(|_| !i.counts(d))?;
+        names
+            .iter()
+            .all(|n| d.targets.contains(n))
+            .then_some((d, owner))
+    })?;
+    let driver = owner
+        .driver
+        .clone()
+        .unwrap_or_else(|| format!("clang-{}", owner.major));
+    let mut finding = DEVICE_LIBS_OTHER_CLANG
+        .finding(msg!(
+            "compiler.device-libs-other-clang",
+            install = i.describe,
+            clang = clang.path,
+            major = clang.major,
+            missing = list(names),
+            dir = libs.dir,
+            owner = owner.major
+        ))
+        .with(Evidence::new(
+            clang.path.clone(),
+            format!("clang {}", clang.major),
+        ));
+    if used.is_empty() {
+        finding = finding.with(Evidence::absent(format!(
+            "{}/amdgcn/bitcode",
+            clang.resource
+        )));
+    }
+    for d in used {
+        finding = finding.with(libs_evidence(d));
+    }
+    finding = finding.with(libs_evidence(libs));
+    for nodes in missing.values() {
+        finding = finding.with_all(nodes.iter().cloned());
+    }
+    Some(
+        finding
+            .remedy(msg!(
+                "compiler.device-libs-other-clang-remedy",
+                owner = owner.major,
+                driver = driver,
+                major = clang.major,
+                dir = libs.dir
+            ))
+            .with_steps(crate::checks::runtime::set_env_step(
+                HIP_DEVICE_LIB_PATH,
+                &libs.dir,
+            )),
+    )
 }
 
 /// `hipcc 5.2.21153`, or the name alone when the version is unknown.

@@ -10,6 +10,7 @@ declare_rules! {
     COMPILERS_FOUND = "compiler.found", Compiler, Pass;
     NO_DEVICE_LIBS_FOR_TARGET = "compiler.no-device-libs-for-target", Compiler, Warn;
     DEVICE_LIBS_HIDDEN = "compiler.device-libs-hidden", Compiler, Warn;
+    DEVICE_LIBS_OTHER_CLANG = "compiler.device-libs-other-clang", Compiler, Warn;
     OFFLOAD_ARCH = "compiler.offload-arch", Compiler, Pass;
     BUILD_TARGETS_EXCLUDE_GPU = "compiler.build-targets-exclude-gpu", Compiler, Warn;
 }
