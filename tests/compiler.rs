@@ -377,8 +377,8 @@ fn a_distribution_clangs_resource_directory_is_its_own() {
     });
     assert_eq!(ids(&r), ["compiler.no-device-libs-for-target"]);
 
-    // Fedora's build with ROCm's own LLVM: the bitcode in that clang's resource directory,
-    // hipcc runs that clang; the default clang 18 is not it.
+    // Fedora's build with ROCm's own LLVM: the bitcode in that clang's resource directory, and
+    // hipcc runs that clang, so a default clang 18 beside it is no reason to warn.
     let bundled = |d: &std::path::Path| {
         let llvm = d.join("usr/lib64/rocm/llvm");
         std::fs::create_dir_all(llvm.join("bin")).unwrap();
@@ -391,12 +391,7 @@ fn a_distribution_clangs_resource_directory_is_its_own() {
         .unwrap();
     };
     let r = with(&[], &bundled);
-    let f = finding(&r, "compiler.device-libs-other-clang");
-    let remedy = f.remedy.as_deref().unwrap();
-    assert!(
-        remedy.contains("clang 19 (/usr/lib64/rocm/llvm/bin/clang,"),
-        "{remedy}"
-    );
+    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
     let r = with(&[], &|d| {
         bundled(d);
         std::fs::remove_file(d.join("usr/bin/clang")).unwrap();

@@ -169,11 +169,19 @@ pub struct InstallCompiler {
 
 impl InstallCompiler {
     /// Whether the install's compilers search `d`: a directory owned by one clang counts only
-    /// when the default clang is that clang, or when no default clang is known (then the
-    /// install's own driver, such as Fedora's hipcc, picks its clang).
+    /// when the default clang is that clang, when that clang is the install's own LLVM (ROCm's
+    /// `<prefix>/lib/llvm`, Fedora's bundled `/usr/lib64/rocm/llvm`: the clang its hipcc runs),
+    /// or when no default clang is known (then the install's own driver, such as Fedora's hipcc,
+    /// picks its clang).
     pub fn counts(&self, d: &DeviceLibs) -> bool {
+        let installs_own = |driver: &str| {
+            driver.starts_with(&format!("{}/lib/llvm/", self.prefix))
+                || driver.contains("/rocm/llvm/bin/")
+        };
         match (&d.owner, &self.default_clang) {
-            (Some(o), Some(c)) => o.major == c.major,
+            (Some(o), Some(c)) => {
+                o.major == c.major || o.driver.as_deref().is_some_and(installs_own)
+            }
             _ => true,
         }
     }
