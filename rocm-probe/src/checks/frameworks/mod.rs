@@ -105,12 +105,29 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
             about(PYTORCH, site, &mut out, |out| {
                 torch(&ctx, t, out);
                 if let (Some(b), Some(targets)) = (&t.bundled, &targets) {
-                    bundled_rocblas(&ctx, PYTORCH, b, targets, override_evidence.as_ref(), out);
+                    let install = msg!(
+                        "frameworks.bundled-rocblas-install",
+                        index = ctx.torch_index()
+                    );
+                    let kernels = (targets, override_evidence.as_ref());
+                    bundled_rocblas(&ctx, PYTORCH, b, kernels, install, out);
                 }
             });
         }
         if let Some(sdk) = &site.rocm_sdk {
-            about(ROCM_SDK, site, &mut out, |out| rocm_sdk(&ctx, sdk, out));
+            about(ROCM_SDK, site, &mut out, |out| {
+                rocm_sdk(&ctx, sdk, out);
+                // Each `_rocm_sdk_libraries_<family>` wheel carries the rocBLAS catalogue of
+                // one GPU family (ROCm/TheRock#3046: gfx1151's libraries under a gfx1150).
+                if let Some(targets) = &targets {
+                    for b in &sdk.bundled {
+                        let install =
+                            msg!("frameworks.rocm-sdk-libraries-install", dir = b.lib_dir);
+                        let kernels = (targets, override_evidence.as_ref());
+                        bundled_rocblas(&ctx, ROCM_SDK, b, kernels, install, out);
+                    }
+                }
+            });
         }
         if let Some(tf) = &site.tensorflow {
             about("TensorFlow", site, &mut out, |out| {
@@ -750,12 +767,14 @@ fn rocm_sdk(ctx: &Ctx, sdk: &RocmSdk, out: &mut Vec<Finding>) {
     );
 }
 
+/// A bundle's rocBLAS catalogue against the GPUs (`kernels`: their targets and the override in
+/// effect); `install` is the last step of the remedy, the bundle's own way to a build for them.
 fn bundled_rocblas(
     ctx: &Ctx,
     what: &str,
     b: &Bundled,
-    targets: &Targets,
-    override_evidence: Option<&Evidence>,
+    (targets, override_evidence): (&Targets, Option<&Evidence>),
+    install: String,
     out: &mut Vec<Finding>,
 ) {
     if !b.has("rocblas") && b.rocblas.is_none() {
@@ -799,10 +818,7 @@ fn bundled_rocblas(
                 )
             })
             .collect();
-    steps.push(msg!(
-        "frameworks.bundled-rocblas-install",
-        index = ctx.torch_index()
-    ));
+    steps.push(install);
     out.push(finding.remedy(steps_sentence(&steps)));
 }
 
