@@ -471,3 +471,42 @@ fn summaries_lead_with_status_id_and_gpu_at_80_columns() {
         }
     }
 }
+
+/// ROCm/amdsmi#172: amd-smi 26.1 and older take a built-in amdgpu (no `initstate`) for an absent
+/// one. A newer amd-smi, or a loadable module with `initstate`, is not reported.
+#[test]
+fn amd_smi_up_to_26_1_is_told_about_a_built_in_amdgpu() {
+    const ID: &str = "tools.amdsmi-builtin-driver";
+    let r = report("amdsmi-builtin-amdgpu-debian13");
+    let f = finding(&r, ID);
+    assert_eq!(f.status, Status::Warn);
+    assert_eq!(
+        evidence(f, "/sys/module/amdgpu").as_deref(),
+        Some("present, no initstate: amdgpu is built into the kernel")
+    );
+    let variant = |edit: &dyn Fn(&std::path::Path)| {
+        let dir = rocm_probe_tests::copy_fixture("amdsmi-builtin-amdgpu-debian13");
+        edit(dir.path());
+        Report::collect(&Source::fixture(dir.path()).unwrap(), Options::default())
+    };
+    let has = |r: &Report| r.findings.iter().any(|f| f.id == ID);
+    let newer = variant(&|d| {
+        std::fs::write(
+            d.join("opt/rocm-7.1.0/libexec/amdsmi_cli/_version.py"),
+            "__version__ = \"26.2.0+0123abcd\"\n",
+        )
+        .unwrap()
+    });
+    assert!(!has(&newer));
+    let older = variant(&|d| {
+        std::fs::write(
+            d.join("opt/rocm-7.1.0/libexec/amdsmi_cli/_version.py"),
+            "__version__ = \"25.5.1\"\n",
+        )
+        .unwrap()
+    });
+    assert!(has(&older));
+    let module =
+        variant(&|d| std::fs::write(d.join("sys/module/amdgpu/initstate"), "live\n").unwrap());
+    assert!(!has(&module));
+}

@@ -10,9 +10,9 @@ use crate::facts::Facts;
 use crate::facts::install::InstallFacts;
 use crate::facts::tools::{FAMILIES, Family, FoundTool, Standing, ToolFacts};
 use crate::finding::{
-    Action, Evidence, Finding, RemedyStep, TOOLS_DEPRECATED_PROFILER, TOOLS_FILES_MALFORMED,
-    TOOLS_FILES_UNREADABLE, TOOLS_FOUND, TOOLS_NONE, TOOLS_NOT_CAPTURED, TOOLS_RENAMED_PROFILER,
-    TOOLS_ROCM_SMI_WITHOUT_AMD_SMI, TOOLS_VERSION_MISMATCH,
+    Action, Evidence, Finding, RemedyStep, TOOLS_AMDSMI_BUILTIN_DRIVER, TOOLS_DEPRECATED_PROFILER,
+    TOOLS_FILES_MALFORMED, TOOLS_FILES_UNREADABLE, TOOLS_FOUND, TOOLS_NONE, TOOLS_NOT_CAPTURED,
+    TOOLS_RENAMED_PROFILER, TOOLS_ROCM_SMI_WITHOUT_AMD_SMI, TOOLS_VERSION_MISMATCH,
 };
 use crate::i18n;
 use crate::msg;
@@ -34,6 +34,7 @@ pub fn check(f: &Facts, _below: &[Finding]) -> Vec<Finding> {
         }
         deprecated(f, &mut out);
         smi(t, &f.installs, &mut out);
+        amdsmi_builtin_driver(f, &mut out);
         mismatch(t, &f.installs, &mut out);
     }
     let problems: Vec<&Problem> = f.problems.tools.iter().collect();
@@ -343,6 +344,58 @@ fn smi(t: &ToolFacts, installs: &InstallFacts, out: &mut Vec<Finding>) {
                     .map(|x| Evidence::new(x.path.clone(), describe(x, t, installs))),
             )
             .remedy(msg!("tools.rocm-smi-without-amd-smi-remedy")),
+    );
+}
+
+/// The newest amd-smi release (major, minor) that takes a built-in amdgpu for an absent one.
+const AMDSMI_INITSTATE_ONLY: (u32, u32) = (26, 1);
+
+/// `tools.amdsmi-builtin-driver`: amd-smi decides whether amdgpu is loaded from
+/// `/sys/module/amdgpu/initstate`, which a kernel with amdgpu built in (`CONFIG_DRM_AMDGPU=y`)
+/// does not have, so it stops with "amdgpu not found in modules" while the driver works
+/// (ROCm/amdsmi#170, #172, with amd-smi 26.1.0; the check gained a `/sys/class/drm` fallback in
+/// ROCm/rocm-systems#2689, merged 2026-01-20, after 26.1). Judged only where KFD shows the
+/// driver up and the version is known to be 26.1 or older.
+fn amdsmi_builtin_driver(f: &Facts, out: &mut Vec<Finding>) {
+    if !f.module.as_ref().is_some_and(|m| m.builtin()) || f.kfd.is_none() {
+        return;
+    }
+    let t = &f.tools;
+    let Some(tool) = t
+        .runs("amd-smi")
+        .or_else(|| t.found.iter().find(|x| x.name == "amd-smi"))
+    else {
+        return;
+    };
+    let Some(version) = tool.version.as_deref() else {
+        return;
+    };
+    let release = version.split(['+', '-']).next().unwrap_or_default();
+    let mut parts = release.split('.').map(|p| p.parse::<u32>().ok());
+    let (Some(Some(major)), Some(Some(minor))) = (parts.next(), parts.next()) else {
+        return;
+    };
+    if (major, minor) > AMDSMI_INITSTATE_ONLY {
+        return;
+    }
+    out.push(
+        TOOLS_AMDSMI_BUILTIN_DRIVER
+            .finding(msg!(
+                "tools.amdsmi-builtin-driver",
+                path = tool.path,
+                version
+            ))
+            .with(Evidence::new(
+                crate::facts::module::AMDGPU_MODULE,
+                msg!("tools.amdsmi-builtin-driver-module"),
+            ))
+            .with(Evidence::new(
+                tool.version_source
+                    .clone()
+                    .unwrap_or_else(|| tool.path.clone()),
+                version.to_owned(),
+            ))
+            .remedy(msg!("tools.amdsmi-builtin-driver-remedy")),
     );
 }
 

@@ -12,6 +12,7 @@ declare_rules! {
     TOOLS_DEPRECATED_PROFILER = "tools.deprecated-profiler", Tools, Info;
     TOOLS_ROCM_SMI_WITHOUT_AMD_SMI = "tools.rocm-smi-without-amd-smi", Tools, Info;
     TOOLS_VERSION_MISMATCH = "tools.version-mismatch", Tools, Info;
+    TOOLS_AMDSMI_BUILTIN_DRIVER = "tools.amdsmi-builtin-driver", Tools, Warn;
     TOOLS_FILES_UNREADABLE = "tools.files-unreadable", Tools, Skip;
     TOOLS_FILES_MALFORMED = "tools.files-malformed", Tools, Warn;
 }
