@@ -581,15 +581,16 @@ fn gfx_of(node: &Node) -> Option<(GfxVersion, TargetSource)> {
         .map(|g| (g, TargetSource::DeviceIdTable))
 }
 
+/// The node's PCI address. Kernels before the `domain` key (about 5.4) give `location_id` only;
+/// their KFD, and ROCr's BDF id of the time, knew PCI domain 0 alone, so that is the domain.
 fn pci_address(domain: Option<u32>, location_id: u32) -> Option<String> {
-    domain.map(|d| {
-        format!(
-            "{d:04x}:{:02x}:{:02x}.{:x}",
-            location_id >> 8,
-            (location_id >> 3) & 0x1f,
-            location_id & 0x7
-        )
-    })
+    let d = domain.unwrap_or(0);
+    Some(format!(
+        "{d:04x}:{:02x}:{:02x}.{:x}",
+        location_id >> 8,
+        (location_id >> 3) & 0x1f,
+        location_id & 0x7
+    ))
 }
 
 fn memory_of(node: &Node, heaps: &[u32]) -> Option<u64> {

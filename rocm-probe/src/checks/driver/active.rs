@@ -61,6 +61,12 @@ pub fn check(f: &Facts) -> Vec<Finding> {
     }
     let mut parts = Vec::new();
     let mut evidence = vec![device];
+    // A kernel numbering its ioctls as ROCm ≤ 1.8 did is the one cause of the old interface too:
+    // kfd-ioctl-failed carries the remedy.
+    let old_numbering = a
+        .kfd_errors
+        .as_ref()
+        .and_then(|e| numbering_predates_upstream(a.kfd_version, e));
     if let Some([major, minor]) = a.kfd_version {
         parts.push(msg!("active.kfd-part-interface", major, minor));
         evidence.push(Evidence::new(
@@ -82,13 +88,16 @@ pub fn check(f: &Facts) -> Vec<Finding> {
             (None, String::new())
         };
         if let Some(status) = status {
-            out.push(
-                KFD_INTERFACE_OLD
-                    .finding_with(status, msg!("active.interface-old", major, minor, why))
-                    .with(Evidence::new(
-                        format!("{SOURCE}:GET_VERSION"),
-                        format!("{major}.{minor}"),
-                    ))
+            let finding = KFD_INTERFACE_OLD
+                .finding_with(status, msg!("active.interface-old", major, minor, why))
+                .with(Evidence::new(
+                    format!("{SOURCE}:GET_VERSION"),
+                    format!("{major}.{minor}"),
+                ));
+            out.push(if old_numbering.is_some() {
+                finding.caused_by(&KFD_IOCTL_FAILED)
+            } else {
+                finding
                     .remedy(msg!("active.interface-old-remedy"))
                     // Installing a driver and rebooting for the debugger alone (info) is the
                     // user's call: steps only where something fails or degrades.
@@ -96,8 +105,8 @@ pub fn check(f: &Facts) -> Vec<Finding> {
                         Vec::new()
                     } else {
                         interface_steps(f)
-                    }),
-            );
+                    })
+            });
         }
     }
     let gpus = gpu_nodes(f);
@@ -148,7 +157,7 @@ pub fn check(f: &Facts) -> Vec<Finding> {
         let evidence = errors
             .iter()
             .map(|e| Evidence::new(format!("{SOURCE}:ioctl"), e.clone()));
-        let finding = match numbering_predates_upstream(a.kfd_version, errors) {
+        let finding = match old_numbering {
             Some([major, minor]) => KFD_IOCTL_FAILED
                 .finding_with(
                     Status::Fail,
