@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::source::acl::{Acl, AclError};
+
 /// The name of the optional description file at the top of a fixture.
 pub const FIXTURE_FILE: &str = "fixture.toml";
 
@@ -109,6 +111,16 @@ pub struct DeviceNode {
     pub uid: u32,
     /// Owning group.
     pub gid: u32,
+    /// Its POSIX access ACL in `getfacl -n`'s text form (`acl = ["user::rw-",
+    /// "user:1000:rw-", "group::rw-", "mask::rw-", "other::---"]`); absent when the node has
+    /// none beyond its mode. Its owner, mask (else owning-group) and other entries must equal
+    /// the mode's triples, as the kernel keeps them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acl: Option<Acl>,
+    /// Why the live node's ACL attribute could not be decoded (the mode bits decide then). A
+    /// fixture cannot state it; a snapshot records the node without the ACL.
+    #[serde(skip)]
+    pub acl_error: Option<AclError>,
 }
 
 /// What the report of this fixture must say.
@@ -186,7 +198,38 @@ impl FixtureConfig {
                 key: Some(format!("xattr.{:?}.{:?}", key.0, key.1)),
                 message,
             })?;
+        config.check_acl_mode().map_err(|(index, message)| FixtureError {
+            file: file.to_owned(),
+            line: text
+                .match_indices("[[device]]")
+                .nth(index)
+                .map(|(at, _)| text[..at].matches('\n').count() + 1),
+            key: Some("device.acl".to_owned()),
+            message,
+        })?;
         Ok(config)
+    }
+
+    /// A node's ACL and its mode describe the same permissions on a real machine (chmod
+    /// rewrites the ACL's owner, mask and other entries; setfacl the mode): a fixture where
+    /// they differ states something no kernel shows.
+    fn check_acl_mode(&self) -> Result<(), (usize, String)> {
+        for (index, node) in self.devices.iter().enumerate() {
+            if let Some(acl) = &node.acl {
+                let bits = acl.mode_bits();
+                if bits != node.mode & 0o777 {
+                    return Err((
+                        index,
+                        format!(
+                            "the ACL's owner, mask (or group) and other entries give {bits:03o}, \
+                             the mode {:03o}",
+                            node.mode & 0o777
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `[xattr]` holds what a live read could give: absolute paths without `..`, attribute

@@ -65,11 +65,21 @@ impl Host for LiveHost {
         if !(ft.is_char_device() || ft.is_block_device()) {
             return None;
         }
+        // The ACL of the node the metadata describes: `lgetxattr` on a link would read the
+        // link's own (none).
+        let (acl, acl_error) = match std::fs::canonicalize(path)
+            .map_or(Ok(None), |real| crate::source::acl::read_live(&real))
+        {
+            Ok(acl) => (acl, None),
+            Err(e) => (None, Some(e)),
+        };
         Some(DeviceNode {
             path: path.to_owned(),
             mode: meta.mode() & 0o7777,
             uid: meta.uid(),
             gid: meta.gid(),
+            acl,
+            acl_error,
         })
     }
 
