@@ -403,6 +403,53 @@ targets = ["gfx942"]
         assert_eq!(err.line, Some(1), "{err}");
     }
 
+    const SEAT_KFD: &str = r#"
+[[device]]
+path = "/dev/kfd"
+mode = "0660"
+uid = 0
+gid = 993
+acl = ["user::rw-", "user:1000:rw-", "group::rw-", "mask::rw-", "other::---"]
+"#;
+
+    #[test]
+    fn device_acl_is_getfacl_text() {
+        let c = FixtureConfig::parse(SEAT_KFD, Path::new("f")).unwrap();
+        let acl = c.devices[0].acl.as_ref().unwrap();
+        assert_eq!(
+            acl.perm(crate::source::acl::AclTag::User(1000)),
+            Some(0o6)
+        );
+        // Written back the way a snapshot writes it, and a node without one stays without.
+        let text = toml::to_string(&c).unwrap();
+        assert!(text.contains("user:1000:rw-"), "{text}");
+        assert_eq!(FixtureConfig::parse(&text, Path::new("f")).unwrap(), c);
+        let bare = FULL.replace("gid = 109\n", "gid = 109\nacl = []\n");
+        assert!(FixtureConfig::parse(&bare, Path::new("f")).is_err());
+        let c = FixtureConfig::parse(FULL, Path::new("f")).unwrap();
+        assert!(!toml::to_string(&c).unwrap().contains("acl"));
+    }
+
+    #[test]
+    fn malformed_device_acls_are_errors_naming_the_key() {
+        for (from, to) in [
+            ("\"user:1000:rw-\"", "\"user:alice:rw-\""),
+            ("\"user:1000:rw-\"", "\"usr:1000:rw-\""),
+            ("\"mask::rw-\", ", ""),
+            ("\"other::---\"", "\"other::---\", \"other::---\""),
+            ("\"other::---\"", "3"),
+            // The mode's triples and the ACL disagree: no kernel shows that.
+            ("mode = \"0660\"", "mode = \"0666\""),
+            ("\"mask::rw-\"", "\"mask::r--\""),
+        ] {
+            let text = SEAT_KFD.replace(from, to);
+            assert_ne!(text, SEAT_KFD);
+            let err = FixtureConfig::parse(&text, Path::new("f")).unwrap_err();
+            assert!(err.key.as_deref().unwrap().starts_with("device"), "{err}");
+            assert!(err.line.is_some(), "{err}");
+        }
+    }
+
     #[test]
     fn xattr_table_holds_device_labels() {
         let text = "[xattr.\"/dev/dri/renderD128\"]\n\"security.selinux\" = \"system_u:object_r:dri_device_t:s0\"\n";

@@ -219,6 +219,50 @@ mod tests {
         assert_eq!(host.xattr("/nonexistent/kfd", "security.selinux"), None);
     }
 
+    /// A character device as logind leaves `/dev/kfd` for a seat user (`setfacl` from Debian's
+    /// `acl` package writes the entry through the kernel), read as a live node: through a link
+    /// too, whose own attributes are not the node's.
+    #[test]
+    fn live_host_reads_a_device_nodes_acl() {
+        if !nix::unistd::Uid::effective().is_root() {
+            assert!(std::env::var_os("CI").is_none(), "CI runs as root");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let kfd = dir.path().join("kfd");
+        let run = |cmd: &str, args: &[&str]| {
+            let ok = std::process::Command::new(cmd)
+                .args(args)
+                .arg(&kfd)
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok, "{cmd} {args:?}");
+        };
+        std::process::Command::new("mknod")
+            .args(["-m", "0660"])
+            .arg(&kfd)
+            .args(["c", "1", "3"])
+            .status()
+            .unwrap();
+        let host = LiveHost;
+        let path = kfd.to_str().unwrap();
+        let plain = host.device(path).unwrap();
+        assert_eq!((plain.mode, plain.acl, plain.acl_error), (0o660, None, None));
+        run("setfacl", &["-m", "u:1000:rw"]);
+        let link = dir.path().join("kfd-link");
+        std::os::unix::fs::symlink(&kfd, &link).unwrap();
+        for p in [path, link.to_str().unwrap()] {
+            let node = host.device(p).unwrap();
+            let acl = node.acl.expect("the ACL setfacl wrote");
+            assert_eq!(
+                acl.to_text(),
+                ["user::rw-", "user:1000:rw-", "group::rw-", "mask::rw-", "other::---"]
+            );
+            assert_eq!(acl.mode_bits(), node.mode);
+        }
+    }
+
     #[test]
     fn xattr_values_are_bounded_text() {
         assert_eq!(
