@@ -79,7 +79,11 @@ fn an_acl_that_refuses_is_a_permission_failure_without_a_group_remedy() {
         assert!(f.remedy_steps.is_empty(), "{:?}", f.remedy_steps);
         let render = finding(&r, "driver.render-permission-denied");
         assert!(render.remedy_steps.is_empty(), "{:?}", render.remedy_steps);
-        assert!(!r.findings.iter().any(|f| f.id == "driver.device-access-seat-acl"));
+        assert!(
+            !r.findings
+                .iter()
+                .any(|f| f.id == "driver.device-access-seat-acl")
+        );
     }
 }
 

@@ -295,14 +295,26 @@ mod tests {
         assert_eq!(decide(&kfd, &other), (Class::Other, false));
         assert!(group_would_grant(&kfd, &other));
         assert_eq!(
-            decide(&kfd, &Identity { uid: 1001, ..user(&[109]) }),
+            decide(
+                &kfd,
+                &Identity {
+                    uid: 1001,
+                    ..user(&[109])
+                }
+            ),
             (Class::Group, true)
         );
 
         // A mask without write denies the named user though the entry says rw-.
         let masked = with_acl(
             0o640,
-            &["user::rw-", "user:1000:rw-", "group::rw-", "mask::r--", "other::---"],
+            &[
+                "user::rw-",
+                "user:1000:rw-",
+                "group::rw-",
+                "mask::r--",
+                "other::---",
+            ],
         );
         assert_eq!(decide(&masked, &user(&[1000])), (Class::NamedUser, false));
         assert_eq!(access(Some(&masked), Some(&user(&[1000]))), Access::Denied);
@@ -318,7 +330,13 @@ mod tests {
         // user entry is looked at before the groups.
         let refused = with_acl(
             0o660,
-            &["user::rw-", "user:1000:---", "group::rw-", "mask::rw-", "other::---"],
+            &[
+                "user::rw-",
+                "user:1000:---",
+                "group::rw-",
+                "mask::rw-",
+                "other::---",
+            ],
         );
         assert_eq!(
             access(Some(&refused), Some(&user(&[1000, 109]))),
@@ -329,7 +347,13 @@ mod tests {
         // A named group entry grants its members; the mode's group bits are the mask.
         let video = with_acl(
             0o660,
-            &["user::rw-", "group::---", "group:44:rw-", "mask::rw-", "other::---"],
+            &[
+                "user::rw-",
+                "group::---",
+                "group:44:rw-",
+                "mask::rw-",
+                "other::---",
+            ],
         );
         assert_eq!(decide(&video, &user(&[44])), (Class::Group, true));
         // Any matching group entry suffices, whichever comes first.
@@ -338,7 +362,13 @@ mod tests {
         // A group member is never judged by the other entry.
         let open_other = with_acl(
             0o606,
-            &["user::rw-", "group::---", "group:44:---", "mask::---", "other::rw-"],
+            &[
+                "user::rw-",
+                "group::---",
+                "group:44:---",
+                "mask::---",
+                "other::rw-",
+            ],
         );
         assert_eq!(decide(&open_other, &user(&[44])), (Class::Group, false));
         assert_eq!(decide(&open_other, &user(&[1000])), (Class::Other, true));

@@ -207,7 +207,9 @@ impl Acl {
     /// the mask (the owning group's entry when there is none) and the other entry.
     pub fn mode_bits(&self) -> u32 {
         let get = |t| u32::from(self.perm(t).unwrap_or(0));
-        let group = self.perm(AclTag::Mask).map_or(get(AclTag::GroupObj), u32::from);
+        let group = self
+            .perm(AclTag::Mask)
+            .map_or(get(AclTag::GroupObj), u32::from);
         get(AclTag::UserObj) << 6 | group << 3 | get(AclTag::Other)
     }
 }
@@ -239,7 +241,10 @@ fn parse_entry(line: &str) -> Option<AclEntry> {
         return None;
     }
     let mut perm = 0;
-    for (i, (set, bit)) in [(b'r', 0o4), (b'w', 0o2), (b'x', 0o1)].into_iter().enumerate() {
+    for (i, (set, bit)) in [(b'r', 0o4), (b'w', 0o2), (b'x', 0o1)]
+        .into_iter()
+        .enumerate()
+    {
         match p[i] {
             c if c == set => perm |= bit,
             b'-' => {}
@@ -318,7 +323,13 @@ mod tests {
         let acl = Acl::from_xattr(&hex(SETFACL_BYTES)).unwrap();
         assert_eq!(
             acl.to_text(),
-            ["user::rw-", "user:1000:rw-", "group::r--", "mask::rw-", "other::r--"]
+            [
+                "user::rw-",
+                "user:1000:rw-",
+                "group::r--",
+                "mask::rw-",
+                "other::r--"
+            ]
         );
         assert_eq!(acl.perm(AclTag::User(1000)), Some(0o6));
         assert_eq!(acl.mode_bits(), 0o664);
@@ -371,10 +382,7 @@ mod tests {
             .chain(good[4..12].iter().cycle().take(8 * (ACL_ENTRIES_MAX + 1)))
             .copied()
             .collect();
-        assert!(matches!(
-            Acl::from_xattr(&huge),
-            Err(AclError::Size { .. })
-        ));
+        assert!(matches!(Acl::from_xattr(&huge), Err(AclError::Size { .. })));
     }
 
     #[test]

@@ -198,15 +198,17 @@ impl FixtureConfig {
                 key: Some(format!("xattr.{:?}.{:?}", key.0, key.1)),
                 message,
             })?;
-        config.check_acl_mode().map_err(|(index, message)| FixtureError {
-            file: file.to_owned(),
-            line: text
-                .match_indices("[[device]]")
-                .nth(index)
-                .map(|(at, _)| text[..at].matches('\n').count() + 1),
-            key: Some("device.acl".to_owned()),
-            message,
-        })?;
+        config
+            .check_acl_mode()
+            .map_err(|(index, message)| FixtureError {
+                file: file.to_owned(),
+                line: text
+                    .match_indices("[[device]]")
+                    .nth(index)
+                    .map(|(at, _)| text[..at].matches('\n').count() + 1),
+                key: Some("device.acl".to_owned()),
+                message,
+            })?;
         Ok(config)
     }
 
@@ -416,10 +418,7 @@ acl = ["user::rw-", "user:1000:rw-", "group::rw-", "mask::rw-", "other::---"]
     fn device_acl_is_getfacl_text() {
         let c = FixtureConfig::parse(SEAT_KFD, Path::new("f")).unwrap();
         let acl = c.devices[0].acl.as_ref().unwrap();
-        assert_eq!(
-            acl.perm(crate::source::acl::AclTag::User(1000)),
-            Some(0o6)
-        );
+        assert_eq!(acl.perm(crate::source::acl::AclTag::User(1000)), Some(0o6));
         // Written back the way a snapshot writes it, and a node without one stays without.
         let text = toml::to_string(&c).unwrap();
         assert!(text.contains("user:1000:rw-"), "{text}");

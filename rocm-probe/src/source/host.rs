@@ -248,7 +248,10 @@ mod tests {
         let host = LiveHost;
         let path = kfd.to_str().unwrap();
         let plain = host.device(path).unwrap();
-        assert_eq!((plain.mode, plain.acl, plain.acl_error), (0o660, None, None));
+        assert_eq!(
+            (plain.mode, plain.acl, plain.acl_error),
+            (0o660, None, None)
+        );
         run("setfacl", &["-m", "u:1000:rw"]);
         let link = dir.path().join("kfd-link");
         std::os::unix::fs::symlink(&kfd, &link).unwrap();
@@ -257,7 +260,13 @@ mod tests {
             let acl = node.acl.expect("the ACL setfacl wrote");
             assert_eq!(
                 acl.to_text(),
-                ["user::rw-", "user:1000:rw-", "group::rw-", "mask::rw-", "other::---"]
+                [
+                    "user::rw-",
+                    "user:1000:rw-",
+                    "group::rw-",
+                    "mask::rw-",
+                    "other::---"
+                ]
             );
             assert_eq!(acl.mode_bits(), node.mode);
         }
