@@ -385,6 +385,29 @@ mod tests {
         assert!(matches!(Acl::from_xattr(&huge), Err(AclError::Size { .. })));
     }
 
+    /// Hostile attribute values: every length up to past the cap, every tag and permission
+    /// word, decoded without a panic; whatever is accepted is well-formed.
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) as u8
+        };
+        let good = hex(SETFACL_BYTES);
+        for len in 0..(HEADER_LEN + ENTRY_LEN * (ACL_ENTRIES_MAX + 2)) {
+            let random: Vec<u8> = (0..len).map(|_| next()).collect();
+            let _ = Acl::from_xattr(&random);
+            // A valid header and random entries reach the entry and shape checks.
+            let mut framed = good[..HEADER_LEN].to_vec();
+            framed.extend(random.iter().take(len / ENTRY_LEN * ENTRY_LEN));
+            if let Ok(acl) = Acl::from_xattr(&framed) {
+                assert!(acl.perm(AclTag::UserObj).is_some());
+                assert_eq!(Acl::from_text(&acl.to_text()), Ok(acl));
+            }
+        }
+    }
+
     #[test]
     fn malformed_text_is_an_error_naming_the_entry() {
         for (lines, index) in [
