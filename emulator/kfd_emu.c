@@ -54,10 +54,22 @@
 
 enum kind { NONE = 0, KFD, RENDER };
 
+/* A POSIX ACL entry of a device node (fixture.toml's `acl`, getfacl -n text); tags as in
+ * linux/posix_acl.h. */
+enum { ACL_USER_OBJ = 1, ACL_USER = 2, ACL_GROUP_OBJ = 4, ACL_GROUP = 8, ACL_MASK = 16,
+       ACL_OTHER = 32 };
+#define MAX_ACL 64
+
+struct acl_entry {
+	unsigned tag, id, perm;
+};
+
 struct device {
 	char path[PATH_MAX];
 	unsigned mode;
 	unsigned uid, gid;
+	int nacl; /* 0: no ACL, the mode bits decide */
+	struct acl_entry acl[MAX_ACL];
 };
 
 struct node {
@@ -200,6 +212,44 @@ static void unquote(char *v, char *out, size_t cap)
 	snprintf(out, cap, "%s", v);
 }
 
+/* The entries of `acl = ["user::rw-", "user:1000:rw-", ...]`, on one line as snapshot writes
+ * it; the probe has already refused a malformed list, so an entry that does not parse stops the
+ * emulator rather than being guessed at. */
+static void parse_acl(const char *val, struct device *d)
+{
+	const char *p = val;
+	d->nacl = 0;
+	while ((p = strchr(p, '"'))) {
+		const char *end = strchr(++p, '"');
+		if (!end)
+			break;
+		char e[64];
+		snprintf(e, sizeof e, "%.*s", (int)(end - p), p);
+		p = end + 1;
+		if (d->nacl == MAX_ACL)
+			die("%s: more than %d ACL entries", d->path, MAX_ACL);
+		char *q1 = strchr(e, ':'), *q2 = q1 ? strchr(q1 + 1, ':') : NULL;
+		if (!q2 || strlen(q2 + 1) != 3)
+			die("%s: ACL entry \"%s\" is not kind:id:rwx", d->path, e);
+		*q1 = *q2 = 0;
+		struct acl_entry *a = &d->acl[d->nacl++];
+		int named = q1[1] != 0;
+		a->id = named ? (unsigned)strtoul(q1 + 1, NULL, 10) : 0;
+		if (!strcmp(e, "user"))
+			a->tag = named ? ACL_USER : ACL_USER_OBJ;
+		else if (!strcmp(e, "group"))
+			a->tag = named ? ACL_GROUP : ACL_GROUP_OBJ;
+		else if (!strcmp(e, "mask") && !named)
+			a->tag = ACL_MASK;
+		else if (!strcmp(e, "other") && !named)
+			a->tag = ACL_OTHER;
+		else
+			die("%s: ACL entry kind \"%s\" unknown", d->path, e);
+		const char *r = q2 + 1;
+		a->perm = (r[0] == 'r' ? 4 : 0) | (r[1] == 'w' ? 2 : 0) | (r[2] == 'x' ? 1 : 0);
+	}
+}
+
 static void read_fixture_toml(void)
 {
 	char path[PATH_MAX];
@@ -265,6 +315,8 @@ static void read_fixture_toml(void)
 				d->uid = (unsigned)strtoul(v, NULL, 10);
 			else if (!strcmp(key, "gid"))
 				d->gid = (unsigned)strtoul(v, NULL, 10);
+			else if (!strcmp(key, "acl"))
+				parse_acl(val, d);
 		} else if (table == EMULATE) {
 			if (!strcmp(key, "kfd_version")) {
 				unsigned v[2];
@@ -478,7 +530,47 @@ static int is_emulated_path(const char *path, enum kind *kind, unsigned *minor)
 	return 0;
 }
 
-/* The fixture's identity may open the node (owner, group or other bits), as the kernel decides. */
+static int in_groups(unsigned gid)
+{
+	for (int i = 0; i < emu.ngroups; i++)
+		if (emu.groups[i] == gid)
+			return 1;
+	return 0;
+}
+
+/* acl(5)'s access check: owner entry; a named entry for the uid, under the mask; the group
+ * class (any matching group entry under the mask grants, none refuses); other. */
+static int acl_permits(const struct device *d, unsigned want)
+{
+	unsigned mask = 7, other = 0;
+	for (int i = 0; i < d->nacl; i++) {
+		if (d->acl[i].tag == ACL_MASK)
+			mask = d->acl[i].perm;
+		else if (d->acl[i].tag == ACL_OTHER)
+			other = d->acl[i].perm;
+	}
+	for (int i = 0; i < d->nacl; i++)
+		if (d->acl[i].tag == ACL_USER_OBJ && d->uid == emu.uid)
+			return (d->acl[i].perm & want) == want;
+	for (int i = 0; i < d->nacl; i++)
+		if (d->acl[i].tag == ACL_USER && d->acl[i].id == emu.uid)
+			return (d->acl[i].perm & mask & want) == want;
+	int matched = 0;
+	for (int i = 0; i < d->nacl; i++) {
+		const struct acl_entry *a = &d->acl[i];
+		int member = (a->tag == ACL_GROUP_OBJ && in_groups(d->gid)) ||
+			     (a->tag == ACL_GROUP && in_groups(a->id));
+		if (!member)
+			continue;
+		if ((a->perm & mask & want) == want)
+			return 1;
+		matched = 1;
+	}
+	return !matched && (other & want) == want;
+}
+
+/* The fixture's identity may open the node (owner, group or other bits, or its ACL), as the
+ * kernel decides. */
 static int permitted(const struct device *d, int flags)
 {
 	if (!emu.have_identity || emu.uid == 0)
@@ -489,6 +581,8 @@ static int permitted(const struct device *d, int flags)
 		want |= 4;
 	if (acc == O_WRONLY || acc == O_RDWR)
 		want |= 2;
+	if (d->nacl)
+		return acl_permits(d, want);
 	unsigned bits;
 	if (d->uid == emu.uid) {
 		bits = (d->mode >> 6) & 7;

@@ -24,6 +24,70 @@ fn kfd_permission_denied_names_the_group_and_relogin() {
 }
 
 #[test]
+fn a_seat_acl_opens_the_nodes_and_says_who_still_needs_the_group() {
+    let r = report("kfd-seat-acl");
+    assert!(r.findings.iter().all(|f| f.status != Status::Fail));
+    let f = finding(&r, "driver.device-access-seat-acl");
+    assert_eq!(f.status, Status::Info);
+    assert!(f.summary.contains("/dev/dri/renderD128"), "{}", f.summary);
+    assert_eq!(
+        evidence(f, "/dev/kfd").as_deref(),
+        Some(
+            "mode 0660, owner uid 0, group 109 (render), POSIX ACL \
+             user::rw-,user:1000:rw-,group::rw-,mask::rw-,other::---"
+        )
+    );
+    let remedy = f.remedy.as_deref().unwrap();
+    assert!(
+        remedy.contains("SSH") && remedy.contains("group render"),
+        "{remedy}"
+    );
+    let step = f.remedy_steps.first().and_then(|s| s.command.as_deref());
+    assert_eq!(step, Some("sudo usermod -aG render \"$USER\""));
+}
+
+/// The same machine with an ACL that refuses: a mask without `w` (which binds the render group
+/// too) or a named entry without rw for the user (looked at before any group). Both fail as
+/// without the ACL, and no `usermod` is offered, since joining a group would not help.
+#[test]
+fn an_acl_that_refuses_is_a_permission_failure_without_a_group_remedy() {
+    for (from, to, mode) in [
+        ("\"mask::rw-\"", "\"mask::r--\"", "0640"),
+        ("\"user:1000:rw-\"", "\"user:1000:---\"", "0660"),
+    ] {
+        let dir = rocm_probe_tests::copy_fixture("kfd-seat-acl");
+        let toml = dir.path().join("fixture.toml");
+        let text = std::fs::read_to_string(&toml)
+            .unwrap()
+            .replace(from, to)
+            .replace("mode = \"0660\"", &format!("mode = \"{mode}\""))
+            // In the group as well: the ACL refuses all the same.
+            .replace("groups = [1000, 44]", "groups = [1000, 44, 109]");
+        std::fs::write(&toml, text).unwrap();
+        let r = Report::collect(&Source::fixture(dir.path()).unwrap(), Options::default());
+        assert_eq!(
+            r.verdict.root_cause,
+            Some("driver.kfd-permission-denied"),
+            "{to}"
+        );
+        let f = finding(&r, "driver.kfd-permission-denied");
+        let remedy = f.remedy.as_deref().unwrap();
+        assert!(
+            remedy.contains("getfacl /dev/kfd") && !remedy.contains("usermod"),
+            "{remedy}"
+        );
+        assert!(f.remedy_steps.is_empty(), "{:?}", f.remedy_steps);
+        let render = finding(&r, "driver.render-permission-denied");
+        assert!(render.remedy_steps.is_empty(), "{:?}", render.remedy_steps);
+        assert!(
+            !r.findings
+                .iter()
+                .any(|f| f.id == "driver.device-access-seat-acl")
+        );
+    }
+}
+
+#[test]
 fn host_render_gid_in_a_container_asks_for_group_add() {
     let r = report("container-host-render-gid");
     let f = finding(&r, "driver.kfd-permission-denied");

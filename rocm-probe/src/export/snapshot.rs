@@ -276,6 +276,12 @@ fn write_with(records: &[Record], dir: &Path, redactor: Option<&Redactor>) -> io
             Record::Device {
                 node: Some(node), ..
             } => {
+                if let Some(e) = node.acl_error {
+                    let reason = msg!("snapshot.acl-not-recorded", reason = e.text());
+                    summary
+                        .failed
+                        .push(format!("device:{}: {reason}", node.path));
+                }
                 if !config.devices.iter().any(|d| d.path == node.path) {
                     config.devices.push(node.clone());
                 }

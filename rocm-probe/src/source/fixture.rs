@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::source::acl::{Acl, AclError};
+
 /// The name of the optional description file at the top of a fixture.
 pub const FIXTURE_FILE: &str = "fixture.toml";
 
@@ -109,6 +111,16 @@ pub struct DeviceNode {
     pub uid: u32,
     /// Owning group.
     pub gid: u32,
+    /// Its POSIX access ACL in `getfacl -n`'s text form (`acl = ["user::rw-",
+    /// "user:1000:rw-", "group::rw-", "mask::rw-", "other::---"]`); absent when the node has
+    /// none beyond its mode. Its owner, mask (else owning-group) and other entries must equal
+    /// the mode's triples, as the kernel keeps them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acl: Option<Acl>,
+    /// Why the live node's ACL attribute could not be decoded (the mode bits decide then). A
+    /// fixture cannot state it; a snapshot records the node without the ACL.
+    #[serde(skip)]
+    pub acl_error: Option<AclError>,
 }
 
 /// What the report of this fixture must say.
@@ -186,7 +198,40 @@ impl FixtureConfig {
                 key: Some(format!("xattr.{:?}.{:?}", key.0, key.1)),
                 message,
             })?;
+        config
+            .check_acl_mode()
+            .map_err(|(index, message)| FixtureError {
+                file: file.to_owned(),
+                line: text
+                    .match_indices("[[device]]")
+                    .nth(index)
+                    .map(|(at, _)| text[..at].matches('\n').count() + 1),
+                key: Some("device.acl".to_owned()),
+                message,
+            })?;
         Ok(config)
+    }
+
+    /// A node's ACL and its mode describe the same permissions on a real machine (chmod
+    /// rewrites the ACL's owner, mask and other entries; setfacl the mode): a fixture where
+    /// they differ states something no kernel shows.
+    fn check_acl_mode(&self) -> Result<(), (usize, String)> {
+        for (index, node) in self.devices.iter().enumerate() {
+            if let Some(acl) = &node.acl {
+                let bits = acl.mode_bits();
+                if bits != node.mode & 0o777 {
+                    return Err((
+                        index,
+                        format!(
+                            "the ACL's owner, mask (or group) and other entries give {bits:03o}, \
+                             the mode {:03o}",
+                            node.mode & 0o777
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `[xattr]` holds what a live read could give: absolute paths without `..`, attribute
@@ -358,6 +403,50 @@ targets = ["gfx942"]
 
         let err = FixtureConfig::parse("[identity\nuid = 1", Path::new("f")).unwrap_err();
         assert_eq!(err.line, Some(1), "{err}");
+    }
+
+    const SEAT_KFD: &str = r#"
+[[device]]
+path = "/dev/kfd"
+mode = "0660"
+uid = 0
+gid = 993
+acl = ["user::rw-", "user:1000:rw-", "group::rw-", "mask::rw-", "other::---"]
+"#;
+
+    #[test]
+    fn device_acl_is_getfacl_text() {
+        let c = FixtureConfig::parse(SEAT_KFD, Path::new("f")).unwrap();
+        let acl = c.devices[0].acl.as_ref().unwrap();
+        assert_eq!(acl.perm(crate::source::acl::AclTag::User(1000)), Some(0o6));
+        // Written back the way a snapshot writes it, and a node without one stays without.
+        let text = toml::to_string(&c).unwrap();
+        assert!(text.contains("user:1000:rw-"), "{text}");
+        assert_eq!(FixtureConfig::parse(&text, Path::new("f")).unwrap(), c);
+        let bare = FULL.replace("gid = 109\n", "gid = 109\nacl = []\n");
+        assert!(FixtureConfig::parse(&bare, Path::new("f")).is_err());
+        let c = FixtureConfig::parse(FULL, Path::new("f")).unwrap();
+        assert!(!toml::to_string(&c).unwrap().contains("acl"));
+    }
+
+    #[test]
+    fn malformed_device_acls_are_errors_naming_the_key() {
+        for (from, to) in [
+            ("\"user:1000:rw-\"", "\"user:alice:rw-\""),
+            ("\"user:1000:rw-\"", "\"usr:1000:rw-\""),
+            ("\"mask::rw-\", ", ""),
+            ("\"other::---\"", "\"other::---\", \"other::---\""),
+            ("\"other::---\"", "3"),
+            // The mode's triples and the ACL disagree: no kernel shows that.
+            ("mode = \"0660\"", "mode = \"0666\""),
+            ("\"mask::rw-\"", "\"mask::r--\""),
+        ] {
+            let text = SEAT_KFD.replace(from, to);
+            assert_ne!(text, SEAT_KFD);
+            let err = FixtureConfig::parse(&text, Path::new("f")).unwrap_err();
+            assert!(err.key.as_deref().unwrap().starts_with("device"), "{err}");
+            assert!(err.line.is_some(), "{err}");
+        }
     }
 
     #[test]

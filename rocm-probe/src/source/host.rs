@@ -65,11 +65,21 @@ impl Host for LiveHost {
         if !(ft.is_char_device() || ft.is_block_device()) {
             return None;
         }
+        // The ACL of the node the metadata describes: `lgetxattr` on a link would read the
+        // link's own (none).
+        let (acl, acl_error) = match std::fs::canonicalize(path)
+            .map_or(Ok(None), |real| crate::source::acl::read_live(&real))
+        {
+            Ok(acl) => (acl, None),
+            Err(e) => (None, Some(e)),
+        };
         Some(DeviceNode {
             path: path.to_owned(),
             mode: meta.mode() & 0o7777,
             uid: meta.uid(),
             gid: meta.gid(),
+            acl,
+            acl_error,
         })
     }
 
@@ -207,6 +217,59 @@ mod tests {
         assert_eq!(null.mode, 0o666);
         assert_eq!(host.device("/etc/hostname"), None);
         assert_eq!(host.xattr("/nonexistent/kfd", "security.selinux"), None);
+    }
+
+    /// A character device as logind leaves `/dev/kfd` for a seat user (`setfacl` from Debian's
+    /// `acl` package writes the entry through the kernel), read as a live node: through a link
+    /// too, whose own attributes are not the node's.
+    #[test]
+    fn live_host_reads_a_device_nodes_acl() {
+        if !nix::unistd::Uid::effective().is_root() {
+            assert!(std::env::var_os("CI").is_none(), "CI runs as root");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let kfd = dir.path().join("kfd");
+        let run = |cmd: &str, args: &[&str]| {
+            let ok = std::process::Command::new(cmd)
+                .args(args)
+                .arg(&kfd)
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok, "{cmd} {args:?}");
+        };
+        std::process::Command::new("mknod")
+            .args(["-m", "0660"])
+            .arg(&kfd)
+            .args(["c", "1", "3"])
+            .status()
+            .unwrap();
+        let host = LiveHost;
+        let path = kfd.to_str().unwrap();
+        let plain = host.device(path).unwrap();
+        assert_eq!(
+            (plain.mode, plain.acl, plain.acl_error),
+            (0o660, None, None)
+        );
+        run("setfacl", &["-m", "u:1000:rw"]);
+        let link = dir.path().join("kfd-link");
+        std::os::unix::fs::symlink(&kfd, &link).unwrap();
+        for p in [path, link.to_str().unwrap()] {
+            let node = host.device(p).unwrap();
+            let acl = node.acl.expect("the ACL setfacl wrote");
+            assert_eq!(
+                acl.to_text(),
+                [
+                    "user::rw-",
+                    "user:1000:rw-",
+                    "group::rw-",
+                    "mask::rw-",
+                    "other::---"
+                ]
+            );
+            assert_eq!(acl.mode_bits(), node.mode);
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! `Source`: the one place that touches the system, live or fixture.
 
+pub mod acl;
 pub mod active_results;
 pub mod archive;
 pub mod atomic;

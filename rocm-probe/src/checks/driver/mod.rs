@@ -9,7 +9,7 @@ pub mod platform;
 pub mod rules;
 pub mod wsl;
 
-use crate::facts::access::{Access, DeviceFacts, access};
+use crate::facts::access::{Access, Class, DeviceFacts, access, decide, group_would_grant};
 use crate::facts::agent::DeviceType;
 use crate::facts::config::Profile;
 use crate::facts::module::{AMDGPU_MODULE, DKMS_AMDGPU, OSRELEASE};
@@ -21,12 +21,12 @@ use crate::facts::platform::{
 use crate::facts::topology::TOPOLOGY_DIR;
 use crate::facts::{Facts, KFD_DEVICE};
 use crate::finding::{
-    AMDGPU_BLACKLISTED, AMDGPU_NOT_LOADED, Action, CONTAINER, DKMS_NOT_BUILT, Evidence, Finding,
-    GPU_NOT_BOUND, GPU_NOT_IN_KFD, IDENTITY_NOT_RECORDED, INPUT_MALFORMED, INPUT_UNREADABLE,
-    IOMMU_NOT_PASSTHROUGH, KERNEL_TOO_OLD, KFD_DEVICE_MISSING, KFD_DEVICE_NOT_ADDED, KFD_MISSING,
-    KFD_PERMISSION_DENIED, KFD_READY, KFD_UNREADABLE, NO_AMD_GPU, NOMODESET, NUMA_BALANCING,
-    OUT_OF_TREE_DRIVER, RENDER_NODE_MISSING, RENDER_PERMISSION_DENIED, RemedyStep, Rule,
-    SECURE_BOOT, Status, WSL,
+    AMDGPU_BLACKLISTED, AMDGPU_NOT_LOADED, Action, CONTAINER, DEVICE_ACCESS_SEAT_ACL,
+    DKMS_NOT_BUILT, Evidence, Finding, GPU_NOT_BOUND, GPU_NOT_IN_KFD, IDENTITY_NOT_RECORDED,
+    INPUT_MALFORMED, INPUT_UNREADABLE, IOMMU_NOT_PASSTHROUGH, KERNEL_TOO_OLD, KFD_DEVICE_MISSING,
+    KFD_DEVICE_NOT_ADDED, KFD_MISSING, KFD_PERMISSION_DENIED, KFD_READY, KFD_UNREADABLE,
+    NO_AMD_GPU, NOMODESET, NUMA_BALANCING, OUT_OF_TREE_DRIVER, RENDER_NODE_MISSING,
+    RENDER_PERMISSION_DENIED, RemedyStep, Rule, SECURE_BOOT, Status, WSL,
 };
 use crate::target;
 use crate::{i18n, msg};
@@ -473,20 +473,87 @@ fn not_in_kfd(f: &Facts, out: &mut Vec<Finding>) {
 fn node_evidence(d: &DeviceFacts) -> Evidence {
     match &d.node {
         None => Evidence::absent(format!("device:{}", d.path)),
-        Some(n) => Evidence::new(
-            format!("device:{}", d.path),
-            msg!(
-                "driver.device-node",
-                mode = format!("{:04o}", n.mode),
-                uid = n.uid,
-                gid = n.gid,
-                group = d
-                    .group_name
-                    .clone()
-                    .unwrap_or_else(|| msg!("driver.no-group-name"))
-            ),
-        ),
+        Some(n) => {
+            let mode = format!("{:04o}", n.mode);
+            let (uid, gid) = (n.uid, n.gid);
+            let group = d
+                .group_name
+                .clone()
+                .unwrap_or_else(|| msg!("driver.no-group-name"));
+            Evidence::new(
+                format!("device:{}", d.path),
+                match &n.acl {
+                    None => msg!("driver.device-node", mode, uid, gid, group),
+                    Some(acl) => msg!(
+                        "driver.device-node-acl",
+                        mode,
+                        uid,
+                        gid,
+                        group,
+                        acl = acl.to_text().join(",")
+                    ),
+                },
+            )
+        }
     }
+}
+
+/// The remedy of a node an ACL refuses whatever group the user joins (a named entry for the
+/// user without read-write, or a mask without it): the entry is what to change, so no
+/// `usermod` is offered.
+fn acl_refusal(d: &DeviceFacts, f: &Facts) -> Option<String> {
+    let node = d.node.as_ref()?;
+    let acl = node.acl.as_ref()?;
+    let id = f.identity.as_ref()?;
+    (!group_would_grant(node, id)).then(|| {
+        msg!(
+            "driver.acl-denied-remedy",
+            path = d.path.clone(),
+            acl = acl.to_text().join(",")
+        )
+    })
+}
+
+/// Nodes this user opens only through a `user:<uid>:` ACL entry: systemd-logind's grant to
+/// the active session of a local seat, which other sessions of the same user do not have.
+fn seat_acl(f: &Facts, out: &mut Vec<Finding>) {
+    let Some(id) = f.identity.as_ref() else {
+        return;
+    };
+    let through_acl: Vec<&DeviceFacts> = f
+        .devices
+        .iter()
+        .filter(|d| {
+            d.node
+                .as_ref()
+                .is_some_and(|n| decide(n, id) == (Class::NamedUser, true))
+        })
+        .collect();
+    let Some(first) = through_acl.first() else {
+        return;
+    };
+    let group = first
+        .group_name
+        .clone()
+        .unwrap_or_else(|| first.node.as_ref().map(|n| n.gid).unwrap_or(0).to_string());
+    let nodes = through_acl
+        .iter()
+        .map(|d| d.path.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    out.push(
+        DEVICE_ACCESS_SEAT_ACL
+            .finding(msg!(
+                "driver.seat-acl",
+                nodes,
+                uid = id.uid,
+                group = group.clone()
+            ))
+            .with_all(through_acl.iter().map(|d| node_evidence(d)))
+            .with(identity_evidence(f))
+            .remedy(msg!("driver.seat-acl-remedy", group))
+            .with_steps(join_step(first)),
+    );
 }
 
 /// Reading the kernel log for `word`: `sudo`, since `kernel.dmesg_restrict=1` (the default on
@@ -794,8 +861,9 @@ fn unmapped_group(f: &Facts, d: &DeviceFacts) -> bool {
         && d.node.as_ref().is_some_and(|n| n.gid == OVERFLOW_GID)
 }
 
-/// What to do about a node the user cannot open: join its group, or, when the group is not
-/// mapped into this user namespace, the host-side fix.
+/// What to do about a node the user cannot open: join its group; when the group is not mapped
+/// into this user namespace, the host-side fix; when an ACL refuses whatever group the user
+/// joins, the ACL.
 fn access_remedy(f: &Facts, d: &DeviceFacts) -> (String, Option<RemedyStep>) {
     if unmapped_group(f, d) {
         let shown = match &d.group_name {
@@ -806,6 +874,8 @@ fn access_remedy(f: &Facts, d: &DeviceFacts) -> (String, Option<RemedyStep>) {
             msg!("driver.join-unmapped-remedy", path = d.path, shown),
             None,
         )
+    } else if let Some(refusal) = acl_refusal(d, f) {
+        (refusal, None)
     } else {
         (join_remedy(d), join_step(d))
     }
@@ -952,6 +1022,7 @@ fn devices(f: &Facts, out: &mut Vec<Finding>) {
                 .with(node_evidence(kfd)),
         );
     }
+    seat_acl(f, out);
 }
 
 fn render_finding(rule: &Rule, list: &[&DeviceFacts], total: usize, f: &Facts) -> Finding {

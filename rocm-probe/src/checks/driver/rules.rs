@@ -50,6 +50,7 @@ declare_rules! {
     INPUT_UNREADABLE = "driver.input-unreadable", Driver, Skip;
     IDENTITY_NOT_RECORDED = "driver.identity-not-recorded", Driver, Skip;
     KFD_READY = "driver.kfd-ready", Driver, Pass;
+    DEVICE_ACCESS_SEAT_ACL = "driver.device-access-seat-acl", Driver, Info;
     CONTAINER = "driver.container", Driver, Info;
     FIRMWARE_KNOWN_BAD = "driver.firmware-known-bad", Driver, Warn => [GPU_HANG, GPU_PAGE_FAULT];
     AMDGPU_KNOWN_BAD = "driver.amdgpu-known-bad", Driver, Warn => [GPU_HANG, GPU_PAGE_FAULT];
