@@ -56,8 +56,7 @@ fn kfd_interface_1_8_warns_that_available_memory_is_missing() {
     assert_eq!(answers.status, Status::Pass);
     assert_eq!(
         answers.summary,
-        "/dev/kfd answers: interface 1.8; 8 GPU(s) usable by this process; GPU clock counters \
-         advance"
+        "/dev/kfd answers: interface 1.8; 8 GPU(s) usable by this process"
     );
     assert_eq!(evidence(answers, "AVAILABLE_MEMORY"), None);
 
@@ -295,7 +294,7 @@ fn a_successful_layer_2_run_shows_interface_gpus_and_allocatable_memory() {
     assert_eq!(
         answers.summary,
         "/dev/kfd answers: interface 1.14; 8 GPU(s) usable by this process; 511.1 GiB \
-         allocatable over 8 GPU(s); GPU clock counters advance"
+         allocatable over 8 GPU(s)"
     );
     assert_eq!(evidence(answers, "open /dev/kfd").as_deref(), Some("ok"));
     assert_eq!(evidence(answers, "GET_VERSION").as_deref(), Some("1.14"));
