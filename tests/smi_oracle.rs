@@ -21,6 +21,15 @@ use serde_json::Value;
 
 const ROCM_SMI: &str = "/usr/bin/rocm-smi";
 
+/// Fixtures whose topology Debian's rocm-smi (rocm_smi_lib 5.2) refuses at `rsmi_init`, with why:
+/// nothing can be compared there. The list is checked both ways (a fixture rocm-smi reads is not
+/// excused), so it cannot grow silently.
+const RSMI_REFUSES: &[(&str, &str)] = &[(
+    "active-rocm-1.6-kernel-polaris",
+    "ROCm 1.6's own kernel (4.9): its KFD node properties predate keys rocm_smi_lib 5.2 reads \
+     (no domain, no unique_id); rocm-smi exits with 'Exception caught: rsmi_init'",
+)];
+
 fn copy(from: &Path, to: &Path) {
     let ok = Command::new("cp")
         .arg("-a")
@@ -110,6 +119,7 @@ fn rocm_smi_reads_the_telemetry_the_probe_reads() {
     let mut gpus_compared = 0;
     let mut stopped_fans = 0;
     let mut mismatches = Vec::new();
+    let mut refused: Vec<String> = Vec::new();
     for (name, dir) in fixtures() {
         let out = Command::new(&bin)
             .arg("--root")
@@ -138,6 +148,11 @@ fn rocm_smi_reads_the_telemetry_the_probe_reads() {
             .into_iter()
             .filter_map(|(i, kv)| Some((kv.get("PCI Bus")?.to_lowercase(), i)))
             .collect();
+        let excused = RSMI_REFUSES.iter().any(|(n, _)| *n == name);
+        if bus.is_empty() && excused {
+            refused.push(name.clone());
+            continue;
+        }
         let temps = smi(&sys, "--showtemp");
         let power = smi(&sys, "--showpower");
         let usage = smi(&sys, "--showuse");
@@ -201,6 +216,11 @@ fn rocm_smi_reads_the_telemetry_the_probe_reads() {
         }
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    let excused: Vec<&str> = RSMI_REFUSES.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        refused, excused,
+        "RSMI_REFUSES lists exactly the fixtures rocm-smi refuses"
+    );
     // The captures with hwmon: enough GPUs and values that agreement means something.
     assert!(
         gpus_compared >= 5 && compared >= 20,
