@@ -10,7 +10,6 @@ pub mod rules;
 pub mod wsl;
 
 use crate::facts::access::{Access, Class, DeviceFacts, access, decide, group_would_grant};
-use crate::facts::agent::DeviceType;
 use crate::facts::config::Profile;
 use crate::facts::module::{AMDGPU_MODULE, DKMS_AMDGPU, OSRELEASE};
 use crate::facts::os_release::Distro;
@@ -411,27 +410,12 @@ fn not_in_kfd(f: &Facts, out: &mut Vec<Finding>) {
         .iter()
         .map(|g| g.pci_address.as_deref().and_then(bus_of))
         .collect();
-    // Kernels before the `domain` key (about 5.4) give the bus in `location_id` only: such a
-    // node is matched on the bus number, whatever the domain.
-    let domainless_buses: Vec<u32> = inv
-        .agents
-        .iter()
-        .filter(|a| a.device_type == DeviceType::Gpu && a.domain.is_none())
-        .filter_map(|a| a.bdfid.map(|l| l >> 8))
-        .collect();
-    let bus_number = |address: &str| {
-        let mut parts = address.split(':');
-        let (_domain, bus) = (parts.next()?, parts.next()?);
-        u32::from_str_radix(bus, 16).ok()
-    };
     for g in pci
         .gpus
         .iter()
         .filter(|g| g.driver.as_deref() == Some("amdgpu"))
     {
-        if kfd_buses.contains(&bus_of(&g.address))
-            || bus_number(&g.address).is_some_and(|b| domainless_buses.contains(&b))
-        {
+        if kfd_buses.contains(&bus_of(&g.address)) {
             continue;
         }
         let path = format!("{PCI_DEVICES}/{}", g.address);
@@ -961,6 +945,7 @@ fn devices(f: &Facts, out: &mut Vec<Finding>) {
         }
         Access::Denied => {
             failed = true;
+            let (remedy, step) = access_remedy(f, kfd);
             out.push(
                 KFD_PERMISSION_DENIED
                     .finding(match &kfd.group_name {
@@ -969,8 +954,8 @@ fn devices(f: &Facts, out: &mut Vec<Finding>) {
                     })
                     .with(node_evidence(kfd))
                     .with(identity_evidence(f))
-                    .remedy(access_remedy(f, kfd).0)
-                    .with_steps(access_remedy(f, kfd).1),
+                    .remedy(remedy)
+                    .with_steps(step),
             );
         }
         Access::Granted => {}
