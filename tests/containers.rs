@@ -299,3 +299,52 @@ fn an_unmapped_device_group_gets_the_host_side_remedy_not_usermod() {
     );
     assert!(!has(&r, "driver.container-unprivileged"));
 }
+
+const SELINUX_USER: &str = "driver.selinux-user-kfd-denied";
+
+/// The confined-login warning needs all three: SELinux not off, a confined user domain, and
+/// /dev/kfd labelled `hsa_device_t`. An unconfined login, a permissive mode, SELinux absent
+/// from the active modules, or another label on /dev/kfd leave it out.
+#[test]
+fn a_confined_login_is_warned_about_kfd_and_an_unconfined_one_is_not() {
+    let fx = copy_fixture("selinux-confined-user-kfd");
+    let r = report(fx.path());
+    let f = finding(&r, SELINUX_USER);
+    assert_eq!(f.status, Status::Warn, "{f:#?}");
+    assert_eq!(r.verdict.root_cause, Some(SELINUX_USER));
+    assert_eq!(
+        evidence(f, "security.selinux").as_deref(),
+        Some("system_u:object_r:hsa_device_t:s0")
+    );
+    // user_t (a `user_u` login) is as confined as staff_t.
+    write(
+        fx.path(),
+        "proc/self/attr/current",
+        b"user_u:user_r:user_t:s0\0",
+    );
+    assert!(has(&report(fx.path()), SELINUX_USER));
+
+    for (rel, bytes) in [
+        (
+            "proc/self/attr/current",
+            &b"unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023\0"[..],
+        ),
+        ("sys/fs/selinux/enforce", b"0"),
+        (
+            "sys/kernel/security/lsm",
+            b"lockdown,capability,yama,bpf,landlock",
+        ),
+    ] {
+        let fx = copy_fixture("selinux-confined-user-kfd");
+        write(fx.path(), rel, bytes);
+        let r = report(fx.path());
+        assert!(!has(&r, SELINUX_USER), "{rel}: {:?}", r.verdict);
+        assert_eq!(r.verdict.root_cause, None, "{rel}");
+    }
+
+    let fx = copy_fixture("selinux-confined-user-kfd");
+    let toml = fx.path().join("fixture.toml");
+    let text = fs::read_to_string(&toml).unwrap();
+    fs::write(&toml, text.replace("hsa_device_t", "device_t")).unwrap();
+    assert!(!has(&report(fx.path()), SELINUX_USER));
+}

@@ -7,6 +7,7 @@ pub mod kernel_bad;
 pub mod kernel_log;
 pub mod platform;
 pub mod rules;
+pub mod selinux_user;
 pub mod wsl;
 
 use crate::facts::access::{Access, Class, DeviceFacts, access, decide, group_would_grant};
@@ -86,6 +87,7 @@ pub fn check(f: &Facts, below: &[Finding], profile: Profile) -> Vec<Finding> {
     kernel_bad::check(f, &mut out);
     devices(f, &mut out);
     container::check(f, &mut out);
+    selinux_user::check(f, &mut out);
     tuning(f, profile, &mut out);
     out
 }

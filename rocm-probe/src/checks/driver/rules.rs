@@ -159,4 +159,10 @@ declare_rules! {
         runtime::rules::ROCR_INIT_FAILED,
         runtime::rules::HIP_FAILED,
     ];
+    SELINUX_USER_KFD_DENIED = "driver.selinux-user-kfd-denied", Driver, Warn => [
+        KFD_OPEN_FAILED,
+        thunk::rules::HSAKMT_FAILED,
+        runtime::rules::ROCR_INIT_FAILED,
+        runtime::rules::HIP_FAILED,
+    ];
 }
