@@ -143,19 +143,37 @@ fn arch_step(list: &str) -> Option<RemedyStep> {
     })
 }
 
-/// The GPUs' distinct target IDs in node order, or `None` when GPU-specific checks must stay
-/// silent (a failure below, no GPU).
+/// The distinct target IDs a program built here must carry, in node order: those of the GPUs
+/// a HIP program sees under the device masks, with `HSA_OVERRIDE_GFX_VERSION` applied (ROCr
+/// then reports the override's processor and HIP loads code for it). `None` when GPU-specific
+/// checks must stay silent (a failure below, no GPU left).
 fn targets(f: &Facts, below: &[Finding]) -> Option<Vec<Target>> {
     if below.iter().any(|x| x.status == Status::Fail) {
         return None;
     }
+    let inventory = f.inventory.as_ref()?;
+    let gpus: Vec<&crate::facts::agent::Agent> = inventory.gpu_agents().collect();
+    // Layer 4 reports on the masks; here only which GPUs they leave matters.
+    let view = crate::checks::runtime::visibility(f, &gpus, &f.platform.env, &mut Vec::new());
+    let overrides = f.overrides.effective(Some(inventory));
     let mut targets: Vec<Target> = Vec::new();
-    for a in f.inventory.as_ref()?.gpu_agents() {
-        let Some(processor) = a.gfx.map(|g| g.name()).or_else(|| a.name.clone()) else {
-            continue;
+    for a in gpus
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| view.hip.contains(i))
+        .map(|(_, a)| a)
+    {
+        let (processor, id) = match overrides.get(&a.node) {
+            Some(o) => (o.name(), o.name()),
+            None => {
+                let Some(processor) = a.gfx.map(|g| g.name()).or_else(|| a.name.clone()) else {
+                    continue;
+                };
+                let id = a.target_id.clone().unwrap_or_else(|| processor.clone());
+                (processor, id)
+            }
         };
-        let id = a.target_id.clone().unwrap_or_else(|| processor.clone());
-        let mut value = id.clone();
+        let mut value = a.target_id.clone().unwrap_or_else(|| processor.clone());
         if let Some(m) = &a.marketing_name {
             value.push_str(&format!(" {m}"));
         }
