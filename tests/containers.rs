@@ -348,3 +348,43 @@ fn a_confined_login_is_warned_about_kfd_and_an_unconfined_one_is_not() {
     fs::write(&toml, text.replace("hsa_device_t", "device_t")).unwrap();
     assert!(!has(&report(fx.path()), SELINUX_USER));
 }
+
+/// A pod of containerd or CRI-O has no marker file: the kubepods cgroup, or Kubernetes' service
+/// variable, says it is a container, and a device plugin's subset of render nodes is then the
+/// intended allocation (ROCm/k8s-device-plugin `Allocate`: /dev/kfd plus the allocated GPUs'
+/// nodes), not a failure. Without any sign of a container it is one.
+#[test]
+fn a_pod_without_marker_files_is_a_container_for_the_render_node_subset() {
+    const MISSING: &str = "driver.render-node-missing";
+    let pod_cgroup = b"0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod3f2a9c1e.slice/cri-containerd-9c1f0e2d.scope\n";
+    let fx = copy_fixture("render-node-missing");
+    fs::remove_file(fx.path().join(".dockerenv")).unwrap();
+    let r = report(fx.path());
+    assert_eq!(finding(&r, MISSING).status, Status::Fail);
+    assert!(!has(&r, "driver.container"));
+
+    write(fx.path(), "proc/self/cgroup", pod_cgroup);
+    let r = report(fx.path());
+    assert_eq!(finding(&r, MISSING).status, Status::Info);
+    assert!(
+        evidence(finding(&r, "driver.container"), "/proc/self/cgroup").is_some(),
+        "{:#?}",
+        finding(&r, "driver.container")
+    );
+    assert_eq!(r.exit_code(false), 0);
+
+    // cgroup v2 with a cgroup namespace shows only `0::/`; the service variable remains.
+    write(fx.path(), "proc/self/cgroup", b"0::/\n");
+    let toml = fx.path().join("fixture.toml");
+    let text = fs::read_to_string(&toml).unwrap();
+    fs::write(
+        &toml,
+        text.replacen(
+            "[identity]",
+            "[env]\nKUBERNETES_SERVICE_HOST = \"10.96.0.1\"\n\n[identity]",
+            1,
+        ),
+    )
+    .unwrap();
+    assert_eq!(finding(&report(fx.path()), MISSING).status, Status::Info);
+}

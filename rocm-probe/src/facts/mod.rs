@@ -203,6 +203,13 @@ pub struct CollectOptions {
 }
 
 impl Facts {
+    /// Whether the probe runs in a container: an engine's marker file or `container=` (the
+    /// platform's markers), or a kind read from the cgroup path or from Kubernetes' service
+    /// variable — a pod of containerd or CRI-O has no marker file at all.
+    pub fn in_container(&self) -> bool {
+        !self.platform.container_markers.is_empty() || self.container.kind.is_some()
+    }
+
     /// Derives the views computed from other facts again (today the overrides) — for a
     /// caller that changed facts by hand, as tests do with the environment.
     pub fn rederive(&mut self) {

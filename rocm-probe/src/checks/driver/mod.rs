@@ -192,11 +192,14 @@ fn environment(f: &Facts, out: &mut Vec<Finding>) {
                 .with_all(p.wsl_markers.iter().map(super::marker_evidence)),
         );
     }
-    if !p.container_markers.is_empty() {
+    if f.in_container() {
         out.push(
-            CONTAINER
-                .finding(msg!("driver.container"))
-                .with_all(p.container_markers.iter().map(super::marker_evidence)),
+            CONTAINER.finding(msg!("driver.container")).with_all(
+                p.container_markers
+                    .iter()
+                    .chain(&f.container.markers)
+                    .map(super::marker_evidence),
+            ),
         );
     }
 }
@@ -593,7 +596,7 @@ const UBUNTU_MOK: &str = "/var/lib/shim-signed/mok/MOK.der";
 /// family the container's os-release does not tell (a Fedora host runs Ubuntu images), so there
 /// the kernel's own release decides, and when it does not, every family's variant is given.
 fn families(f: &Facts) -> Vec<Distro> {
-    if f.platform.container_markers.is_empty() {
+    if !f.in_container() {
         return crate::facts::os_release::families(f.os_release.as_ref());
     }
     let host = f
@@ -927,7 +930,7 @@ fn devices(f: &Facts, out: &mut Vec<Finding>) {
     match access(kfd.node.as_ref(), f.identity.as_ref()) {
         Access::Missing => {
             failed = true;
-            let container = !f.platform.container_markers.is_empty();
+            let container = f.in_container();
             let flatpak = f.container.flatpak.as_ref();
             let finding = KFD_DEVICE_MISSING
                 .finding(msg!("driver.kfd-device-missing"))
@@ -968,7 +971,7 @@ fn devices(f: &Facts, out: &mut Vec<Finding>) {
         .filter(|d| access(d.node.as_ref(), f.identity.as_ref()) == Access::Denied)
         .collect();
     // A container given some render nodes is how orchestrators hand out a subset of GPUs.
-    let container = !f.platform.container_markers.is_empty();
+    let container = f.in_container();
     for (rule, list) in [
         (&RENDER_NODE_MISSING, &missing),
         (&RENDER_PERMISSION_DENIED, &denied),
