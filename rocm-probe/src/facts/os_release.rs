@@ -159,6 +159,12 @@ pub struct OsRelease {
 }
 
 impl OsRelease {
+    /// NixOS (`ID=nixos`, or `nixos` in `ID_LIKE`): software lives in the Nix store, and each
+    /// program finds its libraries through its own run path, not the system's search path.
+    pub fn is_nixos(&self) -> bool {
+        self.id.as_deref() == Some("nixos") || self.id_like.iter().any(|w| w == "nixos")
+    }
+
     /// Ubuntu or a distribution built on it (`ID=ubuntu`, or `ubuntu` in `ID_LIKE`): packaged
     /// like Debian but not always with Debian's package names (firmware is `linux-firmware`).
     pub fn is_ubuntu_like(&self) -> bool {

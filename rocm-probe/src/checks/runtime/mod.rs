@@ -22,10 +22,11 @@ use crate::finding::{
     HSA_OVERRIDE_MALFORMED, HSA_OVERRIDE_NODE_NOT_GPU, HSA_OVERRIDE_PER_NODE_IGNORED,
     HSA_OVERRIDE_REDUNDANT, HSA_OVERRIDE_SAME_FAMILY, HSA_OVERRIDE_UNKNOWN_TARGET,
     HSA_OVERRIDE_WRONG_FAMILY, IGPU_BESIDE_DGPU, INSTALL_FILES_MALFORMED, INSTALL_FILES_UNREADABLE,
-    INSTALLS_FOUND, MIXED_INSTALLS, NO_ROCM, NOT_CAPTURED, OPT_ROCM_DANGLING, RELEASE_KNOWN_BAD,
-    RELEASE_UNKNOWN, ROCM_PATH_INVALID, ROCR_NOT_ON_SEARCH_PATH, ROCR_UNKNOWN_TARGET, RemedyStep,
-    Status, TARGET_DEPRECATED, TARGET_DISTRIBUTION_BUILD, TARGET_SUPPORTED, TARGET_UNSUPPORTED,
-    VISIBLE_DEVICES_MASK, VISIBLE_DEVICES_OUT_OF_RANGE, WHEEL_RUNTIME_ONLY,
+    INSTALLS_FOUND, MIXED_INSTALLS, NIX_STORE_NOT_SEARCHED, NO_ROCM, NOT_CAPTURED,
+    OPT_ROCM_DANGLING, RELEASE_KNOWN_BAD, RELEASE_UNKNOWN, ROCM_PATH_INVALID,
+    ROCR_NOT_ON_SEARCH_PATH, ROCR_UNKNOWN_TARGET, RemedyStep, Status, TARGET_DEPRECATED,
+    TARGET_DISTRIBUTION_BUILD, TARGET_SUPPORTED, TARGET_UNSUPPORTED, VISIBLE_DEVICES_MASK,
+    VISIBLE_DEVICES_OUT_OF_RANGE, WHEEL_RUNTIME_ONLY,
 };
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
@@ -273,6 +274,24 @@ fn installs(
                         .then(|| Evidence::absent("/opt/rocm*")),
                 )
                 .remedy(msg!("runtime.no-rocm-torch-not-rocm-remedy")),
+        );
+        return;
+    }
+    if let Some(os) = os.filter(|o| with_runtime.is_empty() && o.is_nixos()) {
+        // Nix-built programs carry run paths into the store: a search path without ROCm says
+        // nothing about what they load, and a package-manager remedy would be wrong here.
+        out.push(
+            NIX_STORE_NOT_SEARCHED
+                .finding(msg!("runtime.nix-store-not-searched"))
+                .with(Evidence::new(
+                    os.path.clone(),
+                    format!("ID={}", os.id.as_deref().unwrap_or_default()),
+                ))
+                .with(Evidence::new(
+                    msg!("runtime.search-path"),
+                    facts.search_path_text(),
+                ))
+                .remedy(msg!("runtime.nix-store-not-searched-remedy")),
         );
         return;
     }

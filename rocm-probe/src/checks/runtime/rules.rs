@@ -8,6 +8,7 @@ declare_rules! {
     RUNTIME_RULES;
     NOT_CAPTURED = "runtime.not-captured", Runtime, Skip;
     NO_ROCM = "runtime.no-rocm", Runtime, Fail;
+    NIX_STORE_NOT_SEARCHED = "runtime.nix-store-not-searched", Runtime, Skip;
     WHEEL_RUNTIME_ONLY = "runtime.wheel-runtime-only", Runtime, Info;
     TARGET_DISTRIBUTION_BUILD = "runtime.target-distribution-build", Runtime, Info;
     INSTALLS_FOUND = "runtime.installs-found", Runtime, Pass;
