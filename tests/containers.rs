@@ -388,3 +388,27 @@ fn a_pod_without_marker_files_is_a_container_for_the_render_node_subset() {
     .unwrap();
     assert_eq!(finding(&report(fx.path()), MISSING).status, Status::Info);
 }
+
+/// Rootless Podman that keeps the host user's groups (`--group-add keep-groups`) opens the
+/// nodes, whose group shows as the overflow gid: once every node is open to the user, the
+/// rootless warning is not given (its remedy is what was done).
+#[test]
+fn rootless_podman_that_kept_the_groups_is_not_warned() {
+    const UNPRIVILEGED: &str = "driver.container-unprivileged";
+    let fx = copy_fixture("podman-rootless-kfd-unmapped-group");
+    assert!(has(&report(fx.path()), UNPRIVILEGED));
+    let toml = fx.path().join("fixture.toml");
+    let text = fs::read_to_string(&toml).unwrap();
+    assert!(
+        text.contains("groups = [1000, 44]"),
+        "the fixture's identity changed"
+    );
+    fs::write(
+        &toml,
+        text.replace("groups = [1000, 44]", "groups = [1000, 44, 65534]"),
+    )
+    .unwrap();
+    let r = report(fx.path());
+    assert!(!has(&r, UNPRIVILEGED), "{:?}", r.verdict);
+    assert_eq!(r.verdict.root_cause, None);
+}
