@@ -412,3 +412,38 @@ fn rootless_podman_that_kept_the_groups_is_not_warned() {
     assert!(!has(&r, UNPRIVILEGED), "{:?}", r.verdict);
     assert_eq!(r.verdict.root_cause, None);
 }
+
+/// `apptainer --rocm` binding the host's rocBLAS without its data: the finding says the data
+/// is missing (not that the build lacks the GPU) and gives Apptainer's remedy; the marker
+/// directory makes it a container of kind Apptainer.
+#[test]
+fn apptainer_bound_rocblas_without_its_data_is_told_as_such() {
+    let fx = copy_fixture("apptainer-rocm-host-rocblas-no-data");
+    let r = report(fx.path());
+    let f = finding(&r, "libraries.rocblas-no-kernels-for-target");
+    assert!(
+        f.summary.contains("/.singularity.d/libs/rocblas/library"),
+        "{}",
+        f.summary
+    );
+    assert!(
+        f.remedy.as_deref().unwrap().contains("--rocm"),
+        "{:?}",
+        f.remedy
+    );
+    assert!(has(&r, "driver.container"));
+    // Given its data directory, that rocBLAS is judged by what the directory holds.
+    fs::create_dir_all(fx.path().join(".singularity.d/libs/rocblas/library")).unwrap();
+    fs::write(
+        fx.path()
+            .join(".singularity.d/libs/rocblas/library/TensileLibrary_lazy_gfx90a.dat"),
+        b"",
+    )
+    .unwrap();
+    let r = report(fx.path());
+    assert!(
+        !has(&r, "libraries.rocblas-no-kernels-for-target"),
+        "{:?}",
+        r.verdict
+    );
+}

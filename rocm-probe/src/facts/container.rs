@@ -62,6 +62,8 @@ pub enum ContainerKind {
     Kubernetes,
     /// A Flatpak sandbox (`/.flatpak-info`).
     Flatpak,
+    /// Apptainer or Singularity (`/.singularity.d`).
+    Apptainer,
     /// A manager that names itself otherwise (`container=oci`, …).
     Other(String),
 }
@@ -88,6 +90,7 @@ impl ContainerKind {
             Self::SystemdNspawn => "systemd-nspawn",
             Self::Kubernetes => "Kubernetes",
             Self::Flatpak => "Flatpak",
+            Self::Apptainer => "Apptainer/Singularity",
             Self::Other(name) => name,
         }
     }
@@ -254,6 +257,12 @@ impl Collect for ContainerFacts {
             .contains_key("/run/.containerenv")
         {
             kinds.push(ContainerKind::Podman);
+        }
+        if platform
+            .container_markers
+            .contains_key(crate::facts::platform::APPTAINER_DIR)
+        {
+            kinds.push(ContainerKind::Apptainer);
         }
         if let Some(text) = optional(root.read_text(SELF_CGROUP), problems) {
             if let Some((kind, line)) = cgroup_kind(&text) {

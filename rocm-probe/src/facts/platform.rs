@@ -26,7 +26,15 @@ pub const SECURE_BOOT_VAR: &str =
 /// Present on EFI systems.
 pub const EFI_DIR: &str = "/sys/firmware/efi";
 /// Files container engines create.
-pub const CONTAINER_MARKERS: [&str; 3] = ["/.dockerenv", "/run/.containerenv", FLATPAK_INFO];
+pub const CONTAINER_MARKERS: [&str; 4] = [
+    "/.dockerenv",
+    "/run/.containerenv",
+    FLATPAK_INFO,
+    APPTAINER_DIR,
+];
+/// The directory Apptainer (and Singularity) put in every image (`/.singularity.d`, with the
+/// runscript, environment scripts and `libs/`, where `--rocm` and `--nv` bind host libraries).
+pub const APPTAINER_DIR: &str = "/.singularity.d";
 /// The file Flatpak writes into every sandbox it runs (flatpak-metadata(5)).
 pub const FLATPAK_INFO: &str = "/.flatpak-info";
 /// IOMMUs the kernel drives (one entry per IOMMU unit).

@@ -469,14 +469,26 @@ fn missing_finding(
 ) -> Finding {
     let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
     let have = dir.map(|d| d.targets.clone()).unwrap_or_default();
-    let finding = rule.finding(msg!(
-        "libraries.no-kernels",
-        library,
-        install = i.describe,
-        targets = i18n::list(&names),
-        have = list(&have)
-    ));
     let unread = i.unread.iter().find(|p| p.path == expected_dir);
+    // No data directory at all beside the library: not a build without these GPUs, but a
+    // library copied or bind-mounted without its data (apptainer/apptainer#1621).
+    let summary = if dir.is_none() && unread.is_none() {
+        msg!(
+            "libraries.kernel-data-missing",
+            library,
+            install = i.describe,
+            dir = expected_dir
+        )
+    } else {
+        msg!(
+            "libraries.no-kernels",
+            library,
+            install = i.describe,
+            targets = i18n::list(&names),
+            have = list(&have)
+        )
+    };
+    let finding = rule.finding(summary);
     let dir = match (dir, unread) {
         (Some(d), _) => Ok(d),
         (None, Some(p)) => Err(Evidence::new(expected_dir, p.message.to_string())),
@@ -484,6 +496,19 @@ fn missing_finding(
     };
     kernel_evidence(finding, dir, missing, (targets, override_evidence))
 }
+
+/// Where rocBLAS's data directory is missing: load a rocBLAS that has it, or point rocBLAS at
+/// the data of its own release; under Apptainer's library bind directory, what `--rocm` did.
+fn data_missing_remedy(i: &InstallLibraries) -> String {
+    if i.lib_dir.starts_with(APPTAINER_LIBS) {
+        msg!("libraries.kernel-data-missing-apptainer", dir = i.lib_dir)
+    } else {
+        msg!("libraries.kernel-data-missing-remedy", dir = i.lib_dir)
+    }
+}
+
+/// Where Apptainer (and Singularity) bind the host libraries that `--rocm` and `--nv` name.
+const APPTAINER_LIBS: &str = "/.singularity.d/libs";
 
 fn per_target(
     i: &InstallLibraries,
@@ -506,7 +531,11 @@ fn per_target(
                 })
                 .collect();
             steps.push(msg!("libraries.rocblas-install"));
-            let s = steps_sentence(&steps);
+            let s = if i.rocblas.is_none() && i.unread.is_empty() {
+                data_missing_remedy(i)
+            } else {
+                steps_sentence(&steps)
+            };
             out.push(
                 missing_finding(
                     ROCBLAS_NO_KERNELS_FOR_TARGET,
