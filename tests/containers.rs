@@ -447,3 +447,56 @@ fn apptainer_bound_rocblas_without_its_data_is_told_as_such() {
         r.verdict
     );
 }
+
+/// Keeps in `fixture.toml` only the `[[device]]` blocks whose path `keep` accepts.
+fn keep_devices(dir: &Path, keep: impl Fn(&str) -> bool) {
+    let toml = dir.join("fixture.toml");
+    let text = fs::read_to_string(&toml).unwrap();
+    let mut blocks = text.split("\n[[device]]");
+    let mut out = blocks.next().unwrap().to_owned();
+    for block in blocks {
+        let path = block
+            .lines()
+            .find_map(|l| l.strip_prefix("path = "))
+            .unwrap()
+            .trim_matches('"');
+        let (device, rest) = match block.find("\n[expect]") {
+            Some(i) => block.split_at(i),
+            None => (block, ""),
+        };
+        if keep(path) {
+            out.push_str("\n[[device]]");
+            out.push_str(device);
+        }
+        out.push_str(rest);
+    }
+    fs::write(&toml, out).unwrap();
+}
+
+/// A container handed the render nodes of partitions (MI300X in CPX mode: eight per GPU) is
+/// told which physical GPUs they belong to, not "8 of 63 GPUs".
+#[test]
+fn a_container_given_partitions_is_told_whose_they_are() {
+    const MISSING: &str = "driver.render-node-missing";
+    let fx = copy_fixture("mi300x-cpx-8gpu");
+    write(fx.path(), ".dockerenv", b"");
+    // renderD128..135: the eight partitions of the first MI300X.
+    keep_devices(fx.path(), |p| {
+        p == "/dev/kfd"
+            || p.strip_prefix("/dev/dri/renderD")
+                .and_then(|m| m.parse::<u32>().ok())
+                .is_some_and(|m| (128..136).contains(&m))
+    });
+    let r = report(fx.path());
+    let f = finding(&r, MISSING);
+    assert_eq!(f.status, Status::Info);
+    assert!(
+        f.summary.contains("8 of 63") && f.summary.contains("1 of 8 physical GPUs"),
+        "{}",
+        f.summary
+    );
+    assert!(f.summary.contains("1 of them whole"), "{}", f.summary);
+    // Without partitions the count is of GPUs, as before.
+    let r = rocm_probe_tests::report("render-node-missing");
+    assert!(finding(&r, MISSING).summary.contains("4 of 8 GPUs"));
+}

@@ -10,6 +10,8 @@ pub mod rules;
 pub mod selinux_user;
 pub mod wsl;
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use crate::facts::access::{Access, Class, DeviceFacts, access, decide, group_would_grant};
 use crate::facts::config::Profile;
 use crate::facts::module::{AMDGPU_MODULE, DKMS_AMDGPU, OSRELEASE};
@@ -992,11 +994,14 @@ fn devices(f: &Facts, out: &mut Vec<Finding>) {
         }
         if container && rule.id == RENDER_NODE_MISSING.id && list.len() < renders.len() {
             finding.status = Status::Info;
-            finding.summary = msg!(
-                "driver.render-nodes-partial",
-                given = renders.len() - list.len(),
-                total = renders.len()
-            );
+            let given: Vec<&DeviceFacts> = renders.iter().filter(|d| d.node.is_some()).collect();
+            finding.summary = partitions_given(f, &given, renders.len()).unwrap_or_else(|| {
+                msg!(
+                    "driver.render-nodes-partial",
+                    given = given.len(),
+                    total = renders.len()
+                )
+            });
         } else {
             failed = true;
         }
@@ -1013,6 +1018,49 @@ fn devices(f: &Facts, out: &mut Vec<Finding>) {
         );
     }
     seat_acl(f, out);
+}
+
+/// On a partitioned GPU (MI300 CPX, …) render nodes are partitions, not GPUs: which physical
+/// GPUs the nodes a container was given belong to. `None` when no GPU is partitioned or a node
+/// cannot be placed.
+fn partitions_given(f: &Facts, given: &[&DeviceFacts], total: usize) -> Option<String> {
+    let inv = f.inventory.as_ref()?;
+    if inv.gpus.iter().all(|g| g.nodes.len() < 2) {
+        return None;
+    }
+    let minors: BTreeSet<u32> = given
+        .iter()
+        .map(|d| d.path.strip_prefix("/dev/dri/renderD")?.parse().ok())
+        .collect::<Option<_>>()?;
+    let minor_of = |node: u32| {
+        inv.gpu_agents()
+            .find(|a| a.node == node)
+            .and_then(|a| a.drm_render_minor)
+    };
+    // The physical GPUs holding the given nodes, each with whether all its partitions came.
+    let mut gpus: BTreeMap<usize, bool> = BTreeMap::new();
+    for &m in &minors {
+        let agent = inv.gpu_agents().find(|a| a.drm_render_minor == Some(m))?;
+        let g = inv.gpus.get(agent.physical_gpu?)?;
+        let whole = g
+            .nodes
+            .iter()
+            .all(|&n| minor_of(n).is_some_and(|m| minors.contains(&m)));
+        gpus.insert(g.index, whole);
+    }
+    let names: Vec<String> = gpus
+        .keys()
+        .map(|&i| inv.gpu_name(&inv.gpus[i]).to_string())
+        .collect();
+    Some(msg!(
+        "driver.render-nodes-partial-partitions",
+        given = given.len(),
+        total,
+        gpus = crate::i18n::list(&names),
+        count = gpus.len(),
+        whole = gpus.values().filter(|w| **w).count(),
+        physical = inv.gpus.len()
+    ))
 }
 
 fn render_finding(rule: &Rule, list: &[&DeviceFacts], total: usize, f: &Facts) -> Finding {
