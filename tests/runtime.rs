@@ -1063,3 +1063,35 @@ fn a_distribution_build_is_not_judged_by_amds_list() {
     let (_t, r) = variant_with("rocm-target-unsupported", &[], |_| {});
     assert_eq!(r.verdict.root_cause, Some("runtime.target-unsupported"));
 }
+
+/// The same bug in a distribution's own ROCm 7.1 (Ubuntu 26.04's archive packages in /usr): the
+/// remedy also says the distribution may carry the fix and updates its own packages; AMD's
+/// packages under /opt get no such sentence.
+#[test]
+fn a_known_bad_distribution_build_gets_the_distribution_remedy() {
+    use rocm_probe_tests::copy_fixture;
+    let t = copy_fixture("strix-halo-rocm-7.0.2");
+    std::fs::remove_dir_all(t.path().join("opt")).unwrap();
+    std::fs::remove_file(t.path().join("etc/alternatives/rocm")).unwrap();
+    std::fs::remove_file(t.path().join("etc/ld.so.conf.d/rocm.conf")).unwrap();
+    let lib = t.path().join("usr/lib/x86_64-linux-gnu");
+    std::fs::create_dir_all(&lib).unwrap();
+    for (link, file) in [
+        ("libamdhip64.so.7", "libamdhip64.so.7.1.25424"),
+        ("libhsa-runtime64.so.1", "libhsa-runtime64.so.1.18.0"),
+    ] {
+        std::fs::write(lib.join(file), b"").unwrap();
+        std::os::unix::fs::symlink(file, lib.join(link)).unwrap();
+    }
+    let r = Report::collect(&Source::fixture(t.path()).unwrap(), Options::default());
+    let f = finding(&r, "runtime.release-known-bad");
+    assert!(f.summary.contains("ROCm 7.1"), "{}", f.summary);
+    assert!(
+        remedy(f).contains("distribution's own build"),
+        "{}",
+        remedy(f)
+    );
+    let r = report("strix-halo-rocm-7.0.2");
+    let f = finding(&r, "runtime.release-known-bad");
+    assert!(!remedy(f).contains("distribution"), "{}", remedy(f));
+}

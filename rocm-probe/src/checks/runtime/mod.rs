@@ -1860,6 +1860,16 @@ fn known_bad(
                     source = bug.source
                 ),
             };
+            // A distribution's build may carry the fix as a patch, and its own packages are
+            // what it updates: AMD's release is the way out, not the only one.
+            let remedy = if install.kind == InstallKind::Distribution && !runtime_fixed {
+                format!(
+                    "{remedy} {}",
+                    msg!("runtime.release-known-bad-distribution", fixed)
+                )
+            } else {
+                remedy
+            };
             out.push(
                 RELEASE_KNOWN_BAD
                     .finding(summary)
