@@ -454,7 +454,10 @@ fn gentoos_device_libraries_are_found_through_the_resource_directory_link() {
         evidence(found, "/usr/lib/llvm/22/bin/clang").as_deref(),
         Some("clang 22")
     );
-    assert!(evidence(found, LINK).unwrap().contains("gfx1100"), "{found:#?}");
+    assert!(
+        evidence(found, LINK).unwrap().contains("gfx1100"),
+        "{found:#?}"
+    );
 
     // The facts: the link read as clang 22's first place, owned by the slot's clang.
     let dir = rocm_probe_tests::fixtures_dir().join(FIXTURE);
@@ -481,7 +484,11 @@ fn gentoos_device_libraries_are_found_through_the_resource_directory_link() {
     });
     assert_eq!(warnings(&r), ["compiler.no-device-libs-for-target"]);
     let f = finding(&r, "compiler.no-device-libs-for-target");
-    assert!(f.summary.contains("no bitcode for gfx1100"), "{}", f.summary);
+    assert!(
+        f.summary.contains("no bitcode for gfx1100"),
+        "{}",
+        f.summary
+    );
     assert!(evidence(f, LINK).is_some(), "{f:#?}");
     // A build whose libdir suffix is empty reads `<resource>/lib/amdgcn/bitcode`: the same link
     // there serves as well.
@@ -498,7 +505,9 @@ fn gentoos_device_libraries_are_found_through_the_resource_directory_link() {
         std::fs::create_dir_all(d.join("usr/lib/clang/21/include")).unwrap();
     });
     assert!(
-        finding(&r, "compiler.found").summary.contains("clang 21, clang 22"),
+        finding(&r, "compiler.found")
+            .summary
+            .contains("clang 21, clang 22"),
         "{:#?}",
         r.findings
     );

@@ -355,7 +355,13 @@ impl CompilerFacts {
                 // Its resource directory is one of DISTRIBUTION_RESOURCES, owned below: listed
                 // here only for the clang's version.
                 let resource = format!("{DISTRIBUTION_RESOURCES}/{slot}");
-                llvms.push((dir, root.exists(&resource).then_some(resource).into_iter().collect()));
+                llvms.push((
+                    dir,
+                    root.exists(&resource)
+                        .then_some(resource)
+                        .into_iter()
+                        .collect(),
+                ));
             }
             for resource in resource_dirs(root, "/usr", problems) {
                 let Some(major) = major_of(basename(&resource)) else {
