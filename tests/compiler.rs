@@ -419,3 +419,96 @@ fn a_distribution_clangs_resource_directory_is_its_own() {
     assert_eq!(owner.driver.as_deref(), Some("/usr/bin/clang-17"));
     assert!(usr.counts(libs));
 }
+
+/// Gentoo's `rocm-device-libs` link its bitcode into clang's resource directory as
+/// `<resource>/lib64/amdgcn/bitcode` (`$(get_libdir)`), the first place clang looks
+/// (`<resource>/${CLANG_INSTALL_LIBDIR_BASENAME}/amdgcn/bitcode`); its clang is the slot's
+/// `/usr/lib/llvm/<N>/bin/clang`, whose resource directory is `/usr/lib/clang/<N>`.
+#[test]
+fn gentoos_device_libraries_are_found_through_the_resource_directory_link() {
+    const FIXTURE: &str = "gentoo-rocm-7.2-rx7900xtx";
+    const LINK: &str = "/usr/lib/clang/22/lib64/amdgcn/bitcode";
+    let warnings = |r: &rocm_probe::Report| -> Vec<&'static str> {
+        r.findings
+            .iter()
+            .filter(|f| f.layer == Layer::Compiler && f.status == Status::Warn)
+            .map(|f| f.id)
+            .collect()
+    };
+    let with = |edit: &dyn Fn(&std::path::Path)| {
+        let dir = rocm_probe_tests::copy_fixture(FIXTURE);
+        edit(dir.path());
+        rocm_probe::Report::collect(
+            &Source::fixture(dir.path()).unwrap(),
+            rocm_probe::report::Options::default(),
+        )
+    };
+    let r = report(FIXTURE);
+    assert!(warnings(&r).is_empty(), "{:#?}", r.findings);
+    let found = finding(&r, "compiler.found");
+    assert_eq!(
+        found.summary,
+        "ROCm 7.2 at /usr: hipcc (version unknown), clang 22"
+    );
+    assert_eq!(
+        evidence(found, "/usr/lib/llvm/22/bin/clang").as_deref(),
+        Some("clang 22")
+    );
+    assert!(
+        evidence(found, LINK).unwrap().contains("gfx1100"),
+        "{found:#?}"
+    );
+
+    // The facts: the link read as clang 22's first place, owned by the slot's clang.
+    let dir = rocm_probe_tests::fixtures_dir().join(FIXTURE);
+    let facts = Facts::collect(&Source::fixture(dir).unwrap());
+    let usr = facts
+        .compiler
+        .installs
+        .iter()
+        .find(|i| i.prefix == "/usr")
+        .unwrap();
+    let libs = usr.device_libs.iter().find(|d| d.dir == LINK).unwrap();
+    assert_eq!(libs.place, rocm_probe::facts::compiler::LibsPlace::Resource);
+    let owner = libs.owner.as_ref().unwrap();
+    assert_eq!(owner.major, 22);
+    assert_eq!(owner.driver.as_deref(), Some("/usr/lib/llvm/22/bin/clang"));
+
+    // Without the ebuild's link clang does not look in /usr/lib/amdgcn/bitcode: the warning is
+    // back, and right.
+    let r = with(&|d| std::fs::remove_file(d.join(&LINK[1..])).unwrap());
+    assert_eq!(warnings(&r), ["compiler.no-device-libs-for-target"]);
+    // Bitcode without the GPU's processor: the warning names what the directory covers.
+    let r = with(&|d| {
+        std::fs::remove_file(d.join("usr/lib/amdgcn/bitcode/oclc_isa_version_1100.bc")).unwrap()
+    });
+    assert_eq!(warnings(&r), ["compiler.no-device-libs-for-target"]);
+    let f = finding(&r, "compiler.no-device-libs-for-target");
+    assert!(
+        f.summary.contains("no bitcode for gfx1100"),
+        "{}",
+        f.summary
+    );
+    assert!(evidence(f, LINK).is_some(), "{f:#?}");
+    // A build whose libdir suffix is empty reads `<resource>/lib/amdgcn/bitcode`: the same link
+    // there serves as well.
+    let r = with(&|d| {
+        let res = d.join("usr/lib/clang/22");
+        std::fs::rename(res.join("lib64"), res.join("lib")).unwrap();
+    });
+    assert!(warnings(&r).is_empty(), "{:#?}", r.findings);
+    // A clang of another slot has its own resource directory: clang 21 beside 22 is found, and
+    // its version read from /usr/lib/clang/21.
+    let r = with(&|d| {
+        std::fs::create_dir_all(d.join("usr/lib/llvm/21/bin")).unwrap();
+        std::fs::write(d.join("usr/lib/llvm/21/bin/clang"), b"").unwrap();
+        std::fs::create_dir_all(d.join("usr/lib/clang/21/include")).unwrap();
+    });
+    assert!(
+        finding(&r, "compiler.found")
+            .summary
+            .contains("clang 21, clang 22"),
+        "{:#?}",
+        r.findings
+    );
+}

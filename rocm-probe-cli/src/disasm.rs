@@ -10,7 +10,7 @@ use rocm_probe::codeobject::{CodeObjectFile, Gpu, Inspection, extract};
 use rocm_probe::{Source, msg};
 
 /// `llvm-objdump` on PATH, in a ROCm install (`/opt/rocm*/lib/llvm/bin`), or the newest
-/// `/usr/lib/llvm-N/bin` (Debian).
+/// `/usr/lib/llvm-N/bin` (Debian) or `/usr/lib/llvm/N/bin` (Gentoo's slots).
 fn find_objdump() -> Option<PathBuf> {
     let on_path = std::env::var_os("PATH")
         .into_iter()
@@ -24,6 +24,10 @@ fn find_objdump() -> Option<PathBuf> {
     for (dir, rel) in [
         ("/opt", "lib/llvm/bin/llvm-objdump"),
         ("/usr/lib", "bin/llvm-objdump"),
+        (
+            rocm_probe::facts::compiler::GENTOO_SLOTS,
+            "bin/llvm-objdump",
+        ),
     ] {
         let Ok(entries) = std::fs::read_dir(dir) else {
             continue;
@@ -32,6 +36,8 @@ fn find_objdump() -> Option<PathBuf> {
             let name = e.file_name().to_string_lossy().into_owned();
             let rank = if let Some(v) = name.strip_prefix("llvm-") {
                 v.parse().ok()
+            } else if rocm_probe::facts::compiler::is_gentoo_slot(&name) {
+                name.parse().ok()
             } else if name.starts_with("rocm") {
                 Some(u32::MAX)
             } else {

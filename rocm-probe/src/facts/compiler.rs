@@ -3,17 +3,19 @@
 //! For every install of [`InstallFacts`] (and the distribution's `/usr`, where Debian and Ubuntu
 //! put `hipcc` and `rocm-device-libs`), the probe checks the existence of (never runs):
 //! - `<prefix>/bin/hipcc`, `<prefix>/bin/amdclang++`, `<prefix>/lib/llvm/bin/clang`, and under
-//!   `/usr` also `/usr/lib/llvm-*/bin/clang` (Debian's versioned LLVM);
+//!   `/usr` also `/usr/lib/llvm-*/bin/clang` (Debian's versioned LLVM) and
+//!   `/usr/lib/llvm/<N>/bin/clang` (Gentoo's LLVM slots);
 //! - the device libraries, whose `oclc_isa_version_<n>.bc` names give the targets covered
 //!   (`oclc_isa_version_90a.bc` → gfx90a): `<prefix>/amdgcn/bitcode` (ROCm ≤ 6.2),
-//!   `<prefix>/lib/llvm/lib/clang/*/lib/amdgcn/bitcode` (ROCm ≥ 6.3),
-//!   `<prefix>/lib/llvm/amdgcn/bitcode` (the ROCm Core SDK, TheRock) and, under `/usr`,
-//!   `/usr/lib/x86_64-linux-gnu/amdgcn/bitcode` (Debian's `rocm-device-libs`),
-//!   `/usr/lib/llvm-*/lib/clang/*/lib/amdgcn/bitcode`, and the distribution clangs' own
-//!   resource directories (see [`ResourceOwner`]): `/usr/lib/clang/<N>/amdgcn/bitcode`
-//!   (Fedora's `rocm-device-libs` built against its LLVM N) and
-//!   `/usr/lib64/rocm/llvm/lib/clang/<N>/amdgcn/bitcode` (Fedora's build with ROCm's own LLVM,
-//!   whose clang is `/usr/lib64/rocm/llvm/bin/clang`);
+//!   `<llvm>/amdgcn/bitcode` of every clang root (the ROCm Core SDK, TheRock) and, under `/usr`,
+//!   `/usr/lib/x86_64-linux-gnu/amdgcn/bitcode` (Debian's `rocm-device-libs`); and in every
+//!   clang resource directory `<resource>` found, what clang itself tries there (see
+//!   [`RESOURCE_BITCODE`]): `<resource>/lib/amdgcn/bitcode` and `<resource>/lib64/amdgcn/bitcode`
+//!   (ROCm ≥ 6.3 under `<prefix>/lib/llvm/lib/clang/<N>`; Gentoo's `rocm-device-libs` link under
+//!   `/usr/lib/clang/<N>/lib64`), then `<resource>/amdgcn/bitcode` (Fedora's
+//!   `rocm-device-libs` under `/usr/lib/clang/<N>` or `/usr/lib64/rocm/llvm/lib/clang/<N>`).
+//!   The resource directories are `<llvm>/lib/clang/*` of ROCm's, Debian's and Fedora's bundled
+//!   LLVM, and `/usr/lib/clang/<N>`, which only clang N reads (see [`ResourceOwner`]);
 //! - the distribution's default clang, `/usr/bin/clang`, and the major its link names
 //!   (`clang -> clang-18`);
 //! - the directories the environment makes clang use instead: `HIP_DEVICE_LIB_PATH`, and
@@ -43,8 +45,24 @@ pub const DISTRIBUTION_RESOURCES: &str = "/usr/lib/clang";
 pub const FEDORA_ROCM_LLVM: &str = "/usr/lib64/rocm/llvm";
 /// The distribution's default clang.
 pub const DEFAULT_CLANG: &str = "/usr/bin/clang";
+/// Gentoo's LLVM slots, `/usr/lib/llvm/<N>` (`-DCMAKE_INSTALL_PREFIX=/usr/lib/llvm/${LLVM_MAJOR}`
+/// in `llvm-core/clang`'s ebuild), whose clang's resource directory is `/usr/lib/clang/<N>`
+/// (`-DCLANG_RESOURCE_DIR=../../../../lib/clang/${LLVM_MAJOR}`, relative to its `bin`).
+pub const GENTOO_SLOTS: &str = "/usr/lib/llvm";
 /// Compiler drivers looked for, relative to a prefix.
 pub const DRIVERS: [&str; 3] = ["bin/hipcc", "bin/amdclang++", "lib/llvm/bin/clang"];
+/// Where clang looks for device libraries in its resource directory, and in which step.
+/// `detectDeviceLibrary` (LLVM's `clang/lib/Driver/ToolChains/AMDGPU.cpp`, since D140315) first
+/// tries `<resource>/<CLANG_INSTALL_LIBDIR_BASENAME>/amdgcn/bitcode`, that name being
+/// `lib${LLVM_LIBDIR_SUFFIX}` of the build (`clang/CMakeLists.txt`): `lib`, or `lib64` where the
+/// distribution builds LLVM with suffix 64 (Fedora, Gentoo). Which one a clang was built with is
+/// not on disk, so both are read. The resource directory is then also a candidate root
+/// (`ROCmSearchDirs.emplace_back(D.ResourceDir, …)`), read as `<resource>/amdgcn/bitcode`.
+pub const RESOURCE_BITCODE: [(&str, LibsPlace); 3] = [
+    ("lib/amdgcn/bitcode", LibsPlace::Resource),
+    ("lib64/amdgcn/bitcode", LibsPlace::Resource),
+    ("amdgcn/bitcode", LibsPlace::Install),
+];
 /// At most this many names of one directory are looked at.
 const MAX_NAMES: usize = 10_000;
 
@@ -95,8 +113,8 @@ pub fn parse_hip_version(text: &str) -> Option<String> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LibsPlace {
-    /// `<llvm>/lib/clang/<v>/lib/amdgcn/bitcode`: searched before any candidate, whatever
-    /// `ROCM_PATH` says.
+    /// `<resource>/lib/amdgcn/bitcode` or `<resource>/lib64/amdgcn/bitcode`: searched before
+    /// any candidate, whatever `ROCM_PATH` says.
     Resource,
     /// `<prefix>/amdgcn/bitcode`, `<llvm>/amdgcn/bitcode`, Debian's directory, a clang's own
     /// `<resource>/amdgcn/bitcode` (after the roots derived from its path): searched only while
@@ -116,8 +134,8 @@ pub struct ResourceOwner {
     pub major: u32,
     /// The resource directory.
     pub resource: String,
-    /// The driver of that clang when it exists: `/usr/bin/clang-17`, or
-    /// `/usr/lib64/rocm/llvm/bin/clang`.
+    /// The driver of that clang when it exists: `/usr/bin/clang-17`,
+    /// `/usr/lib/llvm/22/bin/clang` (Gentoo), or `/usr/lib64/rocm/llvm/bin/clang`.
     pub driver: Option<String>,
 }
 
@@ -312,15 +330,14 @@ impl CompilerFacts {
     ) -> InstallCompiler {
         let mut tools = Vec::new();
         let mut drivers: Vec<String> = DRIVERS.iter().map(|d| format!("{prefix}/{d}")).collect();
-        // Each LLVM directory's clang resource versions (`lib/clang/17`), listed once: they give
-        // both the device-library directories (ROCm ≥ 6.3) and the compilers' versions.
+        // Each clang root (the parent of its `bin`) with its resource directories, listed once:
+        // they give both the device-library directories and the compilers' versions.
         let mut llvms: Vec<(String, Vec<String>)> = Vec::new();
         let own = format!("{prefix}/lib/llvm");
-        llvms.push((own.clone(), resource_versions(root, &own, problems)));
+        llvms.push((own.clone(), resource_dirs(root, &own, problems)));
         let mut bitcode = vec![(format!("{prefix}/amdgcn/bitcode"), LibsPlace::Install)];
-        // Directories only one clang searches: `<resource>/amdgcn/bitcode` of its own
-        // resource directory.
-        let mut owned: Vec<(String, ResourceOwner)> = Vec::new();
+        // Resource directories only one clang reads.
+        let mut owned: Vec<ResourceOwner> = Vec::new();
         let mut default_clang = None;
         if prefix == "/usr" {
             bitcode.push((DEBIAN_BITCODE.to_owned(), LibsPlace::Install));
@@ -328,34 +345,56 @@ impl CompilerFacts {
             for llvm in names.iter().filter(|n| is_versioned_llvm(n)) {
                 drivers.push(format!("/usr/lib/{llvm}/bin/clang"));
                 let dir = format!("/usr/lib/{llvm}");
-                let versions = resource_versions(root, &dir, problems);
-                llvms.push((dir, versions));
+                let resources = resource_dirs(root, &dir, problems);
+                llvms.push((dir, resources));
             }
-            // `resource_versions` lists `<llvm>/lib/clang`: for `/usr`, DISTRIBUTION_RESOURCES.
-            for v in resource_versions(root, "/usr", problems) {
-                let Some(major) = major_of(&v) else { continue };
-                let driver = format!("/usr/bin/clang-{major}");
-                let owner = ResourceOwner {
-                    major,
-                    resource: format!("{DISTRIBUTION_RESOURCES}/{v}"),
-                    driver: root.exists(&driver).then_some(driver),
+            let slots = list(root, GENTOO_SLOTS, problems).unwrap_or_default();
+            for slot in slots.iter().filter(|n| is_gentoo_slot(n)) {
+                let dir = format!("{GENTOO_SLOTS}/{slot}");
+                drivers.push(format!("{dir}/bin/clang"));
+                // Its resource directory is one of DISTRIBUTION_RESOURCES, owned below: listed
+                // here only for the clang's version.
+                let resource = format!("{DISTRIBUTION_RESOURCES}/{slot}");
+                llvms.push((
+                    dir,
+                    root.exists(&resource)
+                        .then_some(resource)
+                        .into_iter()
+                        .collect(),
+                ));
+            }
+            for resource in resource_dirs(root, "/usr", problems) {
+                let Some(major) = major_of(basename(&resource)) else {
+                    continue;
                 };
-                owned.push((format!("{}/amdgcn/bitcode", owner.resource), owner));
+                // Fedora's clang N is `/usr/bin/clang-N`, Gentoo's the slot's.
+                let driver = [
+                    format!("/usr/bin/clang-{major}"),
+                    format!("{GENTOO_SLOTS}/{major}/bin/clang"),
+                ]
+                .into_iter()
+                .find(|d| root.exists(d));
+                owned.push(ResourceOwner {
+                    major,
+                    resource,
+                    driver,
+                });
             }
             if root.exists(FEDORA_ROCM_LLVM) {
                 let driver = format!("{FEDORA_ROCM_LLVM}/bin/clang");
                 drivers.push(driver.clone());
-                let versions = resource_versions(root, FEDORA_ROCM_LLVM, problems);
-                for v in &versions {
-                    let Some(major) = major_of(v) else { continue };
-                    let owner = ResourceOwner {
-                        major,
-                        resource: format!("{FEDORA_ROCM_LLVM}/lib/clang/{v}"),
-                        driver: root.exists(&driver).then(|| driver.clone()),
+                let resources = resource_dirs(root, FEDORA_ROCM_LLVM, problems);
+                for resource in &resources {
+                    let Some(major) = major_of(basename(resource)) else {
+                        continue;
                     };
-                    owned.push((format!("{}/amdgcn/bitcode", owner.resource), owner));
+                    owned.push(ResourceOwner {
+                        major,
+                        resource: resource.clone(),
+                        driver: root.exists(&driver).then(|| driver.clone()),
+                    });
                 }
-                llvms.push((FEDORA_ROCM_LLVM.to_owned(), versions));
+                llvms.push((FEDORA_ROCM_LLVM.to_owned(), resources));
             }
             if root.exists(DEFAULT_CLANG) {
                 drivers.push(DEFAULT_CLANG.to_owned());
@@ -369,22 +408,29 @@ impl CompilerFacts {
                     });
             }
         }
-        for (llvm, versions) in &llvms {
-            bitcode.extend(
-                versions
+        // In clang's order: the resource directories' own bitcode first, then the candidate
+        // roots (each clang's root, e.g. the ROCm Core SDK's `lib/llvm/amdgcn/bitcode`, then its
+        // resource directory).
+        let shared: Vec<&String> = llvms
+            .iter()
+            .flat_map(|(_, resources)| resources)
+            .filter(|r| !owned.iter().any(|o| &o.resource == *r))
+            .collect();
+        let in_resources = |place: LibsPlace| {
+            shared.iter().flat_map(move |r| {
+                RESOURCE_BITCODE
                     .iter()
-                    .map(|v| format!("{llvm}/lib/clang/{v}/lib/amdgcn/bitcode"))
-                    .filter(|d| root.exists(d))
-                    .map(|d| (d, LibsPlace::Resource)),
-            );
-        }
-        // clang's own root (`<llvm>`, the parent of its `bin`) is a candidate too: the ROCm Core
-        // SDK puts its device libraries in `lib/llvm/amdgcn/bitcode`.
+                    .filter(move |(_, p)| *p == place)
+                    .map(move |(rel, p)| (format!("{r}/{rel}"), *p))
+            })
+        };
+        bitcode.extend(in_resources(LibsPlace::Resource));
         bitcode.extend(
             llvms
                 .iter()
                 .map(|(llvm, _)| (format!("{llvm}/amdgcn/bitcode"), LibsPlace::Install)),
         );
+        bitcode.extend(in_resources(LibsPlace::Install));
         for path in drivers {
             if root.exists(&path) {
                 let name = path.rsplit('/').next().unwrap_or_default().to_owned();
@@ -403,12 +449,10 @@ impl CompilerFacts {
                     llvms
                         .iter()
                         .find(|(l, _)| l == llvm)
-                        .and_then(|(l, v)| {
-                            newest(v)
-                                .map(|n| (format!("{l}/lib/clang/{n}"), n))
-                                .map(|(s, n)| (n, s))
+                        .and_then(|(_, r)| newest(r))
+                        .map_or((None, None), |r| {
+                            (Some(basename(r).to_owned()), Some(r.clone()))
                         })
-                        .map_or((None, None), |(v, s)| (Some(v), Some(s)))
                 };
                 tools.push(Tool {
                     name,
@@ -421,9 +465,15 @@ impl CompilerFacts {
             }
         }
         let shared = bitcode.into_iter().map(|(dir, place)| (dir, place, None));
-        let owned = owned
-            .into_iter()
-            .map(|(dir, owner)| (dir, LibsPlace::Install, Some(owner)));
+        let owned = owned.into_iter().flat_map(|owner| {
+            RESOURCE_BITCODE.iter().map(move |(rel, place)| {
+                (
+                    format!("{}/{rel}", owner.resource),
+                    *place,
+                    Some(owner.clone()),
+                )
+            })
+        });
         let device_libs = shared
             .chain(owned)
             .filter_map(|(dir, place, owner)| {
@@ -502,31 +552,38 @@ fn hip_version(
     (None, None)
 }
 
-/// The names under `<llvm>/lib/clang`, sorted; empty when it does not exist.
-fn resource_versions(root: &SysRoot, llvm: &str, problems: &mut Vec<Problem>) -> Vec<String> {
+/// The directories under `<llvm>/lib/clang` (clang resource directories, named by version),
+/// sorted; empty when it does not exist.
+fn resource_dirs(root: &SysRoot, llvm: &str, problems: &mut Vec<Problem>) -> Vec<String> {
     let dir = format!("{llvm}/lib/clang");
     if !root.exists(&dir) {
         return Vec::new();
     }
     let mut versions = list(root, &dir, problems).unwrap_or_default();
     versions.sort();
-    versions
+    versions.into_iter().map(|v| format!("{dir}/{v}")).collect()
 }
 
-/// The newest numeric version name (`15.0.6`, `19`); others (`include`) are ignored.
-fn newest(versions: &[String]) -> Option<String> {
-    versions
-        .iter()
-        .filter(|v| {
-            v.split('.')
+/// The last component of a path.
+fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or_default()
+}
+
+/// The resource directory with the newest numeric version name (`15.0.6`, `19`); others
+/// (`include`) are ignored.
+fn newest(dirs: &[String]) -> Option<&String> {
+    dirs.iter()
+        .filter(|d| {
+            basename(d)
+                .split('.')
                 .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
         })
-        .max_by_key(|v| {
-            v.split('.')
+        .max_by_key(|d| {
+            basename(d)
+                .split('.')
                 .map(|p| p.parse::<u64>().unwrap_or(0))
                 .collect::<Vec<_>>()
         })
-        .cloned()
 }
 
 /// The major of a numeric resource-directory name (`17`, `15.0.6`); others (`include`) give
@@ -542,7 +599,8 @@ fn major_of(version: &str) -> Option<u32> {
 
 /// The major a link to a clang names: `clang-18` (Fedora, and Debian's second link),
 /// `../lib/llvm-19/bin/clang` (Debian), `/usr/lib64/llvm17/bin/clang` (Fedora's compat
-/// packages). A link naming none (`clang-cl`, a plain `clang`) gives `None`.
+/// packages), `/usr/lib/llvm/22/bin/clang` (Gentoo's slot). A link naming none (`clang-cl`, a
+/// plain `clang`, `../lib/llvm/bin/clang`) gives `None`.
 pub fn link_major(target: &str) -> Option<u32> {
     let digits = |s: &str| {
         (!s.is_empty() && s.len() <= 4 && s.bytes().all(|b| b.is_ascii_digit()))
@@ -556,10 +614,17 @@ pub fn link_major(target: &str) -> Option<u32> {
     if name != "clang" {
         return None;
     }
-    target.split('/').find_map(|part| {
+    let parts: Vec<&str> = target.split('/').collect();
+    parts.iter().enumerate().find_map(|(i, part)| {
+        let slot = || {
+            (*part == "llvm")
+                .then(|| parts.get(i + 1).copied().and_then(digits))
+                .flatten()
+        };
         part.strip_prefix("llvm-")
             .or_else(|| part.strip_prefix("llvm"))
             .and_then(digits)
+            .or_else(slot)
     })
 }
 
@@ -574,6 +639,11 @@ fn list(root: &SysRoot, dir: &str, problems: &mut Vec<Problem>) -> Option<Vec<St
 pub fn is_versioned_llvm(name: &str) -> bool {
     name.strip_prefix("llvm-")
         .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Gentoo's LLVM slot directories under [`GENTOO_SLOTS`]: `22`, `17` (not `22.1`, `bin`).
+pub fn is_gentoo_slot(name: &str) -> bool {
+    !name.is_empty() && name.len() <= 4 && name.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// The processor a device-library ISA file covers: `oclc_isa_version_1100.bc` → gfx1100,
@@ -639,6 +709,9 @@ mod tests {
         assert_eq!(link_major("clang-cl"), None);
         assert_eq!(link_major("clang-99999"), None);
         assert_eq!(link_major("../lib/llvm/bin/clang"), None);
+        assert_eq!(link_major("/usr/lib/llvm/22/bin/clang"), Some(22));
+        assert_eq!(link_major("../lib/llvm/22/bin/clang"), Some(22));
+        assert_eq!(link_major("/usr/lib/llvm/99999/bin/clang"), None);
         assert_eq!(link_major("ccache"), None);
         assert_eq!(major_of("17"), Some(17));
         assert_eq!(major_of("15.0.6"), Some(15));
@@ -654,5 +727,11 @@ mod tests {
         assert!(!is_versioned_llvm("llvm"));
         assert!(!is_versioned_llvm("llvm-"));
         assert!(!is_versioned_llvm("llvm-foo"));
+        // Gentoo's slots are bare majors, Debian's names are not slots.
+        assert!(is_gentoo_slot("22"));
+        assert!(!is_gentoo_slot("llvm-22"));
+        assert!(!is_gentoo_slot("22.1"));
+        assert!(!is_gentoo_slot(""));
+        assert!(!is_gentoo_slot("99999"));
     }
 }
