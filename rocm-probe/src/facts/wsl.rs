@@ -28,6 +28,7 @@ use serde::Serialize;
 
 use crate::codeobject::CodeObjectFile;
 use crate::facts::Collect;
+use crate::facts::frameworks::FrameworkFacts;
 use crate::facts::install::InstallFacts;
 use crate::facts::platform::{DXG, PlatformFacts};
 use crate::source::Source;
@@ -53,6 +54,10 @@ const ELF_CAP: u64 = 64 << 20;
 pub struct RocrBuild {
     /// The soname link's path (`/opt/rocm-6.4.0/lib/libhsa-runtime64.so.1`).
     pub path: String,
+    /// Whether its directory is in the loader's search order; when not, it is the install's
+    /// ROCr, which ROCm's own programs still load through their RUNPATH (rocminfo in
+    /// ROCm/librocdxg#35 starts and only then fails to find librocdxg).
+    pub on_search_path: bool,
     /// Its `DT_NEEDED` entries; `None` when the file could not be read as a shared library (an
     /// empty stand-in in a fixture, a file too large or malformed).
     pub needed: Option<Vec<String>>,
@@ -81,6 +86,13 @@ pub struct WslFacts {
     pub dxcore_on_path: Option<bool>,
     /// librocdxg files found in ROCr's directory and the loader's search order.
     pub rocdxg: Vec<String>,
+    /// librocdxg files in a ROCm library directory outside the loader's search order
+    /// (`/opt/rocm/lib`, then each install's): where `make install` puts it without registering
+    /// the directory with ldconfig (ROCm/librocdxg#35, #46; fixed by librocdxg#47).
+    pub rocdxg_unsearched: Vec<String>,
+    /// librocdxg files beside the ROCr of a Python wheel (TheRock's `_rocm_sdk_core/lib`,
+    /// `torch/lib`), which that ROCr finds through its `$ORIGIN` RUNPATH.
+    pub rocdxg_in_wheels: Vec<String>,
     /// The Windows driver-store directories WSL mounts (`/usr/lib/wsl/drivers/*`), as named.
     pub driver_store: Vec<String>,
 }
@@ -93,7 +105,9 @@ impl Collect for RocrBuild {
     type Output = Option<Self>;
 
     fn collect(source: &Source, installs: &InstallFacts, _: &mut Vec<Problem>) -> Option<Self> {
-        let lib = installs.loaded_rocr()?.libs.rocr.as_ref()?;
+        let loaded = installs.loaded_rocr().and_then(|d| d.libs.rocr.as_ref());
+        let on_search_path = loaded.is_some();
+        let lib = loaded.or_else(|| installs.effective()?.libs.rocr.as_ref())?;
         let path = lib.path();
         // The real file, where the soname link (read by the install collector) leads: a
         // snapshot records it there, so that the link stays a link.
@@ -104,17 +118,18 @@ impl Collect for RocrBuild {
         Some(Self {
             needed: read_needed(source.root(), &real),
             path,
+            on_search_path,
         })
     }
 }
 
 impl Collect for WslFacts {
-    type Needs<'a> = (&'a PlatformFacts, &'a InstallFacts);
+    type Needs<'a> = (&'a PlatformFacts, &'a InstallFacts, &'a FrameworkFacts);
     type Output = Option<Self>;
 
     fn collect(
         source: &Source,
-        (platform, installs): Self::Needs<'_>,
+        (platform, installs, frameworks): Self::Needs<'_>,
         problems: &mut Vec<Problem>,
     ) -> Option<Self> {
         if platform.wsl_markers.is_empty() {
@@ -143,11 +158,29 @@ impl Collect for WslFacts {
         dirs.extend(installs.search_path.iter().map(|d| d.dir.as_str()));
         let mut rocdxg = Vec::new();
         for dir in dirs {
-            for name in ROCDXG_NAMES {
-                let path = format!("{}/{name}", dir.trim_end_matches('/'));
-                if !rocdxg.contains(&path) && root.exists(&path) {
-                    rocdxg.push(path);
-                }
+            rocdxg_in(root, dir, &mut rocdxg);
+        }
+        // `/opt/rocm/lib` is where AMD's instructions install librocdxg; the install it names
+        // is not looked at again (the same files under a second name).
+        let opt_rocm_lib = installs
+            .opt_rocm
+            .as_ref()
+            .map(|o| format!("{}/lib", o.target.trim_end_matches('/')));
+        let mut rocdxg_unsearched = Vec::new();
+        let install_dirs = installs
+            .installs
+            .iter()
+            .map(|i| i.lib_dir.as_str())
+            .filter(|d| opt_rocm_lib.as_deref() != Some(*d));
+        for dir in std::iter::once("/opt/rocm/lib").chain(install_dirs) {
+            if !search_dirs().any(|d| d.trim_end_matches('/') == dir.trim_end_matches('/')) {
+                rocdxg_in(root, dir, &mut rocdxg_unsearched);
+            }
+        }
+        let mut rocdxg_in_wheels = Vec::new();
+        for wheel in frameworks.wheel_runtimes() {
+            if wheel.bundled.has("hsa-runtime64") {
+                rocdxg_in(root, &wheel.bundled.lib_dir, &mut rocdxg_in_wheels);
             }
         }
         let driver_store =
@@ -158,8 +191,20 @@ impl Collect for WslFacts {
             dxcore,
             dxcore_on_path,
             rocdxg,
+            rocdxg_unsearched,
+            rocdxg_in_wheels,
             driver_store,
         })
+    }
+}
+
+/// Appends the librocdxg files of `dir` not already in `out`.
+fn rocdxg_in(root: &SysRoot, dir: &str, out: &mut Vec<String>) {
+    for name in ROCDXG_NAMES {
+        let path = format!("{}/{name}", dir.trim_end_matches('/'));
+        if !out.contains(&path) && root.exists(&path) {
+            out.push(path);
+        }
     }
 }
 
@@ -298,6 +343,7 @@ mod tests {
         let rocr = RocrBuild {
             path: String::new(),
             needed: Some(vec!["libnuma.so.1".to_owned()]),
+            on_search_path: true,
         };
         assert_eq!(rocr.wsl(), Some(false));
     }

@@ -6,18 +6,26 @@
 
 use crate::facts::Facts;
 use crate::facts::access::{Access, DeviceFacts, access};
-use crate::facts::install::RocmVersion;
+use crate::facts::install::{ROCR_SONAME, RocmVersion};
 use crate::facts::platform::{DXG, PROC_VERSION};
-use crate::facts::wsl::{DXCORE, DXCORE_SONAME, DXG_DETECTION, ROCDXG_NAMES, WSL_LIB_DIR};
+use crate::facts::wsl::{
+    DXCORE, DXCORE_SONAME, DXG_DETECTION, ROCDXG_NAMES, RocrBuild, WSL_LIB_DIR, WslFacts,
+};
 use crate::finding::{
     Action, Evidence, Finding, RemedyStep, Status, WSL_DXCORE_MISSING, WSL_DXG_DETECTION_OFF,
-    WSL_DXG_UNUSABLE, WSL_READY, WSL_RUNTIME_MISSING,
+    WSL_DXG_UNUSABLE, WSL_READY, WSL_ROCDXG_NOT_SEARCHED, WSL_RUNTIME_MISSING,
 };
 use crate::{i18n, msg};
 
 /// From this release on ROCr's DXG detection is on unless the variable is `0`
 /// (ROCm/rocm-systems#3863; librocdxg#34: `=1` "is to pair with rocm prev 7.13").
 const DETECTION_DEFAULT_ON: (u32, u32) = (7, 13);
+/// The first release whose standard ROCr loads librocdxg (`facts/wsl.rs`).
+const ROCDXG_FIRST: (u32, u32) = (7, 2);
+/// The file librocdxg's `make install` writes under `/etc/ld.so.conf.d` since ROCm/librocdxg#47
+/// ("Write x86_64-libhsakmt.conf during binary component install so ldconfig picks up
+/// librocdxg").
+const ROCDXG_CONF: &str = "x86_64-libhsakmt.conf";
 
 /// The WSL findings; nothing without WSL markers.
 pub fn check(f: &Facts, out: &mut Vec<Finding>) {
@@ -114,6 +122,7 @@ pub fn check(f: &Facts, out: &mut Vec<Finding>) {
         (None, _) => {}
     }
     let release = version.map_or_else(|| msg!("driver.wsl-release-unknown"), |v| v.to_string());
+    let not_searched = rocdxg_not_searched(f, w, rocr, version);
     if build == Some(true) {
         verified.push(msg!("driver.wsl-verified-wsl-rocr", path = rocr.path));
     } else if !w.rocdxg.is_empty() {
@@ -125,11 +134,17 @@ pub fn check(f: &Facts, out: &mut Vec<Finding>) {
         } else {
             failed = true;
         }
+    } else if not_searched.as_ref().is_some_and(|(install, _)| *install) {
+        // The install's ROCr is named by the finding below.
     } else if build == Some(false) {
         failed = true;
         out.push(runtime_missing(f, version, &release, rocr_evidence()));
     } else {
         verified.push(msg!("driver.wsl-rocr-unread", path = rocr.path));
+    }
+    if let Some((_, finding)) = not_searched {
+        failed = true;
+        out.push(finding);
     }
     if failed {
         return;
@@ -152,6 +167,104 @@ pub fn check(f: &Facts, out: &mut Vec<Finding>) {
             Evidence::new("/usr/lib/wsl/drivers", w.driver_store.join(", "))
         });
     out.push(finding);
+}
+
+/// librocdxg is installed, but only where the loader does not look for it on behalf of a ROCr
+/// that needs it: the install's (unless it is AMD's WSL build) and each wheel's from ROCm 7.2
+/// on. ROCr opens librocdxg by name, so only `LD_LIBRARY_PATH`, the ldconfig cache and the
+/// default directories count, plus a wheel's own directory (its `$ORIGIN` RUNPATH, TheRock#1011);
+/// the install's RUNPATH is not read, and ROCr 7.2.3 beside librocdxg in `/opt/rocm/lib` did not
+/// find it (ROCm/librocdxg#35). Returns whether the install's ROCr is among those named, and the
+/// finding.
+fn rocdxg_not_searched(
+    f: &Facts,
+    w: &WslFacts,
+    rocr: &RocrBuild,
+    version: Option<RocmVersion>,
+) -> Option<(bool, Finding)> {
+    if !w.rocdxg.is_empty() {
+        return None;
+    }
+    let dir = w.rocdxg_unsearched.first().map(|p| parent(p))?;
+    let mut rocrs: Vec<String> = Vec::new();
+    // An unreadable ROCr of 7.x is not AMD's WSL build: that package ended with 6.4.
+    let needs_rocdxg = match rocr.wsl() {
+        Some(wsl) => !wsl,
+        None => version.is_none_or(|v| v.line() >= ROCDXG_FIRST),
+    };
+    if needs_rocdxg {
+        rocrs.push(rocr.path.clone());
+    }
+    for wheel in f.frameworks.wheel_runtimes() {
+        let Some(lib) = wheel
+            .bundled
+            .libs
+            .iter()
+            .find(|l| l.name == "hsa-runtime64")
+        else {
+            continue;
+        };
+        let release = wheel
+            .bundled
+            .rocm
+            .or_else(|| wheel.site.rocm_sdk.as_ref().and_then(|s| s.rocm));
+        let beside = |p: &String| parent(p) == wheel.bundled.lib_dir.trim_end_matches('/');
+        if release.is_some_and(|v| v.line() < ROCDXG_FIRST) || w.rocdxg_in_wheels.iter().any(beside)
+        {
+            continue;
+        }
+        let Some(name) = lib
+            .files
+            .iter()
+            .find(|n| n.as_str() == ROCR_SONAME)
+            .or(lib.files.first())
+        else {
+            continue;
+        };
+        rocrs.push(format!(
+            "{}/{name}",
+            wheel.bundled.lib_dir.trim_end_matches('/')
+        ));
+    }
+    if rocrs.is_empty() {
+        return None;
+    }
+    let conf = format!("/etc/ld.so.conf.d/{ROCDXG_CONF}");
+    Some((
+        needs_rocdxg,
+        WSL_ROCDXG_NOT_SEARCHED
+            .finding(msg!(
+                "driver.wsl-rocdxg-not-searched",
+                dir,
+                rocrs = i18n::list(&rocrs)
+            ))
+            .with_all(
+                rocrs
+                    .iter()
+                    .map(|p| Evidence::new(p.clone(), msg!("driver.wsl-rocdxg-not-found-by"))),
+            )
+            .with_all(
+                w.rocdxg_unsearched
+                    .iter()
+                    .map(|p| Evidence::new(p.clone(), msg!("driver.wsl-present"))),
+            )
+            .with(Evidence::new(
+                msg!("driver.wsl-search-path"),
+                f.installs.search_path_text(),
+            ))
+            .remedy(msg!("driver.wsl-rocdxg-not-searched-remedy", dir, conf))
+            .step(RemedyStep::run(
+                Action::Install,
+                conf.clone(),
+                format!("echo {dir} | sudo tee {conf} && sudo ldconfig"),
+                msg!("driver.wsl-step-register-rocdxg", dir),
+            )),
+    ))
+}
+
+/// The directory part of an absolute path.
+fn parent(path: &str) -> &str {
+    path.rsplit_once('/').map_or(path, |(d, _)| d)
 }
 
 /// librocdxg is there: whether ROCr will look for `/dev/dxg`. Returns whether it will; pushes
