@@ -366,6 +366,73 @@ fn runtime_missing(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::Source;
+
+    const VENV_ROCR: &str = "/home/krishkat/project/.venv/lib/python3.14/site-packages/_rocm_sdk_core/lib/libhsa-runtime64.so.1";
+    const OPT_ROCR: &str = "/opt/rocm-7.13.0/lib/libhsa-runtime64.so.1";
+
+    fn venv_machine() -> Facts {
+        let dir = format!(
+            "{}/../fixtures/wsl-therock-venv-rocdxg-unfound",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        Facts::collect(&Source::fixture(dir).unwrap())
+    }
+
+    /// The ROCr paths the not-searched finding names (its evidence sources), if it is made.
+    fn named(f: &Facts) -> Option<Vec<String>> {
+        let mut out = Vec::new();
+        check(f, &mut out);
+        let finding = out.iter().find(|x| x.id == WSL_ROCDXG_NOT_SEARCHED.id)?;
+        assert!(out.iter().all(|x| x.id != WSL_READY.id));
+        Some(
+            finding
+                .evidence
+                .iter()
+                .map(|e| e.source.clone())
+                .filter(|s| s.ends_with("libhsa-runtime64.so.1"))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn rocdxg_outside_the_search_order_fails_for_the_install_and_the_wheel() {
+        let mut f = venv_machine();
+        let w = f.wsl.as_ref().unwrap();
+        assert!(w.rocdxg.is_empty());
+        assert_eq!(w.rocdxg_unsearched[0], "/opt/rocm/lib/librocdxg.so.1");
+        assert!(!f.rocr_build.as_ref().unwrap().on_search_path);
+        assert_eq!(named(&f).unwrap(), [OPT_ROCR, VENV_ROCR]);
+        // librocdxg beside the wheel's ROCr is found through its $ORIGIN RUNPATH.
+        let beside = VENV_ROCR.replace("libhsa-runtime64.so.1", "librocdxg.so");
+        f.wsl.as_mut().unwrap().rocdxg_in_wheels.push(beside);
+        assert_eq!(named(&f).unwrap(), [OPT_ROCR]);
+        // AMD's WSL build of ROCr needs no librocdxg, so nothing is left to name.
+        f.rocr_build.as_mut().unwrap().needed = Some(vec![DXCORE_SONAME.to_owned()]);
+        assert_eq!(named(&f), None);
+    }
+
+    #[test]
+    fn a_wheel_older_than_rocdxg_is_not_named() {
+        let mut f = venv_machine();
+        for site in &mut f.frameworks.sites {
+            if let Some(sdk) = site.rocm_sdk.as_mut() {
+                sdk.rocm = RocmVersion::parse("6.4.0");
+            }
+        }
+        assert_eq!(named(&f).unwrap(), [OPT_ROCR]);
+    }
+
+    #[test]
+    fn rocdxg_in_the_search_order_is_ready() {
+        let mut f = venv_machine();
+        let w = f.wsl.as_mut().unwrap();
+        w.rocdxg = std::mem::take(&mut w.rocdxg_unsearched);
+        assert_eq!(named(&f), None);
+        let mut out = Vec::new();
+        check(&f, &mut out);
+        assert!(out.iter().any(|x| x.id == WSL_READY.id));
+    }
 
     #[test]
     fn detection_needs_1_before_7_13_and_only_not_0_after() {
