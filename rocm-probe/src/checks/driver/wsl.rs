@@ -6,7 +6,7 @@
 
 use crate::facts::Facts;
 use crate::facts::access::{Access, DeviceFacts, access};
-use crate::facts::install::{ROCR_SONAME, RocmVersion};
+use crate::facts::install::{ROCR_SONAME, RocmVersion, normalize};
 use crate::facts::platform::{DXG, PROC_VERSION};
 use crate::facts::wsl::{
     DXCORE, DXCORE_SONAME, DXG_DETECTION, ROCDXG_NAMES, RocrBuild, WSL_LIB_DIR, WslFacts,
@@ -122,14 +122,20 @@ pub fn check(f: &Facts, out: &mut Vec<Finding>) {
         (None, _) => {}
     }
     let release = version.map_or_else(|| msg!("driver.wsl-release-unknown"), |v| v.to_string());
-    let not_searched = rocdxg_not_searched(f, w, rocr, version);
+    let by_runpath = in_runpath(f, w, rocr);
+    let not_searched = rocdxg_not_searched(f, w, rocr, version, by_runpath);
     if build == Some(true) {
         verified.push(msg!("driver.wsl-verified-wsl-rocr", path = rocr.path));
-    } else if !w.rocdxg.is_empty() {
-        if detection(f, version, &w.rocdxg, out) {
+    } else if !w.rocdxg.is_empty() || by_runpath {
+        let found = if by_runpath && w.rocdxg.is_empty() {
+            &w.rocdxg_unsearched
+        } else {
+            &w.rocdxg
+        };
+        if detection(f, version, found, out) {
             verified.push(msg!(
                 "driver.wsl-verified-rocdxg",
-                paths = i18n::list(&w.rocdxg)
+                paths = i18n::list(found)
             ));
         } else {
             failed = true;
@@ -172,15 +178,16 @@ pub fn check(f: &Facts, out: &mut Vec<Finding>) {
 /// librocdxg is installed, but only where the loader does not look for it on behalf of a ROCr
 /// that needs it: the install's (unless it is AMD's WSL build) and each wheel's from ROCm 7.2
 /// on. ROCr opens librocdxg by name, so only `LD_LIBRARY_PATH`, the ldconfig cache and the
-/// default directories count, plus a wheel's own directory (its `$ORIGIN` RUNPATH, TheRock#1011);
-/// the install's RUNPATH is not read, and ROCr 7.2.3 beside librocdxg in `/opt/rocm/lib` did not
-/// find it (ROCm/librocdxg#35). Returns whether the install's ROCr is among those named, and the
+/// default directories count, plus the install's ROCr's own run path when its dynamic section
+/// has one (ROCr 7.2.3 beside librocdxg in `/opt/rocm/lib` did not find it, ROCm/librocdxg#35)
+/// and a wheel's own directory (its `$ORIGIN` RUNPATH, ROCm/TheRock#1011). Returns whether the install's ROCr is among those named, and the
 /// finding.
 fn rocdxg_not_searched(
     f: &Facts,
     w: &WslFacts,
     rocr: &RocrBuild,
     version: Option<RocmVersion>,
+    by_runpath: bool,
 ) -> Option<(bool, Finding)> {
     if !w.rocdxg.is_empty() {
         return None;
@@ -191,7 +198,7 @@ fn rocdxg_not_searched(
     let needs_rocdxg = match rocr.wsl() {
         Some(wsl) => !wsl,
         None => version.is_none_or(|v| v.line() >= ROCDXG_FIRST),
-    };
+    } && !by_runpath;
     if needs_rocdxg {
         rocrs.push(rocr.path.clone());
     }
@@ -260,6 +267,29 @@ fn rocdxg_not_searched(
                 msg!("driver.wsl-step-register-rocdxg", dir),
             )),
     ))
+}
+
+/// Whether a librocdxg outside the search order is in a directory of ROCr's own run path
+/// (`$ORIGIN` being the directory ROCr is loaded from), compared through `/opt/rocm`'s target.
+fn in_runpath(f: &Facts, w: &WslFacts, rocr: &RocrBuild) -> bool {
+    let Some(runpath) = &rocr.runpath else {
+        return false;
+    };
+    let origin = parent(&rocr.path);
+    let real = |p: &str| {
+        let p = normalize(p);
+        match (&f.installs.opt_rocm, p.strip_prefix("/opt/rocm/")) {
+            (Some(o), Some(rest)) => normalize(&format!("{}/{rest}", o.target)),
+            _ => p,
+        }
+    };
+    let dirs: Vec<String> = runpath
+        .iter()
+        .map(|d| real(&d.replace("${ORIGIN}", origin).replace("$ORIGIN", origin)))
+        .collect();
+    w.rocdxg_unsearched
+        .iter()
+        .any(|p| dirs.contains(&real(parent(p))))
 }
 
 /// The directory part of an absolute path.
@@ -407,6 +437,19 @@ mod tests {
         let beside = VENV_ROCR.replace("libhsa-runtime64.so.1", "librocdxg.so");
         f.wsl.as_mut().unwrap().rocdxg_in_wheels.push(beside);
         assert_eq!(named(&f).unwrap(), [OPT_ROCR]);
+        // A run path that reaches /opt/rocm/lib (through its link, or by $ORIGIN from the
+        // install's directory) lets the install's ROCr find it; one elsewhere does not.
+        let rocr = f.rocr_build.as_mut().unwrap();
+        rocr.runpath = Some(vec!["$ORIGIN/../lib64".to_owned()]);
+        assert_eq!(named(&f).unwrap(), [OPT_ROCR]);
+        for runpath in ["$ORIGIN", "${ORIGIN}/../lib", "/opt/rocm/lib/"] {
+            f.rocr_build.as_mut().unwrap().runpath = Some(vec![runpath.to_owned()]);
+            assert_eq!(named(&f), None, "{runpath}");
+            let mut out = Vec::new();
+            check(&f, &mut out);
+            assert!(out.iter().any(|x| x.id == WSL_READY.id), "{runpath}");
+        }
+        f.rocr_build.as_mut().unwrap().runpath = Some(vec![]);
         // AMD's WSL build of ROCr needs no librocdxg, so nothing is left to name.
         f.rocr_build.as_mut().unwrap().needed = Some(vec![DXCORE_SONAME.to_owned()]);
         assert_eq!(named(&f), None);
