@@ -180,8 +180,8 @@ pub fn check(f: &Facts, out: &mut Vec<Finding>) {
 /// on. ROCr opens librocdxg by name, so only `LD_LIBRARY_PATH`, the ldconfig cache and the
 /// default directories count, plus the install's ROCr's own run path when its dynamic section
 /// has one (ROCr 7.2.3 beside librocdxg in `/opt/rocm/lib` did not find it, ROCm/librocdxg#35)
-/// and a wheel's own directory (its `$ORIGIN` RUNPATH, ROCm/TheRock#1011). Returns whether the install's ROCr is among those named, and the
-/// finding.
+/// and a wheel's own directory (its `$ORIGIN` RUNPATH, ROCm/TheRock#1011). Returns whether the
+/// install's ROCr is among those named, and the finding.
 fn rocdxg_not_searched(
     f: &Facts,
     w: &WslFacts,
