@@ -80,6 +80,10 @@ declare_rules! {
         runtime::rules::ROCR_INIT_FAILED,
         runtime::rules::HIP_FAILED,
     ];
+    WSL_ROCDXG_NOT_SEARCHED = "driver.wsl-rocdxg-not-searched", Driver, Fail => [
+        runtime::rules::ROCR_INIT_FAILED,
+        runtime::rules::HIP_FAILED,
+    ];
     WSL_READY = "driver.wsl-ready", Driver, Info;
     KERNEL_TOO_OLD = "driver.kernel-too-old", Driver, Fail => [
         GPU_NOT_BOUND,
