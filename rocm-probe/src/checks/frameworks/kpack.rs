@@ -83,14 +83,20 @@ fn index_for(rocm: &str) -> &'static str {
 /// `pkg[device-a,device-b]==version` for a pip command line. The version is read from the
 /// machine: one with a character PEP 440 does not allow is left out, never pasted into a
 /// command.
-fn requirement(package: &str, extras: &[&str], targets: &[&String], version: Option<&str>) -> String {
+fn requirement(
+    package: &str,
+    extras: &[&str],
+    targets: &[&String],
+    version: Option<&str>,
+) -> String {
     let mut all: Vec<String> = extras.iter().map(|e| (*e).to_owned()).collect();
     all.extend(targets.iter().map(|t| format!("device-{t}")));
     let pin = version
         .filter(|v| {
             !v.is_empty()
                 && v.len() <= 64
-                && v.bytes().all(|b| b.is_ascii_alphanumeric() || b"+._-!".contains(&b))
+                && v.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"+._-!".contains(&b))
         })
         .map(|v| format!("=={v}"))
         .unwrap_or_default();
@@ -153,10 +159,7 @@ pub(super) fn torch(
             msg!("frameworks.libtorch-hip-host", dir = kpack_dir),
         ));
     finding = match &b.kpack {
-        Some(k) => finding.with(Evidence::new(
-            k.dir.clone(),
-            archives(k, "torch"),
-        )),
+        Some(k) => finding.with(Evidence::new(k.dir.clone(), archives(k, "torch"))),
         None => finding.with(Evidence::absent(kpack_dir.clone())),
     };
     if let Some(d) = &t.dist {
@@ -263,10 +266,7 @@ pub(super) fn rocblas(
         have = list(&have)
     ));
     finding = match &b.kpack {
-        Some(k) => finding.with(Evidence::new(
-            k.dir.clone(),
-            archives(k, "blas_lib"),
-        )),
+        Some(k) => finding.with(Evidence::new(k.dir.clone(), archives(k, "blas_lib"))),
         None => finding.with(Evidence::absent(kpack_dir)),
     };
     if let Some(d) = &b.rocblas {
@@ -357,7 +357,10 @@ mod tests {
             ],
             false,
         );
-        assert_eq!(covered(Some(&k), "torch"), Some(set(&["gfx1151", "gfx90a"])));
+        assert_eq!(
+            covered(Some(&k), "torch"),
+            Some(set(&["gfx1151", "gfx90a"]))
+        );
         assert_eq!(covered(Some(&k), "blas_lib"), Some(set(&["gfx942"])));
         // Unknowable: unlisted, or a generic archive the loader may or may not use.
         assert_eq!(covered(Some(&dir(&[], true)), "torch"), None);
