@@ -611,5 +611,9 @@ fn a_fault_above_an_access_failure_is_still_reported_as_its_own() {
     // A failure that is not one of access still silences the GPU checks (libhsakmt missing,
     // with a GPU in KFD): layer 4 says which layer stopped it.
     let r = report("active-thunk-missing");
-    assert!(r.findings.iter().any(|f| f.id == "runtime.gpu-checks-skipped"));
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.id == "runtime.gpu-checks-skipped")
+    );
 }
