@@ -71,6 +71,17 @@ pub mod rules {
         DEV_NOEXEC.id,
     ];
 
+    /// Warnings of something that has happened to the GPU (a hang, a page fault, an oops, an
+    /// uncorrectable error the kernel logged), not of a state that may cause trouble: where
+    /// both are present, the verdict follows the event (to its cause, a firmware that hangs the
+    /// GPU) before a warning of a lower layer, and counts the other among the separate problems.
+    pub const EVENTS: &[&str] = &[
+        GPU_HANG.id,
+        GPU_PAGE_FAULT.id,
+        AMDGPU_OOPS.id,
+        RAS_EVENT_LOGGED.id,
+    ];
+
     /// Findings that report what the device did (active probes, the workload verdicts): under a
     /// failure that blocks the device they follow from it.
     pub(crate) fn observed(id: &str) -> bool {

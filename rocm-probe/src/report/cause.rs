@@ -104,6 +104,9 @@ impl Root {
 
 /// The root of a report: the symptom, then its chain of causes followed to the end.
 pub(super) fn root(findings: &[Finding]) -> Option<Root> {
+    // Among warnings, one of something that happened (`checks::rules::EVENTS`) comes before one
+    // of a state, whatever their layers.
+    let state = |f: &Finding| !crate::checks::rules::EVENTS.contains(&f.id);
     let symptom = [Status::Fail, Status::Warn]
         .into_iter()
         .find_map(|status| {
@@ -111,7 +114,7 @@ pub(super) fn root(findings: &[Finding]) -> Option<Root> {
                 .iter()
                 .enumerate()
                 .filter(|(_, f)| f.status == status)
-                .min_by_key(|(i, f)| (f.layer, *i))
+                .min_by_key(|(i, f)| (status == Status::Warn && state(f), f.layer, *i))
                 .map(|(i, _)| i)
         })?;
     let worst = findings[symptom].status;
@@ -193,6 +196,25 @@ mod tests {
             f[0].remedy.as_deref(),
             Some("Check `sudo dmesg | grep kfd`, or `sudo dmesg | grep -i amdgpu`.")
         );
+    }
+
+    /// Held-out round 10: an observed GPU hang outranks a lower layer's warning of a state (the
+    /// GTT cap); without the event, the layer order decides again.
+    #[test]
+    fn a_warning_of_an_event_comes_before_a_lower_warning_of_a_state() {
+        use crate::finding::{APU_MEMORY_CAPPED, GPU_HANG};
+        let findings = vec![
+            APU_MEMORY_CAPPED.finding_with(Status::Warn, "capped"),
+            GPU_HANG.finding("hang"),
+        ];
+        let r = root(&findings).unwrap();
+        assert_eq!(findings[r.symptom].id, GPU_HANG.id);
+        let findings = vec![
+            APU_MEMORY_CAPPED.finding_with(Status::Warn, "capped"),
+            SECURE_BOOT.finding("state"),
+        ];
+        let r = root(&findings).unwrap();
+        assert_eq!(findings[r.symptom].id, APU_MEMORY_CAPPED.id);
     }
 
     #[test]
