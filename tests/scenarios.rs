@@ -617,3 +617,35 @@ fn a_fault_above_an_access_failure_is_still_reported_as_its_own() {
             .any(|f| f.id == "runtime.gpu-checks-skipped")
     );
 }
+
+/// Held-out round 10: an RX 9070 XT on a kernel too old for it, whose firmware is missing too.
+/// The kernel is fixed first (its amdgpu never asks for the files): it is the root cause, its
+/// remedy names the firmware as well, and the firmware is the next problem, not the cause.
+#[test]
+fn a_kernel_too_old_comes_before_the_firmware_it_never_asked_for() {
+    let dir = rocm_probe_tests::copy_fixture("rx9070-firmware-missing");
+    std::fs::write(
+        dir.path().join("proc/sys/kernel/osrelease"),
+        "6.8.0-53-generic\n",
+    )
+    .unwrap();
+    let r = Report::collect(&Source::fixture(dir.path()).unwrap(), Options::default());
+    assert_eq!(r.verdict.root_cause, Some("driver.kernel-too-old"));
+    let k = finding(&r, "driver.kernel-too-old");
+    assert!(
+        k.remedy.as_deref().unwrap().contains("firmware"),
+        "{:?}",
+        k.remedy
+    );
+    let fw = finding(&r, "driver.firmware-missing");
+    assert!(fw.summary.contains("also lacks"), "{}", fw.summary);
+    assert!(r.separate_problems() >= 1);
+    // On a kernel that drives it, the missing firmware is the cause, as before.
+    let r = report("rx9070-firmware-missing");
+    assert_eq!(r.verdict.root_cause, Some("driver.firmware-missing"));
+    assert!(
+        !finding(&r, "driver.firmware-missing")
+            .summary
+            .contains("also lacks")
+    );
+}

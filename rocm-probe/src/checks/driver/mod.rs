@@ -332,7 +332,12 @@ fn bindings(f: &Facts, out: &mut Vec<Finding>) -> bool {
         let path = format!("{PCI_DEVICES}/{}", g.address);
         let generation = g.device.and_then(target::gcn_generation);
         let too_new = platform::kernel_too_old(f, g);
-        out.extend(platform::firmware_missing(f, g));
+        // A kernel too old for the GPU is fixed first (its amdgpu never asks for the firmware):
+        // its finding comes before the firmware's.
+        let firmware = platform::firmware_missing(f, g, too_new.is_some());
+        if too_new.is_none() {
+            out.extend(firmware.clone());
+        }
         match g.driver.as_deref() {
             Some("amdgpu") => continue,
             Some("vfio-pci") => out.push(
@@ -356,6 +361,7 @@ fn bindings(f: &Facts, out: &mut Vec<Finding>) -> bool {
                 if let Some(row) = too_new {
                     out.push(platform::kernel_too_old_finding(f, g, row));
                 }
+                out.extend(firmware.clone());
                 out.push(
                     GPU_NOT_BOUND
                         .finding(msg!("driver.gpu-unbound", address = g.address))

@@ -56,10 +56,19 @@ pub fn kernel_too_old_finding(f: &Facts, g: &PciGpu, row: &MinKernel) -> Finding
                 source = row.source
             ),
         ))
-        .remedy(msg!(
-            "driver.kernel-too-old-remedy",
-            minimum = minimum.clone()
-        ))
+        .remedy(
+            if crate::facts::firmware::lookup(device)
+                .and_then(|r| f.firmware.missing(r))
+                .is_some_and(|m| !m.is_empty())
+            {
+                msg!(
+                    "driver.kernel-too-old-firmware-remedy",
+                    minimum = minimum.clone()
+                )
+            } else {
+                msg!("driver.kernel-too-old-remedy", minimum = minimum.clone())
+            },
+        )
         .with_steps(upgrade_steps(f, &minimum))
         .step(RemedyStep::run(
             Action::Reboot,
@@ -222,8 +231,10 @@ pub fn acs(f: &Facts, out: &mut Vec<Finding>) {
 }
 
 /// An unbound GPU (with amdgpu loaded) whose required firmware files are in none of amdgpu's
-/// firmware directories under any suffix the kernel loads.
-pub fn firmware_missing(f: &Facts, g: &PciGpu) -> Option<Finding> {
+/// firmware directories under any suffix the kernel loads. `kernel_first`: the running kernel's
+/// amdgpu does not know the GPU ([`kernel_too_old`]), so it never asked for the files — they are
+/// the next thing missing, said so, and the kernel is the cause.
+pub fn firmware_missing(f: &Facts, g: &PciGpu, kernel_first: bool) -> Option<Finding> {
     use crate::facts::firmware::{self, FIRMWARE_DIRS};
     use crate::finding::FIRMWARE_MISSING;
     if g.driver.is_some() || !f.module.as_ref().is_some_and(|m| m.present) {
@@ -256,15 +267,27 @@ pub fn firmware_missing(f: &Facts, g: &PciGpu) -> Option<Finding> {
         )
         .on(d)
     });
+    let files = crate::i18n::list(&missing);
+    let summary = if kernel_first {
+        msg!(
+            "driver.firmware-missing-next",
+            address = g.address,
+            target = row.target,
+            count = missing.len(),
+            files = files.clone()
+        )
+    } else {
+        msg!(
+            "driver.firmware-missing",
+            address = g.address,
+            target = row.target,
+            count = missing.len(),
+            files = files.clone()
+        )
+    };
     Some(
         FIRMWARE_MISSING
-            .finding(msg!(
-                "driver.firmware-missing",
-                address = g.address,
-                target = row.target,
-                count = missing.len(),
-                files = crate::i18n::list(&missing)
-            ))
+            .finding(summary)
             .with_all(FIRMWARE_DIRS.iter().map(|d| {
                 Evidence::new(
                     *d,
