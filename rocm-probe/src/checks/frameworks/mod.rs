@@ -9,6 +9,7 @@
 //! loads ([`InstallFacts::effective`](crate::facts::install::InstallFacts::effective)).
 
 mod bundled;
+mod ollama_runner;
 pub mod rules;
 
 use crate::facts::Facts;
@@ -70,6 +71,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     let mut out = Vec::new();
     // Applications' own runtimes are found outside the Python environments.
     bundled::check(f, below, &mut out);
+    ollama_runner::check(f, &mut out);
     let fw = &f.frameworks;
     if !fw.captured {
         out.push(FRAMEWORKS_NOT_CAPTURED.finding(msg!("frameworks.not-captured")));
