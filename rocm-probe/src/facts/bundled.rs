@@ -161,8 +161,16 @@ impl Collect for BundledFacts {
                         if foreign {
                             continue;
                         }
-                        for rel in rt.paths {
-                            c.extensions(rt, &site.path, rel);
+                        // An editable install's package is in its source tree (ROCm/ATOM#69).
+                        let trees = std::iter::once(&site.path).chain(
+                            site.editable
+                                .iter()
+                                .filter(|t| !frameworks.scanned.contains(t)),
+                        );
+                        for tree in trees {
+                            for rel in rt.paths {
+                                c.extensions(rt, tree, rel);
+                            }
                         }
                     }
                 }

@@ -15,6 +15,8 @@
 //!   `METADATA` of the torch distribution, the `torch/lib` listing (bundled ROCm libraries, their
 //!   versions from AMD's file names, `libtorch_hip.so`), the Tensile directories under it,
 //!   `onnxruntime/capi` (execution providers), `vllm/_version.py`, and `_rocm_sdk_*/lib`.
+//! - Per site directory, its editable installs' source trees ([`editable`]: `.pth` path lines,
+//!   `*.egg-link`, `direct_url.json`), where the HIP extensions of an editable vLLM or AITER are.
 //!
 //! Every read goes through the [`SysRoot`] and is bounded (environments, site directories,
 //! entries per listing). A site directory reached twice (a symlinked prefix, conda's
@@ -36,6 +38,8 @@ use crate::facts::libraries::{HIPBLASLT_LIBRARY, KernelDir, ROCBLAS_LIBRARY, fil
 use crate::source::Source;
 use crate::source::problem::{Problem, optional};
 use crate::source::root::SysRoot;
+
+pub mod editable;
 
 /// The environment variables that name Python environments.
 pub const ENV_VARS: [&str; 4] = ["VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH", "HOME"];
@@ -488,6 +492,9 @@ pub struct SiteDir {
     /// The `amdsmi` Python package pip installed here (its `*.dist-info`), when there is one:
     /// layer 5 compares its release with the ROCm the frameworks load.
     pub amdsmi: Option<Dist>,
+    /// The source trees its editable installs import from ([`editable::roots`]): their packages
+    /// (and HIP extensions) are there, not here.
+    pub editable: Vec<String>,
 }
 
 impl SiteDir {
@@ -890,6 +897,8 @@ impl Collector<'_> {
             }
         };
         let rocm_sdk = self.rocm_sdk(path, &names, &dists);
+        let (editable, truncated) = editable::roots(self.root, path, &names, self.problems);
+        self.facts.truncated |= truncated;
         let site = SiteDir {
             path: path.to_owned(),
             origin: origin.to_owned(),
@@ -902,6 +911,7 @@ impl Collector<'_> {
             onnxruntime,
             rocm_sdk,
             amdsmi: find(&["amdsmi"]).into_iter().next(),
+            editable,
         };
         let index = site.any().then_some(self.facts.sites.len());
         if site.any() {
