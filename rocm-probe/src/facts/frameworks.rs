@@ -4,7 +4,8 @@
 //! Python is never run and nothing is imported: the probe finds site directories by their
 //! conventional paths and reads what pip leaves on disk.
 //! - Environments: `VIRTUAL_ENV`, `CONDA_PREFIX`, the `PYTHONPATH` entries, `~/.local`,
-//!   `~/.pyenv/versions/*`, `~/{miniconda3,anaconda3,miniforge3}` (and their `envs/*`),
+//!   `~/.pyenv/versions/*`, `~/{miniconda3,anaconda3,miniforge3}` (and their `envs/*`), the
+//!   launchers' environments of [`launcher_venv`](crate::facts::launcher_venv),
 //!   `/opt/conda` (and `envs/*`), and the system's `/usr/lib/python3/dist-packages`,
 //!   `/usr{,/local}/lib{,64}/python3.*/{site,dist}-packages`. An environment's `lib` directory is
 //!   listed once to find its `python3.*` directories; under the system prefixes, whose `lib`
@@ -710,6 +711,13 @@ impl Collector<'_> {
                 if self.root.exists(&base) {
                     self.conda(&base, &mut out);
                 }
+            }
+            // Launchers' own environments (data/launcher_venvs.toml), active or not.
+            let (venvs, truncated) =
+                crate::facts::launcher_venv::venvs(self.root, &home, self.problems);
+            self.facts.truncated |= truncated;
+            for (venv, launcher) in venvs {
+                self.prefix(&venv, launcher, &mut out);
             }
         }
         if self.root.exists(CONDA_BASE) {
