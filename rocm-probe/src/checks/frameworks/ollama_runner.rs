@@ -23,12 +23,14 @@ pub(super) fn check(f: &Facts, out: &mut Vec<Finding>) {
     let Some(gpus) = super::gpu_summary(f) else {
         return;
     };
+    let distro = f.os_release.as_ref().and_then(|o| o.distro);
     for dir in f.bundled.ollama.iter().filter(|d| !d.has_rocm()) {
-        out.push(finding(f, dir, gpus.clone()));
+        out.push(finding(dir, distro, gpus.clone()));
     }
 }
 
-fn finding(f: &Facts, dir: &OllamaDir, gpus: Evidence) -> Finding {
+/// The finding about `dir` on a machine of the family `distro` (from os-release).
+fn finding(dir: &OllamaDir, distro: Option<Distro>, gpus: Evidence) -> Finding {
     let runners = if dir.runners.is_empty() {
         msg!("frameworks.ollama-runners-none")
     } else {
@@ -42,8 +44,7 @@ fn finding(f: &Facts, dir: &OllamaDir, gpus: Evidence) -> Finding {
     } else {
         OLLAMA_NO_ROCM_RUNNER.finding(msg!("frameworks.ollama-no-rocm-runner", dir = dir.dir))
     };
-    let arch =
-        dir.dir == ARCH_DIR && f.os_release.as_ref().and_then(|o| o.distro) == Some(Distro::Arch);
+    let arch = dir.dir == ARCH_DIR && distro == Some(Distro::Arch);
     let prefix = dir.prefix();
     let step = if arch {
         RemedyStep::run(
@@ -78,4 +79,58 @@ fn finding(f: &Facts, dir: &OllamaDir, gpus: Evidence) -> Finding {
         .remedy(remedy)
         .step(step)
         .about(Subject::framework("ollama", &dir.dir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(path: &str, runners: &[&str]) -> OllamaDir {
+        OllamaDir {
+            dir: path.to_owned(),
+            runners: runners.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    fn gpus() -> Evidence {
+        Evidence::new("/sys/class/kfd/kfd/topology", "1 GPU agent(s): gfx1201")
+    }
+
+    #[test]
+    fn the_official_package_gets_the_documented_extraction_into_its_prefix() {
+        let f = finding(
+            &dir("/usr/local/lib/ollama", &["cuda_v12", "cuda_v13"]),
+            Some(Distro::Debian),
+            gpus(),
+        );
+        assert_eq!(f.status, Status::Warn);
+        assert_eq!(
+            f.remedy_steps[0].command.as_deref(),
+            Some(
+                "curl -fsSL https://ollama.com/download/ollama-linux-amd64-rocm.tar.zst | sudo tar x -C /usr/local"
+            )
+        );
+        assert_eq!(f.remedy_steps[0].distro, None);
+    }
+
+    #[test]
+    fn arch_gets_its_package_and_a_vulkan_runner_makes_it_information() {
+        let f = finding(&dir(ARCH_DIR, &["vulkan"]), Some(Distro::Arch), gpus());
+        assert_eq!(f.status, Status::Info);
+        assert_eq!(
+            f.remedy_steps[0].command.as_deref(),
+            Some("sudo pacman -S ollama-rocm")
+        );
+        assert_eq!(f.remedy_steps[0].distro, Some(Distro::Arch));
+        // The same directory elsewhere is a manual extraction into /usr.
+        let f = finding(&dir(ARCH_DIR, &[]), Some(Distro::Fedora), gpus());
+        assert_eq!(f.status, Status::Warn);
+        assert!(
+            f.remedy_steps[0]
+                .command
+                .as_deref()
+                .unwrap()
+                .ends_with("| sudo tar x -C /usr")
+        );
+    }
 }
