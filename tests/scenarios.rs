@@ -574,3 +574,46 @@ fn amd_smi_up_to_26_1_is_told_about_a_built_in_amdgpu() {
         variant(&|d| std::fs::write(d.join("sys/module/amdgpu/initstate"), "live\n").unwrap());
     assert!(!has(&module));
 }
+
+/// Held-out round 10: a user not in the render group whose environment also carries a wrong
+/// HSA_OVERRIDE_GFX_VERSION has two faults. The access failure stays the root cause; the
+/// override is still judged (the topology is readable), reported as a fault of its own with its
+/// own remedy, and the first line counts it. What needs the device (the workload verdict)
+/// follows from the access failure.
+#[test]
+fn a_fault_above_an_access_failure_is_still_reported_as_its_own() {
+    let dir = rocm_probe_tests::copy_fixture_with_env(
+        "kfd-permission-denied",
+        &[("HSA_OVERRIDE_GFX_VERSION", "10.3.0")],
+    );
+    let r = Report::collect(&Source::fixture(dir.path()).unwrap(), Options::default());
+    assert_eq!(r.verdict.root_cause, Some("driver.kfd-permission-denied"));
+    assert_eq!(r.exit_code(false), 1);
+    let o = finding(&r, "runtime.hsa-override-wrong-family");
+    assert_eq!(o.status, Status::Fail);
+    assert_eq!(o.caused_by, None, "{o:#?}");
+    assert!(o.remedy.is_some());
+    assert!(r.separate_problems() >= 1);
+    assert_eq!(
+        finding(&r, "workloads.compute").caused_by,
+        Some("driver.kfd-permission-denied")
+    );
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.id != "runtime.gpu-checks-skipped"),
+        "an access failure does not silence the GPU checks"
+    );
+
+    // Without the override the same machine has nothing separate to count.
+    let r = report("kfd-permission-denied");
+    assert_eq!(r.separate_problems(), 0, "{:#?}", r.findings);
+    // A failure that is not one of access still silences the GPU checks (libhsakmt missing,
+    // with a GPU in KFD): layer 4 says which layer stopped it.
+    let r = report("active-thunk-missing");
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.id == "runtime.gpu-checks-skipped")
+    );
+}

@@ -300,11 +300,15 @@ fn write_page(report: &Report, facts: &Facts, source: &Source, s: &mut String) -
         Some(id) => {
             let layer = &report.layers[usize::from(v.root_layer).saturating_sub(1)];
             let blocks = report.layers.iter().any(|l| l.consequence_of == Some(id));
-            let above = if blocks && v.root_layer < 9 {
+            let mut above = if blocks && v.root_layer < 9 {
                 msg!("cli.verdict-above", from = v.root_layer + 1)
             } else {
                 String::new()
             };
+            let separate = report.separate_problems();
+            if separate > 0 {
+                above.push_str(&msg!("cli.verdict-separate", count = separate));
+            }
             writeln!(
                 s,
                 "<p>{}</p>",

@@ -53,11 +53,15 @@ pub fn text(report: &Report, source: &Source, style: Style, out: &mut dyn Write)
         Some(id) => {
             let layer = &report.layers[usize::from(v.root_layer) - 1];
             let blocks = report.layers.iter().any(|l| l.consequence_of == Some(id));
-            let above = if blocks && v.root_layer < 9 {
+            let mut above = if blocks && v.root_layer < 9 {
                 msg!("cli.verdict-above", from = v.root_layer + 1)
             } else {
                 String::new()
             };
+            let separate = report.separate_problems();
+            if separate > 0 {
+                above.push_str(&msg!("cli.verdict-separate", count = separate));
+            }
             msg!(
                 "cli.verdict-root",
                 status = style.status(v.status).trim_end(),

@@ -57,6 +57,33 @@ pub mod rules {
     pub use super::tools::rules::*;
     pub use super::workloads::rules::*;
 
+    /// Failures of access to the device nodes: they keep programs from opening the GPU, not the
+    /// probe from reading the topology and the files the checks above judge. Under them the
+    /// GPU-specific checks still run ([`super::gpu_checks_blocked`]), and what they find is a
+    /// fault of its own (a CUDA PyTorch, a wrong override), not a consequence.
+    pub const ACCESS: &[&str] = &[
+        KFD_DEVICE_MISSING.id,
+        KFD_PERMISSION_DENIED.id,
+        KFD_OPEN_FAILED.id,
+        RENDER_NODE_MISSING.id,
+        RENDER_PERMISSION_DENIED.id,
+        SELINUX_DEVICE_DENIED.id,
+        DEV_NOEXEC.id,
+    ];
+
+    /// Findings that report what the device did (active probes, the workload verdicts): under a
+    /// failure that blocks the device they follow from it.
+    pub(crate) fn observed(id: &str) -> bool {
+        [
+            driver::rules::DRIVER_ACTIVE_RULES,
+            thunk::rules::THUNK_ACTIVE_RULES,
+            runtime::rules::RUNTIME_ACTIVE_RULES,
+            workloads::rules::WORKLOADS_RULES,
+        ]
+        .iter()
+        .any(|t| t.iter().any(|r| r.id == id))
+    }
+
     /// Failures that stop everything above them: no GPU, no driver, no KFD, no access to it. A
     /// failure not listed here (uncorrectable RAS errors on one GPU of eight) leaves the layers
     /// above checkable; any failure also blocks when no GPU is left in KFD.
@@ -100,6 +127,44 @@ pub fn run(facts: &Facts, profile: Profile) -> Vec<Finding> {
     let workloads = workloads::check(facts, &findings);
     findings.extend(workloads);
     findings
+}
+
+/// The failures below that silence the GPU-specific checks of layers 4–7: every failure but
+/// those of device access ([`rules::ACCESS`]) and those that follow from one (the active open,
+/// ROCr's and HIP's initialisation failing under it). Access failures leave the topology and
+/// the files readable, and what the checks find there is a fault of its own.
+pub(crate) fn blocking_failures(below: &[Finding]) -> Vec<&Finding> {
+    use crate::finding::{Status, rule};
+    let fails: Vec<&Finding> = below.iter().filter(|x| x.status == Status::Fail).collect();
+    let mut access: Vec<&str> = fails
+        .iter()
+        .map(|x| x.id)
+        .filter(|id| rules::ACCESS.contains(id))
+        .collect();
+    // What follows from an access failure, transitively (kfd-open-failed → rocr-init-failed).
+    loop {
+        let before = access.len();
+        for x in &fails {
+            let follows = access.iter().any(|a| {
+                x.caused_by == Some(*a) || rule(a).is_some_and(|r| r.causes.contains(&x.id))
+            });
+            if follows && !access.contains(&x.id) {
+                access.push(x.id);
+            }
+        }
+        if access.len() == before {
+            break;
+        }
+    }
+    fails
+        .into_iter()
+        .filter(|x| !access.contains(&x.id))
+        .collect()
+}
+
+/// Whether the GPU-specific checks of layers 4–7 must stay silent ([`blocking_failures`]).
+pub(crate) fn gpu_checks_blocked(below: &[Finding]) -> bool {
+    !blocking_failures(below).is_empty()
 }
 
 /// The note of a layer that gave no finding: what it looked at and found, so that an empty

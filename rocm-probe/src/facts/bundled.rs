@@ -404,6 +404,8 @@ fn empty(dir: &str) -> Bundled {
         code_problems: Vec::new(),
         rocblas: None,
         hipblaslt: None,
+        // Applications' runtimes are not split into kernel packs.
+        kpack: None,
     }
 }
 

@@ -15,7 +15,8 @@
 //!   present only, `torch/version.py` (`__version__`, `hip`, `cuda`, `git_version`), the
 //!   `METADATA` of the torch distribution, the `torch/lib` listing (bundled ROCm libraries, their
 //!   versions from AMD's file names, `libtorch_hip.so`), the Tensile directories under it,
-//!   `onnxruntime/capi` (execution providers), `vllm/_version.py`, and `_rocm_sdk_*/lib`.
+//!   `onnxruntime/capi` (execution providers), `vllm/_version.py`, and `_rocm_sdk_*/lib`; beside
+//!   each library directory, the `.kpack` directory of multi-arch wheels ([`KpackDir`]).
 //! - Per site directory, its editable installs' source trees ([`editable`]: `.pth` path lines,
 //!   `*.egg-link`, `direct_url.json`), where the HIP extensions of an editable vLLM or AITER are.
 //!
@@ -55,6 +56,15 @@ pub const CONDA_BASE: &str = "/opt/conda";
 /// Conda installers' default directories under `$HOME`.
 pub const HOME_CONDAS: [&str; 3] = ["miniconda3", "anaconda3", "miniforge3"];
 
+/// The normalized name prefix of a multi-arch torch's device wheels (`amd-torch-device-gfx1151`;
+/// ROCm/TheRock `.github/workflows/multi_arch_build_portable_linux_pytorch_wheels.yml`,
+/// `--device-package-prefix amd-torch-device`).
+pub const TORCH_DEVICE_PREFIX: &str = "amd_torch_device_";
+/// The normalized name prefix of TheRock's ROCm device wheels (`rocm-sdk-device-gfx1151`;
+/// ROCm/TheRock `build_tools/packaging/python/templates/rocm/src/rocm_sdk/_dist_info.py`).
+pub const SDK_DEVICE_PREFIX: &str = "rocm_sdk_device_";
+/// At most this many device extras of one `METADATA` are kept (TheRock lists about 30 targets).
+const MAX_DEVICE_EXTRAS: usize = 256;
 /// At most this many prefixes (environments) are looked at.
 const MAX_PREFIXES: usize = 32;
 /// At most this many site directories are listed.
@@ -248,6 +258,64 @@ pub struct Bundled {
     pub rocblas: Option<KernelDir>,
     /// hipBLASLt's Tensile directory (`<lib_dir>/hipblaslt/library`), when it exists.
     pub hipblaslt: Option<KernelDir>,
+    /// The kernel packs beside the library directory (`<lib_dir>/../.kpack`), when the directory
+    /// exists: where a multi-arch ("kpack") wheel's device wheels put the GPU code its host
+    /// libraries no longer carry.
+    pub kpack: Option<KpackDir>,
+}
+
+/// A `.kpack` directory of TheRock's multi-arch wheels.
+///
+/// The host wheel carries no GPU code; each device wheel (`amd-torch-device-<target>`,
+/// `rocm-sdk-device-<target>`) overlays archives named `<group>_<target>.kpack` into the host
+/// package's `.kpack/`: `torch/.kpack/torch_gfx1151.kpack` (ROCm/rocm-systems
+/// `shared/kpack/python/rocm_kpack/wheel_splitter.py`, `_create_device_wheel`),
+/// `_rocm_sdk_libraries/.kpack/blas_lib_gfx942.kpack` (ROCm/TheRock
+/// `build_tools/_therock_utils/artifact_builder.py`, `.kpack/{artifact}_{component}_*.kpack`).
+/// The target keeps its feature suffix (`torch_gfx90a:xnack+.kpack`, ROCm/TheRock#7081).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KpackDir {
+    /// The directory.
+    pub dir: String,
+    /// Its archives, in listing order.
+    pub archives: Vec<KpackArchive>,
+    /// Whether it exists but could not be listed (its problem is kept): nothing is known of
+    /// its archives.
+    pub unread: bool,
+}
+
+/// One `<group>_<target>.kpack` archive.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KpackArchive {
+    /// The file name.
+    pub file: String,
+    /// What it packs (`torch`, `blas_lib`).
+    pub group: String,
+    /// The target it packs for, as named (`gfx1151`, `gfx90a:xnack+`, `gfx11-generic`).
+    pub target: String,
+}
+
+impl KpackDir {
+    /// The targets of the archives of one group, as named.
+    pub fn targets(&self, group: &str) -> Vec<&str> {
+        self.archives
+            .iter()
+            .filter(|a| a.group == group)
+            .map(|a| a.target.as_str())
+            .collect()
+    }
+}
+
+/// `torch_gfx90a:xnack+.kpack` → (`torch`, `gfx90a:xnack+`); `blas_lib_gfx1151.kpack` →
+/// (`blas_lib`, `gfx1151`). `None` for other names (the `.kpm` manifests).
+pub fn kpack_archive(file: &str) -> Option<(String, String)> {
+    let stem = file.strip_suffix(".kpack")?;
+    let at = stem.rfind("_gfx")?;
+    let (group, target) = (&stem[..at], &stem[at + 1..]);
+    if group.is_empty() || target.len() <= 3 {
+        return None;
+    }
+    Some((group.to_owned(), target.to_owned()))
 }
 
 impl Bundled {
@@ -298,6 +366,22 @@ pub struct Torch {
     pub libtorch_hip: Option<String>,
     /// The Triton distribution next to it (`pytorch_triton_rocm`, `triton`), when any.
     pub triton: Option<Dist>,
+    /// The targets its `METADATA` offers device extras for (`Provides-Extra: device-gfx1151` →
+    /// `gfx1151`; `device-all` left out): only a multi-arch host wheel has them (ROCm/rocm-systems
+    /// `shared/kpack/python/rocm_kpack/wheel_splitter.py`, `_rewrite_host_metadata`).
+    pub device_extras: Vec<String>,
+    /// The device wheels of a multi-arch torch installed beside it (`amd_torch_device_*`).
+    pub device_dists: Vec<Dist>,
+}
+
+impl Torch {
+    /// Whether this is a multi-arch host wheel, whose GPU code comes from device wheels: it
+    /// offers device extras, or device wheels or kernel packs are installed for it.
+    pub fn is_kpack(&self) -> bool {
+        !self.device_extras.is_empty()
+            || !self.device_dists.is_empty()
+            || self.bundled.as_ref().is_some_and(|b| b.kpack.is_some())
+    }
 }
 
 /// One JAX plugin distribution (`jax_rocm60_plugin`, `jax_rocm7_pjrt`).
@@ -464,6 +548,32 @@ pub struct RocmSdk {
     pub rocm: Option<RocmVersion>,
     /// The libraries of each `_rocm_sdk_*/lib` directory.
     pub bundled: Vec<Bundled>,
+}
+
+impl RocmSdk {
+    /// Whether these are multi-arch wheels, whose GPU code comes from `rocm-sdk-device-<target>`
+    /// wheels: the architecture-neutral `rocm-sdk-libraries` (a per-family release names it
+    /// `rocm-sdk-libraries-<family>`), a device wheel, or a `.kpack` directory (ROCm/TheRock
+    /// `docs/packaging/python_packaging.md`, "Kpack-split packaging").
+    pub fn is_kpack(&self) -> bool {
+        self.dists.iter().any(|d| {
+            let n = normalize(&d.name);
+            n == "rocm_sdk_libraries" || n.starts_with(SDK_DEVICE_PREFIX)
+        }) || self.bundled.iter().any(|b| b.kpack.is_some())
+    }
+
+    /// The targets of the `rocm-sdk-device-<target>` wheels installed.
+    pub fn device_targets(&self) -> Vec<String> {
+        self.dists
+            .iter()
+            .filter_map(|d| {
+                normalize(&d.name)
+                    .strip_prefix(SDK_DEVICE_PREFIX)
+                    .filter(|t| t.starts_with("gfx"))
+                    .map(str::to_owned)
+            })
+            .collect()
+    }
 }
 
 /// One site directory and the frameworks in it.
@@ -830,12 +940,18 @@ impl Collector<'_> {
                 .collect()
         };
         let torch = if has("torch") || !find(&["torch"]).is_empty() {
-            Some(self.torch(
+            let mut t = self.torch(
                 path,
                 has("torch"),
                 find(&["torch"]).into_iter().next(),
                 find(&TRITON),
-            ))
+            );
+            t.device_dists = dists
+                .iter()
+                .filter(|d| normalize(&d.name).starts_with(TORCH_DEVICE_PREFIX))
+                .cloned()
+                .collect();
+            Some(t)
         } else {
             None
         };
@@ -933,11 +1049,15 @@ impl Collector<'_> {
         let version_py = has_dir
             .then(|| self.version_py(&format!("{dir}/version.py")))
             .flatten();
+        let mut device_extras = Vec::new();
         let dist = dist.map(|mut d| {
             let metadata = format!("{}/METADATA", d.path);
             if let Some(text) = optional(self.root.read_text(&metadata), self.problems) {
                 match parse_metadata(&text) {
-                    Some(m) => d.version = m.version,
+                    Some(m) => {
+                        d.version = m.version;
+                        device_extras = m.device_extras;
+                    }
                     None => self.problems.push(Problem::new(
                         metadata,
                         crate::text!("facts.no-name-version"),
@@ -1013,6 +1133,8 @@ impl Collector<'_> {
             bundled,
             libtorch_hip,
             triton: triton.into_iter().next(),
+            device_extras,
+            device_dists: Vec::new(),
         }
     }
 
@@ -1068,6 +1190,9 @@ impl Collector<'_> {
         if libs.is_empty() && device_code.is_empty() && rocblas.is_none() && hipblaslt.is_none() {
             return None;
         }
+        let kpack = lib_dir
+            .rsplit_once('/')
+            .and_then(|(package, _)| self.kpack_dir(format!("{package}/.kpack")));
         // One file per library: the most specific name, where the soname links lead.
         let mut code = Vec::new();
         let mut code_problems = Vec::new();
@@ -1093,6 +1218,38 @@ impl Collector<'_> {
             code_problems,
             rocblas,
             hipblaslt,
+            kpack,
+        })
+    }
+
+    /// A `.kpack` directory; `None` when it does not exist. One that exists but cannot be
+    /// listed is kept, marked unread, so that no check takes its archives for missing.
+    fn kpack_dir(&mut self, dir: String) -> Option<KpackDir> {
+        let (names, unread) = match self.root.read_dir(&dir) {
+            Ok(names) => (names, false),
+            Err(e) if e.is_not_found() => return None,
+            Err(e) => {
+                self.problems.push(e.into());
+                (Vec::new(), true)
+            }
+        };
+        self.facts.truncated |= names.len() > MAX_LIB_ENTRIES;
+        let archives = names
+            .into_iter()
+            .take(MAX_LIB_ENTRIES)
+            .filter_map(|file| {
+                let (group, target) = kpack_archive(&file)?;
+                Some(KpackArchive {
+                    file,
+                    group,
+                    target,
+                })
+            })
+            .collect();
+        Some(KpackDir {
+            dir,
+            archives,
+            unread,
         })
     }
 
@@ -1212,30 +1369,37 @@ pub fn local_tag(version: &str) -> Option<&str> {
         .filter(|l| !l.is_empty())
 }
 
-/// The ROCm release a version label names: `rocm6.2` → 6.2, `rocm6.2.4` → 6.2.4, `rocm611`
-/// (ROCm/jax's jaxlib) → 6.1.1, `g3b0f4f0c.rocm624` (vLLM) → 6.2.4. TheRock's `rocmsdk20250901`
-/// and a bare `rocm7` name no release.
+/// The ROCm release a version label names: `rocm6.2` → 6.2, `rocm6.2.4` → 6.2.4,
+/// `rocm10.0.0` → 10.0.0, `rocm611` (ROCm/jax's jaxlib) → 6.1.1, `g3b0f4f0c.rocm624` (vLLM) →
+/// 6.2.4. TheRock's `rocmsdk20250901` and a bare `rocm7` name no release.
+///
+/// A label is dotted when a `.` and a digit follow the digits after `rocm`; only then are those
+/// digits the major version, so `rocm10.0.0` is ROCm 10 and not the packed `10` (1.0). Packed
+/// labels (one digit per part) exist only for ROCm 3 to 9; a packed one naming 1.x or 2.x is
+/// taken for what it cannot be and names nothing.
 pub fn rocm_from_tag(tag: &str) -> Option<RocmVersion> {
-    tag.split(['.', '_', '-'])
-        .enumerate()
-        .find_map(|(i, part)| {
-            let rest = part.strip_prefix("rocm")?;
-            // The dotted form continues into the next parts: take them from the original text.
-            if rest.bytes().all(|b| b.is_ascii_digit()) && !rest.is_empty() {
-                let dotted: String = tag
-                    .split(['.', '_', '-'])
-                    .skip(i)
-                    .collect::<Vec<_>>()
-                    .join(".");
-                let dotted = dotted.strip_prefix("rocm")?;
-                if rest.len() == 1 {
-                    return leading_release(dotted);
-                }
-                return packed_release(rest);
-            }
-            None
-        })
-        .filter(|v| v.major >= 1)
+    let mut start = 0;
+    for part in tag.split(['.', '_', '-']) {
+        let at = start;
+        start += part.len() + 1;
+        let Some(rest) = part.strip_prefix("rocm") else {
+            continue;
+        };
+        if rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        // The text from the digits on, separators included: `10.0.0a2026…`, `624`.
+        let from_digits = tag.get(at + 4..)?;
+        let after = from_digits.get(rest.len()..).unwrap_or("");
+        let dotted = after.starts_with('.') && after[1..].starts_with(|c: char| c.is_ascii_digit());
+        let version = if dotted || rest.len() == 1 {
+            leading_release(from_digits)
+        } else {
+            packed_release(rest).filter(|v| v.major >= 3)
+        };
+        return version.filter(|v| v.major >= 1);
+    }
+    None
 }
 
 /// `611` → 6.1.1, `60` → 6.0: one digit per part, as ROCm/jax's and vLLM's labels write it.
@@ -1356,6 +1520,8 @@ pub struct Metadata {
     pub name: String,
     /// `Version:`.
     pub version: String,
+    /// The targets of its `Provides-Extra: device-<target>` headers (`device-all` left out).
+    pub device_extras: Vec<String>,
 }
 
 /// Reads the `Name:` and `Version:` headers of a core-metadata file: RFC 822 headers up to the
@@ -1363,6 +1529,7 @@ pub struct Metadata {
 pub fn parse_metadata(text: &str) -> Option<Metadata> {
     let mut name = None;
     let mut version = None;
+    let mut device_extras = Vec::new();
     for line in text.lines().take(MAX_LINES) {
         if line.trim().is_empty() {
             break;
@@ -1378,11 +1545,19 @@ pub fn parse_metadata(text: &str) -> Option<Metadata> {
             name = Some(value.to_owned());
         } else if key.eq_ignore_ascii_case("version") && version.is_none() {
             version = Some(value.to_owned());
+        } else if key.eq_ignore_ascii_case("provides-extra")
+            && let Some(target) = value.strip_prefix("device-")
+            && target.starts_with("gfx")
+            && device_extras.len() < MAX_DEVICE_EXTRAS
+            && !device_extras.iter().any(|t| t == target)
+        {
+            device_extras.push(target.to_owned());
         }
     }
     Some(Metadata {
         name: name?,
         version: version?,
+        device_extras,
     })
 }
 
@@ -1608,6 +1783,19 @@ mod tests {
         assert_eq!(r("cpu"), None);
         assert_eq!(r("rocm"), None);
         assert_eq!(r("rocm0.1"), None);
+        // ROCm 10 and later: two digits before the dot are the major version (TheRock#7839's
+        // torch 2.13.0+rocm10.0.0), not a packed 1.0.
+        assert_eq!(r("rocm10.0.0").as_deref(), Some("10.0.0"));
+        assert_eq!(r("rocm10.1").as_deref(), Some("10.1"));
+        assert_eq!(r("rocm7.14.0").as_deref(), Some("7.14.0"));
+        assert_eq!(r("rocm7.13.0a20260430").as_deref(), Some("7.13.0"));
+        assert_eq!(r("rocm62").as_deref(), Some("6.2"));
+        // A packed label naming 1.x cannot be one; `rocm10` alone is no release.
+        assert_eq!(r("rocm10"), None);
+        assert_eq!(r("rocm100"), None);
+        assert_eq!(r("rocm10.x"), None);
+        assert_eq!(r("rocm624.gabcdef"), Some("6.2.4".to_owned()));
+        assert_eq!(r("rocm6."), None);
         assert_eq!(
             hip_release("6.0.32830-d62f6a171")
                 .map(|v| v.to_string())
@@ -1636,6 +1824,48 @@ mod tests {
             Some("6.0.0")
         );
         assert_eq!(tensorflow_rocm_release("2.16.2"), None);
+    }
+
+    #[test]
+    fn kpack_names() {
+        let k = |f: &str| kpack_archive(f);
+        assert_eq!(
+            k("torch_gfx1151.kpack"),
+            Some(("torch".to_owned(), "gfx1151".to_owned()))
+        );
+        assert_eq!(
+            k("torch_gfx90a:xnack+.kpack"),
+            Some(("torch".to_owned(), "gfx90a:xnack+".to_owned()))
+        );
+        assert_eq!(
+            k("blas_lib_gfx942.kpack"),
+            Some(("blas_lib".to_owned(), "gfx942".to_owned()))
+        );
+        assert_eq!(
+            k("torch_gfx11-generic.kpack"),
+            Some(("torch".to_owned(), "gfx11-generic".to_owned()))
+        );
+        assert_eq!(k("blas_lib.kpm"), None);
+        assert_eq!(k("_gfx1151.kpack"), None);
+        assert_eq!(k("torch_gfx.kpack"), None);
+        assert_eq!(k("torch.kpack"), None);
+    }
+
+    #[test]
+    fn metadata_device_extras() {
+        let m = parse_metadata(
+            "Name: torch\nVersion: 2.13.0+rocm10.0.0\nRequires-Dist: rocm-bootstrap\n\
+             Provides-Extra: device-gfx1151\nRequires-Dist: amd-torch-device-gfx1151 == 2.13.0; \
+             extra == \"device-gfx1151\"\nProvides-Extra: device-gfx942\n\
+             Provides-Extra: device-gfx942\nProvides-Extra: device-all\nProvides-Extra: dev\n\n\
+             Provides-Extra: device-gfx1100\n",
+        )
+        .unwrap();
+        // Duplicates once, `device-all` and other extras out, the body after the blank line
+        // ignored.
+        assert_eq!(m.device_extras, ["gfx1151", "gfx942"]);
+        let plain = parse_metadata("Name: torch\nVersion: 2.5.1+rocm6.2\n").unwrap();
+        assert!(plain.device_extras.is_empty());
     }
 
     #[test]

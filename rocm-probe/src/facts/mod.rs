@@ -302,7 +302,11 @@ impl Facts {
         );
         let tools = ToolFacts::collect(source, (&installs, &platform.env), &mut problems.tools);
         let rocr_build = RocrBuild::collect(source, &installs, &mut problems.installs);
-        let wsl = WslFacts::collect(source, (&platform, &installs), &mut problems.system);
+        let wsl = WslFacts::collect(
+            source,
+            (&platform, &installs, &frameworks),
+            &mut problems.system,
+        );
 
         // After the processes were read: the probe's own KFD process is not among them.
         let active = match source.kind() {

@@ -28,6 +28,7 @@ use serde::Serialize;
 
 use crate::codeobject::CodeObjectFile;
 use crate::facts::Collect;
+use crate::facts::frameworks::FrameworkFacts;
 use crate::facts::install::InstallFacts;
 use crate::facts::platform::{DXG, PlatformFacts};
 use crate::source::Source;
@@ -53,9 +54,16 @@ const ELF_CAP: u64 = 64 << 20;
 pub struct RocrBuild {
     /// The soname link's path (`/opt/rocm-6.4.0/lib/libhsa-runtime64.so.1`).
     pub path: String,
+    /// Whether its directory is in the loader's search order; when not, it is the install's
+    /// ROCr, which ROCm's own programs still load through their RUNPATH (rocminfo in
+    /// ROCm/librocdxg#35 starts and only then fails to find librocdxg).
+    pub on_search_path: bool,
     /// Its `DT_NEEDED` entries; `None` when the file could not be read as a shared library (an
     /// empty stand-in in a fixture, a file too large or malformed).
     pub needed: Option<Vec<String>>,
+    /// The directories of its `DT_RUNPATH` (else `DT_RPATH`) as written (`$ORIGIN` kept): where
+    /// the loader looks for what ROCr opens by name, librocdxg included; `None` when not read.
+    pub runpath: Option<Vec<String>>,
 }
 
 impl RocrBuild {
@@ -81,6 +89,13 @@ pub struct WslFacts {
     pub dxcore_on_path: Option<bool>,
     /// librocdxg files found in ROCr's directory and the loader's search order.
     pub rocdxg: Vec<String>,
+    /// librocdxg files in a ROCm library directory outside the loader's search order
+    /// (`/opt/rocm/lib`, then each install's): where `make install` puts it without registering
+    /// the directory with ldconfig (ROCm/librocdxg#35, #46; fixed by librocdxg#47).
+    pub rocdxg_unsearched: Vec<String>,
+    /// librocdxg files beside the ROCr of a Python wheel (TheRock's `_rocm_sdk_core/lib`,
+    /// `torch/lib`), which that ROCr finds through its `$ORIGIN` RUNPATH.
+    pub rocdxg_in_wheels: Vec<String>,
     /// The Windows driver-store directories WSL mounts (`/usr/lib/wsl/drivers/*`), as named.
     pub driver_store: Vec<String>,
 }
@@ -93,7 +108,9 @@ impl Collect for RocrBuild {
     type Output = Option<Self>;
 
     fn collect(source: &Source, installs: &InstallFacts, _: &mut Vec<Problem>) -> Option<Self> {
-        let lib = installs.loaded_rocr()?.libs.rocr.as_ref()?;
+        let loaded = installs.loaded_rocr().and_then(|d| d.libs.rocr.as_ref());
+        let on_search_path = loaded.is_some();
+        let lib = loaded.or_else(|| installs.effective()?.libs.rocr.as_ref())?;
         let path = lib.path();
         // The real file, where the soname link (read by the install collector) leads: a
         // snapshot records it there, so that the link stays a link.
@@ -101,20 +118,23 @@ impl Collect for RocrBuild {
             || path.clone(),
             |f| crate::facts::install::resolve_link(&path, f),
         );
+        let dynamic = read_dynamic(source.root(), &real);
         Some(Self {
-            needed: read_needed(source.root(), &real),
+            needed: dynamic.as_ref().map(|d| d.needed.clone()),
+            runpath: dynamic.map(|d| d.runpath),
             path,
+            on_search_path,
         })
     }
 }
 
 impl Collect for WslFacts {
-    type Needs<'a> = (&'a PlatformFacts, &'a InstallFacts);
+    type Needs<'a> = (&'a PlatformFacts, &'a InstallFacts, &'a FrameworkFacts);
     type Output = Option<Self>;
 
     fn collect(
         source: &Source,
-        (platform, installs): Self::Needs<'_>,
+        (platform, installs, frameworks): Self::Needs<'_>,
         problems: &mut Vec<Problem>,
     ) -> Option<Self> {
         if platform.wsl_markers.is_empty() {
@@ -143,11 +163,29 @@ impl Collect for WslFacts {
         dirs.extend(installs.search_path.iter().map(|d| d.dir.as_str()));
         let mut rocdxg = Vec::new();
         for dir in dirs {
-            for name in ROCDXG_NAMES {
-                let path = format!("{}/{name}", dir.trim_end_matches('/'));
-                if !rocdxg.contains(&path) && root.exists(&path) {
-                    rocdxg.push(path);
-                }
+            rocdxg_in(root, dir, &mut rocdxg);
+        }
+        // `/opt/rocm/lib` is where AMD's instructions install librocdxg; the install it names
+        // is not looked at again (the same files under a second name).
+        let opt_rocm_lib = installs
+            .opt_rocm
+            .as_ref()
+            .map(|o| format!("{}/lib", o.target.trim_end_matches('/')));
+        let mut rocdxg_unsearched = Vec::new();
+        let install_dirs = installs
+            .installs
+            .iter()
+            .map(|i| i.lib_dir.as_str())
+            .filter(|d| opt_rocm_lib.as_deref() != Some(*d));
+        for dir in std::iter::once("/opt/rocm/lib").chain(install_dirs) {
+            if !search_dirs().any(|d| d.trim_end_matches('/') == dir.trim_end_matches('/')) {
+                rocdxg_in(root, dir, &mut rocdxg_unsearched);
+            }
+        }
+        let mut rocdxg_in_wheels = Vec::new();
+        for wheel in frameworks.wheel_runtimes() {
+            if wheel.bundled.has("hsa-runtime64") {
+                rocdxg_in(root, &wheel.bundled.lib_dir, &mut rocdxg_in_wheels);
             }
         }
         let driver_store =
@@ -158,27 +196,51 @@ impl Collect for WslFacts {
             dxcore,
             dxcore_on_path,
             rocdxg,
+            rocdxg_unsearched,
+            rocdxg_in_wheels,
             driver_store,
         })
     }
 }
 
-/// The `DT_NEEDED` entries of the shared library at `abs` (a real file, not a link); `None` when it is not one that can
-/// be read (an empty fixture stand-in included). A snapshot records the file whole when small,
-/// else a minimal ELF with the same entries ([`needed_stand_in`]).
-fn read_needed(root: &SysRoot, abs: &str) -> Option<Vec<String>> {
+/// Appends the librocdxg files of `dir` not already in `out`.
+fn rocdxg_in(root: &SysRoot, dir: &str, out: &mut Vec<String>) {
+    for name in ROCDXG_NAMES {
+        let path = format!("{}/{name}", dir.trim_end_matches('/'));
+        if !out.contains(&path) && root.exists(&path) {
+            out.push(path);
+        }
+    }
+}
+
+/// The dynamic section of the shared library at `abs` (a real file, not a link); `None` when it
+/// is not one that can be read (an empty fixture stand-in included). A snapshot records the file
+/// whole when small, else a minimal ELF with the same entries ([`dynamic_stand_in`]).
+fn read_dynamic(root: &SysRoot, abs: &str) -> Option<Dynamic> {
     let file = CodeObjectFile::open_in(root, abs).ok()?;
     if file.len() > ELF_CAP {
         return None;
     }
-    let needed = needed(file.bytes());
+    let dynamic = dynamic(file.bytes());
     if root.recording() {
-        root.record_file(abs, || match &needed {
-            Some(n) if file.len() > crate::facts::fatbin::COPY_LIMIT => needed_stand_in(n),
+        root.record_file(abs, || match &dynamic {
+            Some(d) if file.len() > crate::facts::fatbin::COPY_LIMIT => {
+                dynamic_stand_in(&d.needed, &d.runpath)
+            }
             _ => file.bytes().to_vec(),
         });
     }
-    needed
+    dynamic
+}
+
+/// What the probe reads of a shared library's dynamic section.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dynamic {
+    /// `DT_NEEDED` names.
+    pub needed: Vec<String>,
+    /// `DT_RUNPATH` directories, else `DT_RPATH`'s (glibc ignores `DT_RPATH` when `DT_RUNPATH`
+    /// is present), split at `:`.
+    pub runpath: Vec<String>,
 }
 
 const PT_LOAD: u32 = 1;
@@ -187,13 +249,20 @@ const DT_NULL: u64 = 0;
 const DT_NEEDED: u64 = 1;
 const DT_STRTAB: u64 = 5;
 const DT_STRSZ: u64 = 10;
+const DT_RPATH: u64 = 15;
+const DT_RUNPATH: u64 = 29;
 /// At most this many dynamic entries are looked at.
 const MAX_ENTRIES: usize = 4096;
 
-/// The `DT_NEEDED` names of an ELF64 shared library, from its program headers (`PT_DYNAMIC`,
-/// and the `PT_LOAD` segment that maps `DT_STRTAB`), read with the `object` crate; `None` when
-/// `data` is not one or is malformed.
+/// The `DT_NEEDED` names of an ELF64 shared library ([`dynamic`]).
 pub fn needed(data: &[u8]) -> Option<Vec<String>> {
+    dynamic(data).map(|d| d.needed)
+}
+
+/// The `DT_NEEDED` names and run path of an ELF64 shared library, from its program headers
+/// (`PT_DYNAMIC`, and the `PT_LOAD` segment that maps `DT_STRTAB`), read with the `object`
+/// crate; `None` when `data` is not one or is malformed.
+pub fn dynamic(data: &[u8]) -> Option<Dynamic> {
     use object::Endianness;
     use object::elf::FileHeader64;
     use object::read::elf::{Dyn, FileHeader, ProgramHeader};
@@ -204,11 +273,14 @@ pub fn needed(data: &[u8]) -> Option<Vec<String>> {
         .iter()
         .find_map(|s| s.dynamic(endian, data).ok().flatten())?;
     let (mut strtab, mut strsz, mut offsets) = (None, None, Vec::new());
+    let (mut runpath, mut rpath) = (Vec::new(), Vec::new());
     for d in dynamic.iter().take(MAX_ENTRIES) {
         let value = d.val(endian);
         match u64::try_from(d.tag(endian).0).ok()? {
             DT_NULL => break,
             DT_NEEDED => offsets.push(usize::try_from(value).ok()?),
+            DT_RUNPATH => runpath.push(usize::try_from(value).ok()?),
+            DT_RPATH => rpath.push(usize::try_from(value).ok()?),
             DT_STRTAB => strtab = Some(value),
             DT_STRSZ => strsz = Some(value),
             _ => {}
@@ -219,30 +291,56 @@ pub fn needed(data: &[u8]) -> Option<Vec<String>> {
         .iter()
         .filter(|s| s.p_type(endian) == object::elf::PT_LOAD)
         .find_map(|s| s.data_range(endian, data, address, size).ok().flatten())?;
-    offsets
+    let string = |o: usize| {
+        let rest = strings.get(o..)?;
+        let end = rest.iter().position(|b| *b == 0)?;
+        String::from_utf8(rest[..end].to_vec()).ok()
+    };
+    let needed = offsets
         .into_iter()
-        .map(|o| {
-            let rest = strings.get(o..)?;
-            let end = rest.iter().position(|b| *b == 0)?;
-            String::from_utf8(rest[..end].to_vec()).ok()
-        })
-        .collect()
+        .map(string)
+        .collect::<Option<Vec<_>>>()?;
+    let path = if runpath.is_empty() { rpath } else { runpath };
+    let mut dirs = Vec::new();
+    for o in path {
+        dirs.extend(
+            string(o)?
+                .split(':')
+                .filter(|d| !d.is_empty())
+                .map(str::to_owned),
+        );
+    }
+    Some(Dynamic {
+        needed,
+        runpath: dirs,
+    })
 }
 
 /// A minimal little-endian ELF64 shared object whose dynamic section lists `needed` and
 /// nothing else: what a snapshot records of a large library read only for those names, and
 /// what tests read back. One `PT_LOAD` maps the whole file at address 0.
 pub fn needed_stand_in(needed: &[String]) -> Vec<u8> {
+    dynamic_stand_in(needed, &[])
+}
+
+/// [`needed_stand_in`] with a `DT_RUNPATH` of `runpath` joined by `:` when it is not empty.
+pub fn dynamic_stand_in(needed: &[String], runpath: &[String]) -> Vec<u8> {
     const EHDR: usize = 64;
     const PHDR: usize = 56;
     let dyn_off = EHDR + 2 * PHDR;
-    let dyn_len = (needed.len() + 3) * 16;
+    let with_runpath = usize::from(!runpath.is_empty());
+    let dyn_len = (needed.len() + with_runpath + 3) * 16;
     let str_off = dyn_off + dyn_len;
     let mut strings = vec![0u8];
     let mut entries: Vec<(u64, u64)> = Vec::new();
     for n in needed {
         entries.push((DT_NEEDED, strings.len() as u64));
         strings.extend_from_slice(n.as_bytes());
+        strings.push(0);
+    }
+    if with_runpath == 1 {
+        entries.push((DT_RUNPATH, strings.len() as u64));
+        strings.extend_from_slice(runpath.join(":").as_bytes());
         strings.push(0);
     }
     entries.push((DT_STRTAB, str_off as u64));
@@ -287,8 +385,21 @@ mod tests {
     fn stand_in_reads_back_and_garbage_does_not() {
         let names = vec!["libdxcore.so".to_owned(), "libnuma.so.1".to_owned()];
         let elf = needed_stand_in(&names);
-        assert_eq!(needed(&elf), Some(names));
+        assert_eq!(needed(&elf), Some(names.clone()));
         assert_eq!(needed(&needed_stand_in(&[])), Some(vec![]));
+        assert_eq!(dynamic(&elf).unwrap().runpath, Vec::<String>::new());
+        let runpath = vec!["$ORIGIN".to_owned(), "$ORIGIN/../lib64".to_owned()];
+        let with = dynamic_stand_in(&names, &runpath);
+        assert_eq!(
+            dynamic(&with),
+            Some(Dynamic {
+                needed: names.clone(),
+                runpath
+            })
+        );
+        for cut in 0..with.len() {
+            let _ = dynamic(&with[..cut]);
+        }
         assert_eq!(needed(b""), None);
         assert_eq!(needed(b"\x7fELF\x02\x01"), None);
         // Every prefix is refused or read without panicking.
@@ -298,12 +409,14 @@ mod tests {
         let rocr = RocrBuild {
             path: String::new(),
             needed: Some(vec!["libnuma.so.1".to_owned()]),
+            runpath: Some(vec![]),
+            on_search_path: true,
         };
         assert_eq!(rocr.wsl(), Some(false));
     }
 
     /// binutils' readelf as the oracle: Debian's ROCr 5.2 (the real library, where installed)
-    /// and this test binary list the same DT_NEEDED names either way.
+    /// and this test binary list the same DT_NEEDED names and run path either way.
     #[test]
     fn needed_agrees_with_readelf() {
         let rocr = std::path::PathBuf::from("/usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1");
@@ -322,8 +435,30 @@ mod tests {
                 .filter_map(|l| Some(l.split_once('[')?.1.split_once(']')?.0.to_owned()))
                 .collect();
             assert!(!want.is_empty(), "{}", path.display());
-            let got = needed(&std::fs::read(path).unwrap());
-            assert_eq!(got, Some(want), "{}", path.display());
+            let bracketed = |tag: &str| -> Vec<String> {
+                text.lines()
+                    .filter(|l| l.contains(tag))
+                    .filter_map(|l| Some(l.split_once('[')?.1.split_once(']')?.0.to_owned()))
+                    .flat_map(|v| v.split(':').map(str::to_owned).collect::<Vec<_>>())
+                    .filter(|d| !d.is_empty())
+                    .collect()
+            };
+            let runpath = bracketed("(RUNPATH)");
+            let runpath = if runpath.is_empty() {
+                bracketed("(RPATH)")
+            } else {
+                runpath
+            };
+            let got = dynamic(&std::fs::read(path).unwrap());
+            assert_eq!(
+                got,
+                Some(Dynamic {
+                    needed: want,
+                    runpath
+                }),
+                "{}",
+                path.display()
+            );
         }
     }
 }

@@ -181,9 +181,15 @@ impl Report {
         });
         let blocking = blocking.map(|s| (s.id, s.layer));
         if let Some((id, layer)) = blocking {
-            // Everything broken above a failed layer follows from it.
+            // What the device did above a failure that blocks it follows from that failure;
+            // what the files say there (a CUDA PyTorch, a wrong override, two mixed releases)
+            // is a fault of its own, kept with its own remedy.
             for f in &mut findings {
-                if f.layer > layer && f.status >= Status::Warn && f.caused_by.is_none() {
+                if f.layer > layer
+                    && f.status >= Status::Warn
+                    && f.caused_by.is_none()
+                    && crate::checks::rules::observed(f.id)
+                {
                     f.caused_by = Some(id);
                 }
             }
@@ -388,6 +394,19 @@ impl Report {
             .to_owned();
         cut.push('…');
         cut
+    }
+
+    /// The problems (warnings and failures) the root cause does not explain: faults of their
+    /// own, each with its own remedy, that remain after the root cause is fixed.
+    pub fn separate_problems(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| {
+                f.status >= Status::Warn
+                    && f.caused_by.is_none()
+                    && Some(f.id) != self.verdict.root_cause
+            })
+            .count()
     }
 
     /// The exit code when `worst` is the worst status that still passes (a conformance file's

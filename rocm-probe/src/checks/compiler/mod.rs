@@ -19,7 +19,7 @@ use crate::facts::compiler::{
 use crate::finding::{
     Action, BUILD_TARGETS_EXCLUDE_GPU, COMPILER_NOT_CAPTURED, COMPILERS_FOUND, DEVICE_LIBS_HIDDEN,
     DEVICE_LIBS_OTHER_CLANG, Evidence, Finding, NO_COMPILER, NO_DEVICE_LIBS_FOR_TARGET,
-    OFFLOAD_ARCH, RemedyStep, Status,
+    OFFLOAD_ARCH, RemedyStep,
 };
 use crate::target::GfxVersion;
 use crate::{i18n, msg};
@@ -148,7 +148,7 @@ fn arch_step(list: &str) -> Option<RemedyStep> {
 /// then reports the override's processor and HIP loads code for it). `None` when GPU-specific
 /// checks must stay silent (a failure below, no GPU left).
 fn targets(f: &Facts, below: &[Finding]) -> Option<Vec<Target>> {
-    if below.iter().any(|x| x.status == Status::Fail) {
+    if crate::checks::gpu_checks_blocked(below) {
         return None;
     }
     let inventory = f.inventory.as_ref()?;

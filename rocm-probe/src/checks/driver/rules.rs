@@ -40,10 +40,18 @@ declare_rules! {
         runtime::rules::ROCR_INIT_FAILED,
         runtime::rules::HIP_FAILED,
     ];
-    RENDER_NODE_MISSING = "driver.render-node-missing", Driver, Fail;
+    // libhsakmt skips a GPU node whose render node it cannot open (topology_sysfs_check_node_supported):
+    // its node list then differs from KFD's, and ROCr has no agent for that GPU.
+    RENDER_NODE_MISSING = "driver.render-node-missing", Driver, Fail => [
+        thunk::rules::HSAKMT_NODE_MISMATCH,
+        runtime::rules::ROCR_AGENT_MISSING,
+        runtime::rules::HIP_FAILED,
+    ];
     RENDER_PERMISSION_DENIED = "driver.render-permission-denied", Driver, Fail => [
         thunk::rules::HSAKMT_FAILED,
+        thunk::rules::HSAKMT_NODE_MISMATCH,
         runtime::rules::ROCR_INIT_FAILED,
+        runtime::rules::ROCR_AGENT_MISSING,
         runtime::rules::HIP_FAILED,
     ];
     INPUT_MALFORMED = "driver.input-malformed", Driver, Warn;
@@ -69,6 +77,10 @@ declare_rules! {
         runtime::rules::HIP_FAILED,
     ];
     WSL_DXG_DETECTION_OFF = "driver.wsl-dxg-detection-off", Driver, Fail => [
+        runtime::rules::ROCR_INIT_FAILED,
+        runtime::rules::HIP_FAILED,
+    ];
+    WSL_ROCDXG_NOT_SEARCHED = "driver.wsl-rocdxg-not-searched", Driver, Fail => [
         runtime::rules::ROCR_INIT_FAILED,
         runtime::rules::HIP_FAILED,
     ];

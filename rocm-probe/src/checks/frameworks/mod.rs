@@ -9,6 +9,7 @@
 //! loads ([`InstallFacts::effective`](crate::facts::install::InstallFacts::effective)).
 
 mod bundled;
+mod kpack;
 mod ollama_runner;
 pub mod rules;
 
@@ -114,6 +115,9 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
                     let kernels = (targets, override_evidence.as_ref());
                     bundled_rocblas(&ctx, PYTORCH, b, kernels, install, out);
                 }
+                if let Some(targets) = &targets {
+                    kpack::torch(&ctx, t, (targets, override_evidence.as_ref()), out);
+                }
             });
         }
         if let Some(sdk) = &site.rocm_sdk {
@@ -123,9 +127,14 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
                 // one GPU family (ROCm/TheRock#3046: gfx1151's libraries under a gfx1150).
                 if let Some(targets) = &targets {
                     for b in &sdk.bundled {
+                        let kernels = (targets, override_evidence.as_ref());
+                        // Multi-arch wheels: the kernels come with a device wheel per target.
+                        if sdk.is_kpack() {
+                            kpack::rocblas(&ctx, sdk, b, kernels, out);
+                            continue;
+                        }
                         let install =
                             msg!("frameworks.rocm-sdk-libraries-install", dir = b.lib_dir);
-                        let kernels = (targets, override_evidence.as_ref());
                         bundled_rocblas(&ctx, ROCM_SDK, b, kernels, install, out);
                     }
                 }

@@ -14,6 +14,10 @@ declare_rules! {
     BUNDLED_ROCM_DIFFERS = "frameworks.bundled-rocm-differs", Frameworks, Info;
     BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET = "frameworks.bundled-rocblas-no-kernels-for-target", Frameworks, Fail;
     FRAMEWORK_NO_CODE_OBJECT_FOR_TARGET = "frameworks.no-code-object-for-target", Frameworks, Fail;
+    // Its remedy, `torch[device-<target>]`, brings the ROCm device wheel too.
+    TORCH_DEVICE_WHEEL_MISSING = "frameworks.torch-device-wheel-missing", Frameworks, Fail => [
+        BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET,
+    ];
     FRAMEWORK_CODE_OBJECT_NEEDS_FEATURE_CHANGE = "frameworks.code-object-needs-feature-change", Frameworks, Fail;
     FRAMEWORK_FILES_MALFORMED = "frameworks.files-malformed", Frameworks, Warn;
     TENSORFLOW_NOT_ROCM = "frameworks.tensorflow-not-rocm", Frameworks, Warn;

@@ -19,7 +19,7 @@ use crate::finding::{
     Action, CODE_OBJECT_NEEDS_FEATURE_CHANGE, COVERAGE, Evidence, Finding,
     HIP_WRAPPER_WITHOUT_BACKEND, HIPBLASLT_NO_KERNELS_FOR_TARGET, LIBRARIES_NOT_CAPTURED,
     LIBRARY_FILES_MALFORMED, LIBRARY_FILES_UNREADABLE, MIOPEN_NO_KDB_FOR_TARGET,
-    NO_CODE_OBJECT_FOR_TARGET, ROCBLAS_NO_KERNELS_FOR_TARGET, RemedyStep, Rule, Status, Subject,
+    NO_CODE_OBJECT_FOR_TARGET, ROCBLAS_NO_KERNELS_FOR_TARGET, RemedyStep, Rule, Subject,
 };
 use crate::source::problem::Problem;
 use crate::target::GfxVersion;
@@ -135,7 +135,7 @@ pub(crate) fn empty_note(f: &Facts) -> String {
 /// The GPUs as code-object loading sees them (identical ones grouped), with
 /// `HSA_OVERRIDE_GFX_VERSION` applied, or `None` when GPU-specific checks must stay silent.
 pub(crate) fn gpus(f: &Facts, below: &[Finding]) -> Option<Vec<Gpu>> {
-    if below.iter().any(|x| x.status == Status::Fail) {
+    if crate::checks::gpu_checks_blocked(below) {
         return None;
     }
     let overrides = f.overrides.effective(f.inventory.as_ref());
@@ -296,7 +296,7 @@ pub(crate) fn fat_binary_findings(
 /// The effective targets of the GPUs, or `None` when GPU-specific checks must stay silent (a
 /// failure below, no GPU).
 pub(crate) fn targets(f: &Facts, below: &[Finding]) -> Option<Targets> {
-    if below.iter().any(|x| x.status == Status::Fail) {
+    if crate::checks::gpu_checks_blocked(below) {
         return None;
     }
     let overrides = f.overrides.effective(f.inventory.as_ref());

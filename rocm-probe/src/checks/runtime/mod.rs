@@ -68,12 +68,13 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
         return out;
     }
     // The first failure up the chain (no other failure explains it), as the layer notes name it.
-    let gpus_out = match gpus_out(f, below) {
+    let blocking = crate::checks::blocking_failures(below);
+    let gpus_out = match gpus_out(f, &blocking) {
         Some(out_of_use) => out_of_use,
         None => {
-            if let Some(cause) = below
+            if let Some(cause) = blocking
                 .iter()
-                .filter(|x| x.status == Status::Fail)
+                .copied()
                 .min_by_key(|x| crate::finding::explained(x, below, Status::Fail))
             {
                 let mut skipped = GPU_CHECKS_SKIPPED.finding(msg!(
@@ -131,10 +132,10 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
 /// When every failure of layers 1–3 is one GPU's and GPUs remain, those GPUs with the failure
 /// that took each out (noted in a skip finding caused by the first); `None` when a failure
 /// concerns the whole machine or every GPU, and the GPU checks are skipped as a whole.
-fn gpus_out<'a>(f: &Facts, below: &'a [Finding]) -> Option<BTreeMap<usize, &'a Finding>> {
+fn gpus_out<'a>(f: &Facts, failures: &[&'a Finding]) -> Option<BTreeMap<usize, &'a Finding>> {
     let total = f.inventory.as_ref().map_or(0, |i| i.gpus.len());
     let mut out = BTreeMap::new();
-    for x in below.iter().filter(|x| x.status == Status::Fail) {
+    for &x in failures {
         let gpu = x
             .subject
             .as_ref()
