@@ -33,6 +33,10 @@ mod min_kernel_data;
 #[allow(dead_code)]
 mod bundled_data;
 
+#[path = "src/facts/launcher_venv/data.rs"]
+#[allow(dead_code)]
+mod launcher_venv_data;
+
 #[path = "src/facts/override_hazard/data.rs"]
 #[allow(dead_code)]
 mod override_hazard_data;
@@ -206,6 +210,11 @@ fn main() {
     std::fs::write(Path::new(&out_dir).join("bundled.rs"), bundled_table())
         .expect("OUT_DIR is writable");
     std::fs::write(
+        Path::new(&out_dir).join("launcher_venv.rs"),
+        launcher_venv_table(),
+    )
+    .expect("OUT_DIR is writable");
+    std::fs::write(
         Path::new(&out_dir).join("firmware_bad.rs"),
         firmware_bad_table(),
     )
@@ -272,6 +281,32 @@ fn bundled_table() -> String {
         &data.as_of,
         "Where applications keep their own ROCm or HIP code, in the file's order.",
         "RUNTIMES: &[Runtime]",
+        rows,
+    )
+}
+
+/// `data/launcher_venvs.toml` in terms of `facts::launcher_venv`'s types.
+fn launcher_venv_table() -> String {
+    let data = load("data/launcher_venvs.toml", launcher_venv_data::parse);
+    let rows = data.rows.iter().map(|r| {
+        let library = r.library.as_ref().map_or_else(
+            || "None".to_owned(),
+            |l| {
+                format!(
+                    "Some(LibraryFile {{ file: {:?}, key: {:?}, paths: &{:?} }})",
+                    l.file, l.key, l.paths
+                )
+            },
+        );
+        format!(
+            "Launcher {{ name: {:?}, paths: &{:?}, library: {library}, source: {:?} }}",
+            r.name, r.paths, r.source
+        )
+    });
+    generated(
+        &data.as_of,
+        "Where launchers keep their programs' Python environments, in the file's order.",
+        "LAUNCHERS: &[Launcher]",
         rows,
     )
 }

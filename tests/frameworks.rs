@@ -692,7 +692,8 @@ fn framework_findings_name_their_framework_and_site_as_data() {
         };
         let r = Report::collect(&source, Options::default());
         // Python site directories, and the directories of applications' own runtimes (an
-        // ollama runner directory, llama.cpp's library directory).
+        // ollama runner directory, llama.cpp's library directory) and installs (ollama's
+        // lib/ollama).
         let facts = Facts::collect(&source);
         let sites: Vec<String> = facts
             .frameworks
@@ -700,6 +701,7 @@ fn framework_findings_name_their_framework_and_site_as_data() {
             .iter()
             .map(|s| s.path.clone())
             .chain(facts.bundled.apps.iter().map(|a| a.dir.clone()))
+            .chain(facts.bundled.ollama.iter().map(|d| d.dir.clone()))
             .collect();
         for f in r.findings.iter().filter(|f| {
             f.layer == Layer::Frameworks

@@ -731,6 +731,27 @@ fn explain_data(out: &mut dyn Write) -> Result<u8> {
         writeln!(out, "{}: {}", r.name, r.paths.join(", "))?;
         writeln!(out, "  {}", r.source)?;
     }
+    use rocm_probe::facts::launcher_venv;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}",
+        msg!("cli.data-launcher-header", date = launcher_venv::AS_OF)
+    )?;
+    for l in launcher_venv::LAUNCHERS {
+        writeln!(out)?;
+        writeln!(out, "{}: ~/{}", l.name, l.paths.join(", ~/"))?;
+        if let Some(lib) = l.library {
+            let line = msg!(
+                "cli.data-launcher-library",
+                file = format!("~/{}", lib.file),
+                key = lib.key,
+                paths = lib.paths.join(", ")
+            );
+            writeln!(out, "  {line}")?;
+        }
+        writeln!(out, "  {}", l.source)?;
+    }
     writeln!(out)?;
     writeln!(
         out,

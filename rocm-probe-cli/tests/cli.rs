@@ -1246,6 +1246,20 @@ fn explain_data_lists_the_release_rows() {
         .iter()
         .flat_map(|r| std::iter::once(r.name).chain(r.paths.iter().copied()))
         .chain(libenv::SETTINGS.iter().flat_map(|s| [s.variable, s.reader]))
+        // The launchers' names, paths and settings files.
+        .chain(
+            rocm_probe::facts::launcher_venv::LAUNCHERS
+                .iter()
+                .flat_map(|l| {
+                    let lib = l
+                        .library
+                        .iter()
+                        .flat_map(|b| [b.file, b.key].into_iter().chain(b.paths.iter().copied()));
+                    std::iter::once(l.name)
+                        .chain(l.paths.iter().copied())
+                        .chain(lib)
+                }),
+        )
         .chain(["site-packages", "HSA_OVERRIDE_GFX_VERSION"])
         // The kernel log's signatures and their sources are the data's own text: the lines
         // amdgpu prints and where their meaning is quoted from.
@@ -1273,7 +1287,7 @@ fn explain_data_lists_the_release_rows() {
         .filter(|w| {
             ![
                 "ROCm", "ROCr", "ISA", "TheRock", "Core", "SDK", "GPU", "HIP", "https", "gfx",
-                "PCI", "Linux",
+                "PCI", "Linux", "Python",
             ]
             .contains(w)
         })

@@ -13,6 +13,7 @@
 //! checks compare it with the GPUs exactly as they do a framework's.
 
 pub mod data;
+pub mod ollama;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -99,6 +100,8 @@ pub struct BundledApp {
 pub struct BundledFacts {
     /// What was found.
     pub apps: Vec<BundledApp>,
+    /// ollama's `lib/ollama` directories of the current layout, with or without a ROCm runner.
+    pub ollama: Vec<ollama::OllamaDir>,
     /// Whether a bound was reached.
     pub truncated: bool,
 }
@@ -158,8 +161,16 @@ impl Collect for BundledFacts {
                         if foreign {
                             continue;
                         }
-                        for rel in rt.paths {
-                            c.extensions(rt, &site.path, rel);
+                        // An editable install's package is in its source tree (ROCm/ATOM#69).
+                        let trees = std::iter::once(&site.path).chain(
+                            site.editable
+                                .iter()
+                                .filter(|t| !frameworks.scanned.contains(t)),
+                        );
+                        for tree in trees {
+                            for rel in rt.paths {
+                                c.extensions(rt, tree, rel);
+                            }
                         }
                     }
                 }
@@ -196,6 +207,9 @@ impl Collector<'_> {
     /// ollama's runner directories under `dir`.
     fn ollama(&mut self, rt: &Runtime, dir: &str) {
         let Some(names) = self.list(dir) else { return };
+        self.facts
+            .ollama
+            .extend(ollama::OllamaDir::read(dir, &names));
         let runners: Vec<&String> = names
             .iter()
             .filter(|n| *n == "rocm" || n.starts_with("rocm_v"))

@@ -4,7 +4,8 @@
 //! Python is never run and nothing is imported: the probe finds site directories by their
 //! conventional paths and reads what pip leaves on disk.
 //! - Environments: `VIRTUAL_ENV`, `CONDA_PREFIX`, the `PYTHONPATH` entries, `~/.local`,
-//!   `~/.pyenv/versions/*`, `~/{miniconda3,anaconda3,miniforge3}` (and their `envs/*`),
+//!   `~/.pyenv/versions/*`, `~/{miniconda3,anaconda3,miniforge3}` (and their `envs/*`), the
+//!   launchers' environments of [`launcher_venv`](crate::facts::launcher_venv),
 //!   `/opt/conda` (and `envs/*`), and the system's `/usr/lib/python3/dist-packages`,
 //!   `/usr{,/local}/lib{,64}/python3.*/{site,dist}-packages`. An environment's `lib` directory is
 //!   listed once to find its `python3.*` directories; under the system prefixes, whose `lib`
@@ -16,6 +17,8 @@
 //!   versions from AMD's file names, `libtorch_hip.so`), the Tensile directories under it,
 //!   `onnxruntime/capi` (execution providers), `vllm/_version.py`, and `_rocm_sdk_*/lib`; beside
 //!   each library directory, the `.kpack` directory of multi-arch wheels ([`KpackDir`]).
+//! - Per site directory, its editable installs' source trees ([`editable`]: `.pth` path lines,
+//!   `*.egg-link`, `direct_url.json`), where the HIP extensions of an editable vLLM or AITER are.
 //!
 //! Every read goes through the [`SysRoot`] and is bounded (environments, site directories,
 //! entries per listing). A site directory reached twice (a symlinked prefix, conda's
@@ -37,6 +40,8 @@ use crate::facts::libraries::{HIPBLASLT_LIBRARY, KernelDir, ROCBLAS_LIBRARY, fil
 use crate::source::Source;
 use crate::source::problem::{Problem, optional};
 use crate::source::root::SysRoot;
+
+pub mod editable;
 
 /// The environment variables that name Python environments.
 pub const ENV_VARS: [&str; 4] = ["VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH", "HOME"];
@@ -598,6 +603,9 @@ pub struct SiteDir {
     /// The `amdsmi` Python package pip installed here (its `*.dist-info`), when there is one:
     /// layer 5 compares its release with the ROCm the frameworks load.
     pub amdsmi: Option<Dist>,
+    /// The source trees its editable installs import from ([`editable::roots`]): their packages
+    /// (and HIP extensions) are there, not here.
+    pub editable: Vec<String>,
 }
 
 impl SiteDir {
@@ -814,6 +822,13 @@ impl Collector<'_> {
                     self.conda(&base, &mut out);
                 }
             }
+            // Launchers' own environments (data/launcher_venvs.toml), active or not.
+            let (venvs, truncated) =
+                crate::facts::launcher_venv::venvs(self.root, &home, self.problems);
+            self.facts.truncated |= truncated;
+            for (venv, launcher) in venvs {
+                self.prefix(&venv, launcher, &mut out);
+            }
         }
         if self.root.exists(CONDA_BASE) {
             self.conda(CONDA_BASE, &mut out);
@@ -1006,6 +1021,8 @@ impl Collector<'_> {
             }
         };
         let rocm_sdk = self.rocm_sdk(path, &names, &dists);
+        let (editable, truncated) = editable::roots(self.root, path, &names, self.problems);
+        self.facts.truncated |= truncated;
         let site = SiteDir {
             path: path.to_owned(),
             origin: origin.to_owned(),
@@ -1018,6 +1035,7 @@ impl Collector<'_> {
             onnxruntime,
             rocm_sdk,
             amdsmi: find(&["amdsmi"]).into_iter().next(),
+            editable,
         };
         let index = site.any().then_some(self.facts.sites.len());
         if site.any() {

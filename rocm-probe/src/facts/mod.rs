@@ -18,6 +18,7 @@ pub mod hex;
 pub mod install;
 pub mod kernel_bad;
 pub mod kernel_log;
+pub mod launcher_venv;
 pub mod libenv;
 pub mod libraries;
 pub mod marketing;

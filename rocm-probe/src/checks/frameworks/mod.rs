@@ -10,6 +10,7 @@
 
 mod bundled;
 mod kpack;
+mod ollama_runner;
 pub mod rules;
 
 use crate::facts::Facts;
@@ -71,6 +72,7 @@ pub fn check(f: &Facts, below: &[Finding]) -> Vec<Finding> {
     let mut out = Vec::new();
     // Applications' own runtimes are found outside the Python environments.
     bundled::check(f, below, &mut out);
+    ollama_runner::check(f, &mut out);
     let fw = &f.frameworks;
     if !fw.captured {
         out.push(FRAMEWORKS_NOT_CAPTURED.finding(msg!("frameworks.not-captured")));

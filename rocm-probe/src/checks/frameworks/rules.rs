@@ -28,6 +28,7 @@ declare_rules! {
     ONNXRUNTIME_NO_ROCM_PROVIDER = "frameworks.onnxruntime-no-rocm-provider", Frameworks, Info;
     BUNDLED_APP_FOUND = "frameworks.bundled-runtime-found", Frameworks, Pass;
     OLLAMA_GPU_DROPPED = "frameworks.ollama-gpu-dropped", Frameworks, Warn;
+    OLLAMA_NO_ROCM_RUNNER = "frameworks.ollama-no-rocm-runner", Frameworks, Warn;
 }
 
 declare_rules! {
