@@ -59,7 +59,7 @@ pub mod rules {
 
     /// Failures of access to the device nodes: they keep programs from opening the GPU, not the
     /// probe from reading the topology and the files the checks above judge. Under them the
-    /// GPU-specific checks still run ([`super::gpu_checks_blocked`]), and what they find is a
+    /// GPU-specific checks still run (`checks::blocking_failures`), and what they find is a
     /// fault of its own (a CUDA PyTorch, a wrong override), not a consequence.
     pub const ACCESS: &[&str] = &[
         KFD_DEVICE_MISSING.id,
