@@ -649,3 +649,28 @@ fn a_kernel_too_old_comes_before_the_firmware_it_never_asked_for() {
             .contains("also lacks")
     );
 }
+
+/// Held-out round 11: an MxGPU host (the physical function bound to `gim`, a virtual function
+/// to `vfio-pci`, amdgpu blacklisted as AMD's host setup asks) is a virtualization host, not a
+/// broken ROCm machine: no failure, and no `modprobe amdgpu` remedy that would break it. A GPU
+/// bound to a driver that does not hold it for VMs is still a failure.
+#[test]
+fn an_mxgpu_host_is_not_a_broken_rocm_machine() {
+    let r = report("mxgpu-host-gim-mi300x");
+    assert!(
+        r.findings.iter().all(|f| f.status < Status::Warn),
+        "{:#?}",
+        r.findings
+    );
+    assert_eq!(finding(&r, "driver.amdgpu-not-loaded").status, Status::Info);
+    assert_eq!(r.exit_code(false), 3);
+
+    let dir = rocm_probe_tests::copy_fixture("mxgpu-host-gim-mi300x");
+    let pci = dir.path().join("sys/bus/pci");
+    std::fs::create_dir_all(pci.join("drivers/radeon")).unwrap();
+    let link = pci.join("devices/0000:05:00.0/driver");
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink("../../drivers/radeon", &link).unwrap();
+    let r = Report::collect(&Source::fixture(dir.path()).unwrap(), Options::default());
+    assert_eq!(r.exit_code(false), 1, "{:?}", r.verdict);
+}

@@ -303,6 +303,25 @@ fn module(f: &Facts, cause: Option<&Rule>, out: &mut Vec<Finding>) {
                 .with_steps(mok_steps(f)),
         );
     }
+    // Every AMD GPU held for virtual machines (a passthrough or MxGPU host): the host itself
+    // runs no ROCm work, and amdgpu's absence — blacklisted, as AMD's MxGPU host setup asks
+    // (amd/MxGPU-Virtualization#13) — is how it is set up, not a fault.
+    let vm_host = f.pci.as_ref().is_some_and(|p| {
+        !p.gpus.is_empty()
+            && p.gpus
+                .iter()
+                .all(|g| g.driver.as_deref().is_some_and(|d| VM_DRIVERS.contains(&d)))
+    });
+    if vm_host {
+        out.push(
+            AMDGPU_NOT_LOADED
+                .finding_with(Status::Info, msg!("driver.amdgpu-not-loaded-vm-host"))
+                .with(Evidence::absent(AMDGPU_MODULE))
+                .with_all(causes.iter().flat_map(|c| c.evidence.iter().cloned()))
+                .caused_by(&GPU_NOT_BOUND),
+        );
+        return;
+    }
     let mut finding = AMDGPU_NOT_LOADED
         .finding(msg!("driver.amdgpu-not-loaded"))
         .with(Evidence::absent(AMDGPU_MODULE))
@@ -323,6 +342,11 @@ fn module(f: &Facts, cause: Option<&Rule>, out: &mut Vec<Finding>) {
     out.push(finding);
 }
 
+/// Drivers that hold a GPU for virtual machines on purpose: `vfio-pci` (passthrough) and `gim`,
+/// AMD's MxGPU host driver, which binds the physical function and creates the SR-IOV virtual
+/// functions handed to guests (amd/MxGPU-Virtualization: `modprobe gim`).
+const VM_DRIVERS: [&str; 2] = ["vfio-pci", "gim"];
+
 /// AMD GPUs on the PCI bus that amdgpu does not drive. Returns whether every AMD GPU is bound
 /// elsewhere (then amdgpu not being loaded is expected, not the cause).
 fn bindings(f: &Facts, out: &mut Vec<Finding>) -> bool {
@@ -340,13 +364,13 @@ fn bindings(f: &Facts, out: &mut Vec<Finding>) -> bool {
         }
         match g.driver.as_deref() {
             Some("amdgpu") => continue,
-            Some("vfio-pci") => out.push(
+            Some(driver) if VM_DRIVERS.contains(&driver) => out.push(
                 GPU_NOT_BOUND
                     .finding_with(
                         Status::Info,
-                        msg!("driver.gpu-reserved-for-vms", address = g.address),
+                        msg!("driver.gpu-reserved-for-vms", address = g.address, driver),
                     )
-                    .with(Evidence::new(format!("{path}/driver"), "vfio-pci")),
+                    .with(Evidence::new(format!("{path}/driver"), driver)),
             ),
             None if f.module.as_ref().is_some_and(|m| !m.present) => {
                 // amdgpu is not loaded at all: its own finding says why; this one follows.
