@@ -1095,3 +1095,39 @@ fn a_known_bad_distribution_build_gets_the_distribution_remedy() {
     let f = finding(&r, "runtime.release-known-bad");
     assert!(!remedy(f).contains("distribution"), "{}", remedy(f));
 }
+
+/// Held-out round 11 (runpod/containers#165: MI350X on a ROCm 6.4 image): for a GPU that a later
+/// release lists, the remedy leads with that release and a build for the target; the
+/// unsupported override is the stopgap, last.
+#[test]
+fn a_later_supported_release_comes_before_the_override_stopgap() {
+    use rocm_probe_tests::copy_fixture;
+    let t = copy_fixture("rocm-6.2-mi210");
+    let opt = t.path().join("opt");
+    std::fs::rename(opt.join("rocm-6.2.0"), opt.join("rocm-6.4.4")).unwrap();
+    std::fs::write(opt.join("rocm-6.4.4/.info/version"), "6.4.4\n").unwrap();
+    let alt = t.path().join("etc/alternatives/rocm");
+    std::fs::remove_file(&alt).unwrap();
+    std::os::unix::fs::symlink("../../opt/rocm-6.4.4", &alt).unwrap();
+    let nodes = t.path().join("sys/class/kfd/kfd/topology/nodes");
+    for n in std::fs::read_dir(&nodes).unwrap() {
+        let p = n.unwrap().path().join("properties");
+        let text = std::fs::read_to_string(&p).unwrap();
+        // gfx90a → gfx950 (MI350X), which ROCm 7.0.0 first lists.
+        std::fs::write(
+            &p,
+            text.replace("gfx_target_version 90010", "gfx_target_version 90500"),
+        )
+        .unwrap();
+    }
+    let r = Report::collect(&Source::fixture(t.path()).unwrap(), Options::default());
+    let f = finding(&r, "runtime.target-unsupported");
+    let text = remedy(f);
+    let later = text
+        .find("ROCm 7.0")
+        .expect("names the first release that lists gfx950");
+    let stopgap = text
+        .find("HSA_OVERRIDE_GFX_VERSION")
+        .expect("still offers the override");
+    assert!(later < stopgap, "{text}");
+}
