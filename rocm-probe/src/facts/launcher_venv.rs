@@ -9,7 +9,7 @@
 pub mod data;
 
 use crate::source::problem::{Problem, optional};
-use crate::source::root::SysRoot;
+use crate::source::root::{SysRoot, is_clean_absolute};
 
 /// One row of `data/launcher_venvs.toml`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,8 +67,8 @@ pub fn venvs(
     (out, truncated)
 }
 
-/// The data directory a launcher's JSON settings file names under `key`: an absolute path
-/// without `.`, `..` or empty components (it is read like any path, and named in the report).
+/// The data directory a launcher's JSON settings file names under `key`, when it is a clean
+/// absolute path ([`is_clean_absolute`]).
 fn library_dir(
     root: &SysRoot,
     file: &str,
@@ -78,14 +78,8 @@ fn library_dir(
     let text = optional(root.read_text(file), problems)?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     let dir = v.get(key)?.as_str()?.trim_end_matches('/');
-    let clean = dir.starts_with('/')
-        && dir.len() > 1
-        && dir.len() <= 4096
-        && !dir.chars().any(char::is_control)
-        && dir[1..]
-            .split('/')
-            .all(|c| !c.is_empty() && c != "." && c != ".." && c != "*");
-    clean.then(|| dir.to_owned())
+    // No `*` component: the paths below it are expanded at their own `*`.
+    (is_clean_absolute(dir) && !dir.split('/').any(|c| c == "*")).then(|| dir.to_owned())
 }
 
 /// `path` with its `*` component replaced by each subdirectory name there.

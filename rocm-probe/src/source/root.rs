@@ -659,6 +659,19 @@ impl SysRoot {
     }
 }
 
+/// Whether `path`, named by a file on the machine (a `.pth` line, a launcher's settings), is an
+/// absolute path the probe may read through the root and name in the report: not `/` itself, no
+/// empty, `.` or `..` component, no control character, at most `PATH_MAX` (4096) bytes.
+pub fn is_clean_absolute(path: &str) -> bool {
+    path.len() > 1
+        && path.len() <= 4096
+        && path.starts_with('/')
+        && !path.chars().any(char::is_control)
+        && path[1..]
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != "..")
+}
+
 fn open_nonblocking(path: &Path, flags: i32) -> io::Result<File> {
     // O_NONBLOCK: opening a FIFO for reading must not wait for a writer.
     OpenOptions::new()

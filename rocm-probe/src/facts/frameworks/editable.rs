@@ -18,7 +18,7 @@
 //! directory, read from at most [`MAX_FILES`] files of at most [`MAX_LINES`] lines each.
 
 use crate::source::problem::{Problem, optional};
-use crate::source::root::SysRoot;
+use crate::source::root::{SysRoot, is_clean_absolute};
 
 /// At most this many source trees per site directory.
 pub const MAX_ROOTS: usize = 16;
@@ -91,18 +91,7 @@ fn path_line(line: &str) -> Option<String> {
         return None;
     }
     let path = line.trim_end_matches('/');
-    clean(path).then(|| path.to_owned())
-}
-
-/// An absolute path without `..`, `.` or empty components, and no control characters: the probe
-/// reads it through the root like any path, and names it in the report.
-fn clean(path: &str) -> bool {
-    path.len() > 1
-        && path.len() <= 4096
-        && !path.chars().any(char::is_control)
-        && path[1..]
-            .split('/')
-            .all(|c| !c.is_empty() && c != "." && c != "..")
+    is_clean_absolute(path).then(|| path.to_owned())
 }
 
 /// The project directory of an editable install from its `direct_url.json`.
@@ -110,29 +99,23 @@ fn direct_url(text: &str) -> Option<String> {
     let v: serde_json::Value = serde_json::from_str(text).ok()?;
     if v.pointer("/dir_info/editable")?.as_bool()? {
         let url = v.get("url")?.as_str()?;
-        let path = percent_decode(url.strip_prefix("file://")?)?;
+        let raw = url.strip_prefix("file://")?;
+        // A `%` without two hex digits after it is a malformed URL: refused, where the decoder
+        // would keep it as it is.
+        let escapes = raw.split('%').skip(1).all(|p| {
+            p.get(..2)
+                .is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+        });
+        if !escapes {
+            return None;
+        }
+        let path = percent_encoding::percent_decode_str(raw)
+            .decode_utf8()
+            .ok()?;
         let path = path.trim_end_matches('/');
-        return clean(path).then(|| path.to_owned());
+        return is_clean_absolute(path).then(|| path.to_owned());
     }
     None
-}
-
-/// `%XX` escapes of a `file://` URL's path decoded; `None` when malformed or not UTF-8.
-fn percent_decode(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]
