@@ -306,6 +306,12 @@ impl KpackDir {
     }
 }
 
+/// `.kpack` beside a library directory.
+fn kpack_path(lib_dir: &str) -> String {
+    let package = lib_dir.rsplit_once('/').map_or(lib_dir, |(p, _)| p);
+    format!("{package}/.kpack")
+}
+
 /// `torch_gfx90a:xnack+.kpack` → (`torch`, `gfx90a:xnack+`); `blas_lib_gfx1151.kpack` →
 /// (`blas_lib`, `gfx1151`). `None` for other names (the `.kpm` manifests).
 pub fn kpack_archive(file: &str) -> Option<(String, String)> {
@@ -319,6 +325,12 @@ pub fn kpack_archive(file: &str) -> Option<(String, String)> {
 }
 
 impl Bundled {
+    /// Where the kernel packs of a multi-arch wheel are, whether or not they exist: `.kpack`
+    /// beside the library directory (`torch/lib` → `torch/.kpack`).
+    pub fn kpack_path(&self) -> String {
+        kpack_path(&self.lib_dir)
+    }
+
     /// Whether a library with this stem is bundled.
     pub fn has(&self, stem: &str) -> bool {
         self.libs.iter().any(|l| l.name == stem)
@@ -556,10 +568,16 @@ impl RocmSdk {
     /// `rocm-sdk-libraries-<family>`), a device wheel, or a `.kpack` directory (ROCm/TheRock
     /// `docs/packaging/python_packaging.md`, "Kpack-split packaging").
     pub fn is_kpack(&self) -> bool {
-        self.dists.iter().any(|d| {
+        self.kpack_dists().next().is_some() || self.bundled.iter().any(|b| b.kpack.is_some())
+    }
+
+    /// The distributions that make these wheels multi-arch: `rocm-sdk-libraries` and the
+    /// `rocm-sdk-device-<target>` wheels.
+    pub fn kpack_dists(&self) -> impl Iterator<Item = &Dist> {
+        self.dists.iter().filter(|d| {
             let n = normalize(&d.name);
             n == "rocm_sdk_libraries" || n.starts_with(SDK_DEVICE_PREFIX)
-        }) || self.bundled.iter().any(|b| b.kpack.is_some())
+        })
     }
 
     /// The targets of the `rocm-sdk-device-<target>` wheels installed.
@@ -940,18 +958,17 @@ impl Collector<'_> {
                 .collect()
         };
         let torch = if has("torch") || !find(&["torch"]).is_empty() {
-            let mut t = self.torch(
-                path,
-                has("torch"),
-                find(&["torch"]).into_iter().next(),
-                find(&TRITON),
-            );
-            t.device_dists = dists
+            let device_dists = dists
                 .iter()
                 .filter(|d| normalize(&d.name).starts_with(TORCH_DEVICE_PREFIX))
                 .cloned()
                 .collect();
-            Some(t)
+            Some(self.torch(
+                path,
+                has("torch"),
+                find(&["torch"]).into_iter().next(),
+                (find(&TRITON), device_dists),
+            ))
         } else {
             None
         };
@@ -1044,7 +1061,15 @@ impl Collector<'_> {
         self.seen.push((hash, index));
     }
 
-    fn torch(&mut self, site: &str, has_dir: bool, dist: Option<Dist>, triton: Vec<Dist>) -> Torch {
+    /// `triton`: the Triton distributions beside it; `device_dists`: a multi-arch torch's device
+    /// wheels installed beside it.
+    fn torch(
+        &mut self,
+        site: &str,
+        has_dir: bool,
+        dist: Option<Dist>,
+        (triton, device_dists): (Vec<Dist>, Vec<Dist>),
+    ) -> Torch {
         let dir = format!("{site}/torch");
         let version_py = has_dir
             .then(|| self.version_py(&format!("{dir}/version.py")))
@@ -1134,7 +1159,7 @@ impl Collector<'_> {
             libtorch_hip,
             triton: triton.into_iter().next(),
             device_extras,
-            device_dists: Vec::new(),
+            device_dists,
         }
     }
 
@@ -1190,9 +1215,7 @@ impl Collector<'_> {
         if libs.is_empty() && device_code.is_empty() && rocblas.is_none() && hipblaslt.is_none() {
             return None;
         }
-        let kpack = lib_dir
-            .rsplit_once('/')
-            .and_then(|(package, _)| self.kpack_dir(format!("{package}/.kpack")));
+        let kpack = self.kpack_dir(kpack_path(lib_dir));
         // One file per library: the most specific name, where the soname links lead.
         let mut code = Vec::new();
         let mut code_problems = Vec::new();

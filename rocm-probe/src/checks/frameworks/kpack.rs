@@ -26,7 +26,7 @@
 use std::collections::BTreeSet;
 
 use crate::facts::frameworks::{
-    Build, Bundled, Dist, KpackDir, RocmSdk, SDK_DEVICE_PREFIX, Torch, local_tag, normalize,
+    Build, Bundled, Dist, KpackDir, RocmSdk, Torch, local_tag, normalize,
 };
 use crate::finding::{
     Action, BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET, Evidence, Finding, RemedyStep,
@@ -140,10 +140,7 @@ pub(super) fn torch(
         return;
     }
     let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
-    let kpack_dir = b
-        .kpack
-        .as_ref()
-        .map_or_else(|| format!("{}/.kpack", t.dir), |k| k.dir.clone());
+    let kpack_dir = b.kpack_path();
     let version = version_or_unknown(t.version.as_deref());
     let mut finding = TORCH_DEVICE_WHEEL_MISSING
         .finding(msg!(
@@ -251,14 +248,7 @@ pub(super) fn rocblas(
         return;
     }
     let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
-    let kpack_dir = b.kpack.as_ref().map_or_else(
-        || {
-            b.lib_dir
-                .rsplit_once('/')
-                .map_or_else(|| b.lib_dir.clone(), |(p, _)| format!("{p}/.kpack"))
-        },
-        |k| k.dir.clone(),
-    );
+    let kpack_dir = b.kpack_path();
     let mut finding = BUNDLED_ROCBLAS_NO_KERNELS_FOR_TARGET.finding(msg!(
         "frameworks.kpack-rocblas-no-kernels",
         site = ctx.site.describe(),
@@ -272,15 +262,7 @@ pub(super) fn rocblas(
     if let Some(d) = &b.rocblas {
         finding = finding.with(Evidence::new(d.dir.clone(), kernel_dir_value(d)));
     }
-    finding = finding.with_all(
-        sdk.dists
-            .iter()
-            .filter(|d| {
-                let n = normalize(&d.name);
-                n == "rocm_sdk_libraries" || n.starts_with(SDK_DEVICE_PREFIX)
-            })
-            .map(dist_evidence),
-    );
+    finding = finding.with_all(sdk.kpack_dists().map(dist_evidence));
     for m in &missing {
         finding = finding.with_all(targets[*m].iter().cloned());
     }
