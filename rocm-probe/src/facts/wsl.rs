@@ -254,11 +254,6 @@ const DT_RUNPATH: u64 = 29;
 /// At most this many dynamic entries are looked at.
 const MAX_ENTRIES: usize = 4096;
 
-/// The `DT_NEEDED` names of an ELF64 shared library ([`dynamic`]).
-pub fn needed(data: &[u8]) -> Option<Vec<String>> {
-    dynamic(data).map(|d| d.needed)
-}
-
 /// The `DT_NEEDED` names and run path of an ELF64 shared library, from its program headers
 /// (`PT_DYNAMIC`, and the `PT_LOAD` segment that maps `DT_STRTAB`), read with the `object`
 /// crate; `None` when `data` is not one or is malformed.
@@ -316,14 +311,10 @@ pub fn dynamic(data: &[u8]) -> Option<Dynamic> {
     })
 }
 
-/// A minimal little-endian ELF64 shared object whose dynamic section lists `needed` and
-/// nothing else: what a snapshot records of a large library read only for those names, and
-/// what tests read back. One `PT_LOAD` maps the whole file at address 0.
-pub fn needed_stand_in(needed: &[String]) -> Vec<u8> {
-    dynamic_stand_in(needed, &[])
-}
-
-/// [`needed_stand_in`] with a `DT_RUNPATH` of `runpath` joined by `:` when it is not empty.
+/// A minimal little-endian ELF64 shared object whose dynamic section lists `needed` and, when
+/// `runpath` is not empty, a `DT_RUNPATH` of it joined by `:`, and nothing else: what a snapshot
+/// records of a large library read only for those, and what tests read back. One `PT_LOAD` maps
+/// the whole file at address 0.
 pub fn dynamic_stand_in(needed: &[String], runpath: &[String]) -> Vec<u8> {
     const EHDR: usize = 64;
     const PHDR: usize = 56;
@@ -384,9 +375,10 @@ mod tests {
     #[test]
     fn stand_in_reads_back_and_garbage_does_not() {
         let names = vec!["libdxcore.so".to_owned(), "libnuma.so.1".to_owned()];
-        let elf = needed_stand_in(&names);
+        let needed = |data: &[u8]| dynamic(data).map(|d| d.needed);
+        let elf = dynamic_stand_in(&names, &[]);
         assert_eq!(needed(&elf), Some(names.clone()));
-        assert_eq!(needed(&needed_stand_in(&[])), Some(vec![]));
+        assert_eq!(needed(&dynamic_stand_in(&[], &[])), Some(vec![]));
         assert_eq!(dynamic(&elf).unwrap().runpath, Vec::<String>::new());
         let runpath = vec!["$ORIGIN".to_owned(), "$ORIGIN/../lib64".to_owned()];
         let with = dynamic_stand_in(&names, &runpath);
