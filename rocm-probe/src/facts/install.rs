@@ -1192,7 +1192,8 @@ fn join(dir: &str, name: &str) -> String {
     normalize(&format!("{dir}/{name}"))
 }
 
-fn parent(path: &str) -> &str {
+/// The directory part of an absolute path (`/` for a name at the root).
+pub fn parent(path: &str) -> &str {
     match path.trim_end_matches('/').rfind('/') {
         Some(0) | None => "/",
         Some(i) => &path[..i],

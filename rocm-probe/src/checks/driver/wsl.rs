@@ -6,7 +6,7 @@
 
 use crate::facts::Facts;
 use crate::facts::access::{Access, DeviceFacts, access};
-use crate::facts::install::{ROCR_SONAME, RocmVersion, normalize};
+use crate::facts::install::{ROCR_SONAME, RocmVersion, normalize, parent};
 use crate::facts::platform::{DXG, PROC_VERSION};
 use crate::facts::wsl::{
     DXCORE, DXCORE_SONAME, DXG_DETECTION, ROCDXG_NAMES, RocrBuild, WSL_LIB_DIR, WslFacts,
@@ -290,11 +290,6 @@ fn in_runpath(f: &Facts, w: &WslFacts, rocr: &RocrBuild) -> bool {
     w.rocdxg_unsearched
         .iter()
         .any(|p| dirs.contains(&real(parent(p))))
-}
-
-/// The directory part of an absolute path.
-fn parent(path: &str) -> &str {
-    path.rsplit_once('/').map_or(path, |(d, _)| d)
 }
 
 /// librocdxg is there: whether ROCr will look for `/dev/dxg`. Returns whether it will; pushes
