@@ -210,10 +210,7 @@ impl Collector<'_> {
         self.facts
             .ollama
             .extend(ollama::OllamaDir::read(dir, &names));
-        let runners: Vec<&String> = names
-            .iter()
-            .filter(|n| *n == "rocm" || n.starts_with("rocm_v"))
-            .collect();
+        let runners: Vec<&String> = names.iter().filter(|n| ollama::is_rocm_runner(n)).collect();
         self.facts.truncated |= runners.len() > MAX_FILES;
         for runner in runners.into_iter().take(MAX_FILES) {
             let runner_dir = format!("{dir}/{runner}");

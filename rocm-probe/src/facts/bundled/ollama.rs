@@ -19,6 +19,11 @@ pub const GGML_BASE: &str = "libggml-base.so";
 /// `rocm`, `rocm_v7_2`, `vulkan`, `mlx_cuda_v13`).
 const RUNNER_PREFIXES: [&str; 4] = ["cuda", "rocm", "vulkan", "mlx"];
 
+/// Whether a name in `lib/ollama` is a ROCm runner directory (`rocm`, `rocm_v<major>_<minor>`).
+pub fn is_rocm_runner(name: &str) -> bool {
+    name == "rocm" || name.starts_with("rocm_v")
+}
+
 /// One `lib/ollama` directory of ollama's current layout.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct OllamaDir {
@@ -50,11 +55,9 @@ impl OllamaDir {
         })
     }
 
-    /// Whether a ROCm runner directory is here (`rocm`, `rocm_v<major>_<minor>`).
+    /// Whether a ROCm runner directory is here.
     pub fn has_rocm(&self) -> bool {
-        self.runners
-            .iter()
-            .any(|n| n == "rocm" || n.starts_with("rocm_v"))
+        self.runners.iter().any(|n| is_rocm_runner(n))
     }
 
     /// Whether a Vulkan runner directory is here: ollama reaches an AMD GPU through it too
