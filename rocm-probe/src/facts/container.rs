@@ -213,6 +213,17 @@ impl ContainerFacts {
     pub fn selinux_active(&self) -> Option<bool> {
         self.lsm.as_ref().map(|l| l.iter().any(|m| m == "selinux"))
     }
+
+    /// The probe's own SELinux context and its type, unless SELinux is known to deny nothing
+    /// (permissive, or not among the active modules). Inside a container selinuxfs is usually
+    /// masked, and a confined process label is proof enough that SELinux is on.
+    pub fn selinux_process(&self) -> Option<(&str, &str)> {
+        if self.selinux_enforcing == Some(false) || self.selinux_active() == Some(false) {
+            return None;
+        }
+        let label = self.process_label.as_deref()?;
+        Some((label, selinux_type(label)?))
+    }
 }
 
 /// The type of an SELinux context (`system_u:object_r:dri_device_t:s0` → `dri_device_t`).

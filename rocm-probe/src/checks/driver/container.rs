@@ -148,17 +148,9 @@ fn noexec(f: &Facts, out: &mut Vec<Finding>) {
 
 fn selinux(f: &Facts, out: &mut Vec<Finding>) {
     let c = &f.container;
-    // A permissive SELinux denies nothing; inside a container selinuxfs is usually masked,
-    // and a confined process label is proof enough that SELinux is on.
-    if c.selinux_enforcing == Some(false) || c.selinux_active() == Some(false) {
-        return;
-    }
-    let Some(label) = &c.process_label else {
+    let Some((label, _)) = c.selinux_process().filter(|(_, t)| CONFINED.contains(t)) else {
         return;
     };
-    if !selinux_type(label).is_some_and(|t| CONFINED.contains(&t)) {
-        return;
-    }
     let denied: Vec<&String> = c
         .labels
         .iter()
@@ -229,7 +221,7 @@ fn selinux(f: &Facts, out: &mut Vec<Finding>) {
         SELINUX_DEVICE_DENIED
             .finding_with(status, summary)
             .with(enforce)
-            .with(Evidence::new(ATTR_CURRENT, label.clone()))
+            .with(Evidence::new(ATTR_CURRENT, label))
             .with_all(c.labels.iter().map(|(path, l)| {
                 Evidence::new(format!("device:{path} {SELINUX_XATTR}"), l.clone())
             }))

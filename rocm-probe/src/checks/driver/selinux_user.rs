@@ -25,13 +25,10 @@ const CONFINED_USERS: [&str; 4] = ["user_t", "staff_t", "guest_t", "xguest_t"];
 /// policy module can grant the access, and the loaded policy is not read.
 pub fn check(f: &Facts, out: &mut Vec<Finding>) {
     let c = &f.container;
-    if c.selinux_enforcing == Some(false) || c.selinux_active() == Some(false) {
-        return;
-    }
-    let Some(label) = &c.process_label else {
-        return;
-    };
-    let Some(domain) = selinux_type(label).filter(|t| CONFINED_USERS.contains(t)) else {
+    let Some((label, domain)) = c
+        .selinux_process()
+        .filter(|(_, t)| CONFINED_USERS.contains(t))
+    else {
         return;
     };
     let Some(kfd_label) = c
@@ -48,7 +45,7 @@ pub fn check(f: &Facts, out: &mut Vec<Finding>) {
             domain,
             path = KFD_DEVICE
         ))
-        .with(Evidence::new(ATTR_CURRENT, label.clone()))
+        .with(Evidence::new(ATTR_CURRENT, label))
         .with(Evidence::new(
             format!("device:{KFD_DEVICE} {SELINUX_XATTR}"),
             kfd_label.clone(),
