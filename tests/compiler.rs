@@ -13,6 +13,15 @@ use rocm_probe::{Facts, Source};
 
 use rocm_probe_tests::{evidence, finding, report};
 
+/// The ids of layer 6's warnings in a report.
+fn compiler_warnings(r: &rocm_probe::Report) -> Vec<&'static str> {
+    r.findings
+        .iter()
+        .filter(|f| f.layer == Layer::Compiler && f.status == Status::Warn)
+        .map(|f| f.id)
+        .collect()
+}
+
 #[test]
 fn healthy_compiler_gives_the_offload_arch_line() {
     let r = report("rocm-6.2-mi210-compiler");
@@ -240,13 +249,6 @@ fn tarball_with(env: &[(&str, &str)], edit: impl FnOnce(&std::path::Path)) -> ro
 fn clangs_search_order_decides_which_device_libraries_count() {
     const INSTALL: &str = "/home/user/therock-tarball/install";
     const OWN: &str = "/home/user/therock-tarball/install/lib/llvm/amdgcn/bitcode";
-    let ids = |r: &rocm_probe::Report| -> Vec<&'static str> {
-        r.findings
-            .iter()
-            .filter(|f| f.layer == Layer::Compiler && f.status == Status::Warn)
-            .map(|f| f.id)
-            .collect()
-    };
     // ROCM_PATH set right (AMD's corrected setting in ROCm/legacy-rocm-build#5773): clang reads
     // $ROCM_PATH/amdgcn/bitcode only, which the Core SDK layout does not have.
     let r = report("therock-7.10-tarball-device-libs");
@@ -269,13 +271,13 @@ fn clangs_search_order_decides_which_device_libraries_count() {
 
     // Unset ROCM_PATH: clang finds lib/llvm/amdgcn/bitcode from its own path.
     let r = tarball_with(&[], |_| {});
-    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    assert!(compiler_warnings(&r).is_empty(), "{:#?}", r.findings);
     // AMD's fix: HIP_DEVICE_LIB_PATH names the directory, whatever ROCM_PATH says.
     let r = tarball_with(
         &[("ROCM_PATH", INSTALL), ("HIP_DEVICE_LIB_PATH", OWN)],
         |_| {},
     );
-    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    assert!(compiler_warnings(&r).is_empty(), "{:#?}", r.findings);
     // A HIP_DEVICE_LIB_PATH that names nothing hides them as well.
     let r = tarball_with(&[("HIP_DEVICE_LIB_PATH", "/nowhere/bitcode")], |_| {});
     let f = finding(&r, "compiler.device-libs-hidden");
@@ -288,7 +290,7 @@ fn clangs_search_order_decides_which_device_libraries_count() {
         &[("HIP_DEVICE_LIB_PATH", "lib/llvm/amdgcn/bitcode")],
         |_| {},
     );
-    assert_eq!(ids(&r), ["compiler.device-libs-hidden"]);
+    assert_eq!(compiler_warnings(&r), ["compiler.device-libs-hidden"]);
     // Bitcode in clang's resource directory comes first, whatever ROCM_PATH says.
     let r = tarball_with(&[("ROCM_PATH", INSTALL)], |d| {
         let res =
@@ -296,7 +298,7 @@ fn clangs_search_order_decides_which_device_libraries_count() {
         std::fs::create_dir_all(&res).unwrap();
         std::fs::write(res.join("oclc_isa_version_1100.bc"), b"").unwrap();
     });
-    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    assert!(compiler_warnings(&r).is_empty(), "{:#?}", r.findings);
     // Where the install's own libraries lack the target too, the finding is the old one, with
     // the variable as evidence.
     let r = tarball_with(&[("ROCM_PATH", INSTALL)], |d| {
@@ -304,7 +306,10 @@ fn clangs_search_order_decides_which_device_libraries_count() {
     });
     let f = finding(&r, "compiler.no-device-libs-for-target");
     assert_eq!(evidence(f, "env:ROCM_PATH").as_deref(), Some(INSTALL));
-    assert_eq!(ids(&r), ["compiler.no-device-libs-for-target"]);
+    assert_eq!(
+        compiler_warnings(&r),
+        ["compiler.no-device-libs-for-target"]
+    );
 }
 
 /// A distribution clang's resource directory is searched by that clang alone: Fedora's
@@ -314,13 +319,6 @@ fn clangs_search_order_decides_which_device_libraries_count() {
 fn a_distribution_clangs_resource_directory_is_its_own() {
     const OWN: &str = "/usr/lib/clang/17/amdgcn/bitcode";
     const FIXTURE: &str = "fedora-40-clang18-device-libs-for-17";
-    let ids = |r: &rocm_probe::Report| -> Vec<&'static str> {
-        r.findings
-            .iter()
-            .filter(|f| f.layer == Layer::Compiler && f.status == Status::Warn)
-            .map(|f| f.id)
-            .collect()
-    };
     let with = |env: &[(&str, &str)], edit: &dyn Fn(&std::path::Path)| {
         let dir = rocm_probe_tests::copy_fixture_with_env(FIXTURE, env);
         edit(dir.path());
@@ -330,7 +328,7 @@ fn a_distribution_clangs_resource_directory_is_its_own() {
         )
     };
     let r = report(FIXTURE);
-    assert_eq!(ids(&r), ["compiler.device-libs-other-clang"]);
+    assert_eq!(compiler_warnings(&r), ["compiler.device-libs-other-clang"]);
     assert_eq!(r.verdict.root_layer, 6);
     let f = finding(&r, "compiler.device-libs-other-clang");
     assert_eq!(evidence(f, "/usr/bin/clang").as_deref(), Some("clang 18"));
@@ -353,29 +351,32 @@ fn a_distribution_clangs_resource_directory_is_its_own() {
         std::os::unix::fs::symlink(to, link).unwrap();
     };
     let r = with(&[], &|d| relink(d, "clang-17"));
-    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    assert!(compiler_warnings(&r).is_empty(), "{:#?}", r.findings);
     // Debian's link form names the major too.
     let r = with(&[], &|d| relink(d, "../lib/llvm-17/bin/clang"));
-    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    assert!(compiler_warnings(&r).is_empty(), "{:#?}", r.findings);
     // ROCM_PATH makes every clang skip the resource-directory candidate, clang 17's as well.
     let r = with(&[("ROCM_PATH", "/usr")], &|_| {});
-    assert_eq!(ids(&r), ["compiler.device-libs-hidden"]);
+    assert_eq!(compiler_warnings(&r), ["compiler.device-libs-hidden"]);
     // HIP_DEVICE_LIB_PATH naming the directory serves any clang.
     let r = with(&[("HIP_DEVICE_LIB_PATH", OWN)], &|_| {});
-    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    assert!(compiler_warnings(&r).is_empty(), "{:#?}", r.findings);
     // Without a default clang, the install's own driver (Fedora's hipcc runs its clang-N) picks.
     let r = with(&[], &|d| {
         std::fs::remove_file(d.join("usr/bin/clang")).unwrap()
     });
-    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    assert!(compiler_warnings(&r).is_empty(), "{:#?}", r.findings);
     // A default clang whose major the link does not name is not judged against the directory.
     let r = with(&[], &|d| relink(d, "clang-cl"));
-    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    assert!(compiler_warnings(&r).is_empty(), "{:#?}", r.findings);
     // Bitcode without the GPU's processor anywhere: the old finding, not this one.
     let r = with(&[], &|d| {
         std::fs::remove_file(d.join(&OWN[1..]).join("oclc_isa_version_1103.bc")).unwrap()
     });
-    assert_eq!(ids(&r), ["compiler.no-device-libs-for-target"]);
+    assert_eq!(
+        compiler_warnings(&r),
+        ["compiler.no-device-libs-for-target"]
+    );
 
     // Fedora's build with ROCm's own LLVM: the bitcode in that clang's resource directory, and
     // hipcc runs that clang, so a default clang 18 beside it is no reason to warn.
@@ -391,12 +392,12 @@ fn a_distribution_clangs_resource_directory_is_its_own() {
         .unwrap();
     };
     let r = with(&[], &bundled);
-    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    assert!(compiler_warnings(&r).is_empty(), "{:#?}", r.findings);
     let r = with(&[], &|d| {
         bundled(d);
         std::fs::remove_file(d.join("usr/bin/clang")).unwrap();
     });
-    assert!(ids(&r).is_empty(), "{:#?}", r.findings);
+    assert!(compiler_warnings(&r).is_empty(), "{:#?}", r.findings);
     assert!(
         finding(&r, "compiler.found").summary.contains("clang 19"),
         "{:#?}",
@@ -428,13 +429,6 @@ fn a_distribution_clangs_resource_directory_is_its_own() {
 fn gentoos_device_libraries_are_found_through_the_resource_directory_link() {
     const FIXTURE: &str = "gentoo-rocm-7.2-rx7900xtx";
     const LINK: &str = "/usr/lib/clang/22/lib64/amdgcn/bitcode";
-    let warnings = |r: &rocm_probe::Report| -> Vec<&'static str> {
-        r.findings
-            .iter()
-            .filter(|f| f.layer == Layer::Compiler && f.status == Status::Warn)
-            .map(|f| f.id)
-            .collect()
-    };
     let with = |edit: &dyn Fn(&std::path::Path)| {
         let dir = rocm_probe_tests::copy_fixture(FIXTURE);
         edit(dir.path());
@@ -444,7 +438,7 @@ fn gentoos_device_libraries_are_found_through_the_resource_directory_link() {
         )
     };
     let r = report(FIXTURE);
-    assert!(warnings(&r).is_empty(), "{:#?}", r.findings);
+    assert!(compiler_warnings(&r).is_empty(), "{:#?}", r.findings);
     let found = finding(&r, "compiler.found");
     assert_eq!(
         found.summary,
@@ -477,12 +471,18 @@ fn gentoos_device_libraries_are_found_through_the_resource_directory_link() {
     // Without the ebuild's link clang does not look in /usr/lib/amdgcn/bitcode: the warning is
     // back, and right.
     let r = with(&|d| std::fs::remove_file(d.join(&LINK[1..])).unwrap());
-    assert_eq!(warnings(&r), ["compiler.no-device-libs-for-target"]);
+    assert_eq!(
+        compiler_warnings(&r),
+        ["compiler.no-device-libs-for-target"]
+    );
     // Bitcode without the GPU's processor: the warning names what the directory covers.
     let r = with(&|d| {
         std::fs::remove_file(d.join("usr/lib/amdgcn/bitcode/oclc_isa_version_1100.bc")).unwrap()
     });
-    assert_eq!(warnings(&r), ["compiler.no-device-libs-for-target"]);
+    assert_eq!(
+        compiler_warnings(&r),
+        ["compiler.no-device-libs-for-target"]
+    );
     let f = finding(&r, "compiler.no-device-libs-for-target");
     assert!(
         f.summary.contains("no bitcode for gfx1100"),
@@ -496,7 +496,7 @@ fn gentoos_device_libraries_are_found_through_the_resource_directory_link() {
         let res = d.join("usr/lib/clang/22");
         std::fs::rename(res.join("lib64"), res.join("lib")).unwrap();
     });
-    assert!(warnings(&r).is_empty(), "{:#?}", r.findings);
+    assert!(compiler_warnings(&r).is_empty(), "{:#?}", r.findings);
     // A clang of another slot has its own resource directory: clang 21 beside 22 is found, and
     // its version read from /usr/lib/clang/21.
     let r = with(&|d| {
