@@ -154,13 +154,13 @@ fn targets(f: &Facts, below: &[Finding]) -> Option<Vec<Target>> {
     let inventory = f.inventory.as_ref()?;
     let gpus: Vec<&crate::facts::agent::Agent> = inventory.gpu_agents().collect();
     // Layer 4 reports on the masks; here only which GPUs they leave matters.
-    let view = crate::checks::runtime::visibility(f, &gpus, &f.platform.env, &mut Vec::new());
+    let visible = crate::checks::runtime::masked(&gpus, &f.platform.env).hip;
     let overrides = f.overrides.effective(Some(inventory));
     let mut targets: Vec<Target> = Vec::new();
     for a in gpus
         .iter()
         .enumerate()
-        .filter(|(i, _)| view.hip.contains(i))
+        .filter(|(i, _)| visible.contains(i))
         .map(|(_, a)| a)
     {
         let (processor, id) = match overrides.get(&a.node) {

@@ -1030,6 +1030,49 @@ pub(crate) struct View {
     masks: Vec<&'static str>,
 }
 
+/// The device masks of `env` applied to `gpus`: ROCr's and HIP's selections, when set, and the
+/// GPU agents (indices into `gpus`) each exposes. Pure: layer 4 reports on the masks
+/// ([`visibility`]), layer 6 compiles for what HIP exposes.
+pub(crate) struct Masked {
+    /// `ROCR_VISIBLE_DEVICES`'s selection among all GPUs.
+    rocr_mask: Option<Selection>,
+    /// HIP's mask (`HIP_VISIBLE_DEVICES`, else `CUDA_VISIBLE_DEVICES`) and its selection among
+    /// ROCr's GPUs.
+    hip_mask: Option<(&'static str, Selection)>,
+    /// What ROCr exposes.
+    rocr: Vec<usize>,
+    /// What HIP exposes, in HIP's order.
+    pub(crate) hip: Vec<usize>,
+}
+
+/// [`Masked`] for `gpus` under `env`.
+pub(crate) fn masked(gpus: &[&Agent], env: &BTreeMap<String, String>) -> Masked {
+    let uuids = |list: &[usize]| -> Vec<Option<String>> {
+        list.iter().map(|&i| gpus[i].uuid.clone()).collect()
+    };
+    let all: Vec<usize> = (0..gpus.len()).collect();
+    let rocr_mask = env
+        .get(ROCR_VISIBLE_DEVICES)
+        .map(|v| rocr_visible(v, &uuids(&all)));
+    let rocr = rocr_mask.as_ref().map_or(all, |s| s.visible.clone());
+    let hip_mask = [HIP_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES]
+        .into_iter()
+        .find_map(|n| {
+            let v = env.get(n).filter(|v| !v.is_empty())?;
+            Some((n, hip_visible(v, &uuids(&rocr))))
+        });
+    let hip = hip_mask.as_ref().map_or_else(
+        || rocr.clone(),
+        |(_, s)| s.visible.iter().map(|&i| rocr[i]).collect(),
+    );
+    Masked {
+        rocr_mask,
+        hip_mask,
+        rocr,
+        hip,
+    }
+}
+
 /// Which GPU agents (indices into `gpus`) a HIP program sees under the device masks of `env`,
 /// with layer 4's findings about the masks pushed to `out`.
 pub(crate) fn visibility(
@@ -1074,28 +1117,21 @@ pub(crate) fn visibility(
         }
     };
 
-    let rocr = match env.get(ROCR_VISIBLE_DEVICES) {
-        Some(v) => {
-            masks.push(ROCR_VISIBLE_DEVICES);
-            let s = rocr_visible(v, &uuids(&all));
-            note(ROCR_VISIBLE_DEVICES, v, &s, &all);
-            s.visible.clone()
-        }
-        None => all.clone(),
-    };
-    let hip_var = [HIP_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES]
-        .into_iter()
-        .find(|n| env.get(*n).is_some_and(|v| !v.is_empty()));
-    let hip = match hip_var {
-        Some(name) => {
-            masks.push(name);
-            let v = &env[name];
-            let s = hip_visible(v, &uuids(&rocr));
-            note(name, v, &s, &rocr);
-            s.visible.iter().map(|&i| rocr[i]).collect()
-        }
-        None => rocr.clone(),
-    };
+    let Masked {
+        rocr_mask,
+        hip_mask,
+        rocr,
+        hip,
+    } = masked(gpus, env);
+    if let Some(s) = &rocr_mask {
+        masks.push(ROCR_VISIBLE_DEVICES);
+        note(ROCR_VISIBLE_DEVICES, &env[ROCR_VISIBLE_DEVICES], s, &all);
+    }
+    let hip_var = hip_mask.as_ref().map(|(name, _)| *name);
+    if let Some((name, s)) = &hip_mask {
+        masks.push(*name);
+        note(name, &env[*name], s, &rocr);
+    }
     let mut ocl_none = false;
     if let Some(v) = env.get(GPU_DEVICE_ORDINAL).filter(|v| !v.is_empty()) {
         masks.push(GPU_DEVICE_ORDINAL);
